@@ -1,0 +1,60 @@
+"""Distillation losses. Rows are student outputs, ``group`` maps each row to its teacher target.
+
+- mse: the paper's Eq. 2 (corrected: source AND translation regress to PCA(teacher(source))), summed
+  over dimensions and averaged over sentences.
+- l2: LEAF's un-squared Euclidean distance.
+- cosine: 1 - cos, scale-free.
+- relational: KL between student and teacher in-batch similarity distributions (ReAugKD/EmbedDistill).
+- contrastive: InfoNCE of each student row against all in-batch teacher targets (IBKD-style).
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+LOSSES = ("mse", "l2", "cosine", "relational", "contrastive")
+
+
+def mse(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor) -> torch.Tensor:
+    return ((s - t[group]) ** 2).sum(-1).mean()
+
+
+def l2(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor) -> torch.Tensor:
+    return (s - t[group]).norm(dim=-1).mean()
+
+
+def cosine(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor) -> torch.Tensor:
+    return (1 - F.cosine_similarity(s, t[group], dim=-1)).mean()
+
+
+def relational(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor, temperature: float = 0.05) -> torch.Tensor:
+    sn, tn = F.normalize(s, dim=-1), F.normalize(t, dim=-1)
+    student_logits = sn @ tn.T / temperature  # (rows, groups): how the student row sees all targets
+    teacher_logits = tn[group] @ tn.T / temperature  # how its own target sees all targets
+    return F.kl_div(F.log_softmax(student_logits, -1), F.log_softmax(teacher_logits, -1), log_target=True,
+                    reduction="batchmean")
+
+
+def contrastive(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor, temperature: float = 0.05) -> torch.Tensor:
+    logits = F.normalize(s, dim=-1) @ F.normalize(t, dim=-1).T / temperature
+    return F.cross_entropy(logits, group)
+
+
+_FUNCS = {"mse": mse, "l2": l2, "cosine": cosine, "relational": relational, "contrastive": contrastive}
+
+
+def combined(weights: dict[str, float], s: torch.Tensor, t: torch.Tensor, group: torch.Tensor) -> tuple[
+        torch.Tensor, dict[str, float]]:
+    """Weighted sum of the named losses; also returns each part for logging."""
+    unknown = set(weights) - set(_FUNCS)
+    if unknown:
+        raise ValueError(f"unknown loss(es) {sorted(unknown)}; choose from {LOSSES}")
+    total = s.new_zeros(())
+    parts: dict[str, float] = {}
+    for name, w in weights.items():
+        if w:
+            v = _FUNCS[name](s, t, group)
+            parts[name] = float(v.detach())
+            total = total + w * v
+    return total, parts

@@ -1,0 +1,151 @@
+"""The project's two distillation recipes, and ``distill``: teacher targets -> PCA -> student.
+
+semantic:  USE-multilingual-v3 (512-d), all Tatoeba en-xx pairs (9 languages), PCA 512 -> 128.
+relevance: multilingual-e5-small (384-d), Tatoeba pairs in both roles (student inputs carry the same
+           ``query: ``/``passage: `` prefixes as the teacher's) plus multi-sentence news/wiki passages, so the
+           student sees passage-length text; PCA 384 -> 128.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from accelerate import PartialState
+from tokenizers import Tokenizer
+
+from edge_ranker.distill.data import tatoeba_pairs
+from edge_ranker.distill.pca import PCAMap, fit_pca
+from edge_ranker.distill.student import StudentInfo
+from edge_ranker.distill.train import Group, TrainConfig, teacher_token_embeddings, train_student
+from edge_ranker.errors import EdgeRankerError
+from edge_ranker.teachers import CachedTeacher, load_teacher
+from edge_ranker.textio import read_lines
+
+LANGS = ["de", "fr", "it", "es", "pl", "pt", "nl", "ru", "tr"]
+PASSAGE_SOURCES = {  # monolingual text for passage-role training (never evaluation sets)
+    "en": "mono/leipzig_wiki_10k/eng_*.txt", "de": "mono/leipzig_wiki_10k/deu_*.txt",
+    "fr": "mono/leipzig_wiki_10k/fra_*.txt", "it": "mono/leipzig_wiki_10k/ita_*.txt",
+    "es": "mono/leipzig_wiki_10k/spa_*.txt", "ru": "mono/wmt_newstest_mono/rus/newstest2019.rus",
+    "tr": "mono/wmt_newstest_mono/tur/newstest2017.tur", "pl": "mono/wmt_newstest_mono/pol/*",
+}
+
+
+@dataclass
+class Recipe:
+    kind: str
+    teacher: str
+    pca_dim: int = 128
+    langs: list[str] = field(default_factory=lambda: list(LANGS))
+    max_pairs_per_lang: int | None = None
+    roles: list[str] = field(default_factory=lambda: ["passage"])
+    prefixes: dict[str, str] = field(default_factory=dict)
+    passages_per_lang: int = 0
+    sentences_per_passage: int = 4
+    train: TrainConfig = field(default_factory=TrainConfig)
+    init_from_teacher: bool = True
+
+
+RECIPES: dict[str, Recipe] = {
+    "semantic": Recipe(kind="semantic", teacher="use-multilingual-v3", train=TrainConfig(epochs=6, max_length=64)),
+    "relevance": Recipe(
+        kind="relevance", teacher="multilingual-e5-small", max_pairs_per_lang=5000, roles=["query", "passage"],
+        prefixes={"query": "query: ", "passage": "passage: "}, passages_per_lang=1000,
+        train=TrainConfig(epochs=6, max_length=256, batch_size=64),
+    ),
+}
+
+
+def _passages(root: Path, per_lang: int, size: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    out: list[str] = []
+    for _lang, pattern in sorted(PASSAGE_SOURCES.items()):
+        lines: list[str] = []
+        for f in sorted(root.glob(pattern)):
+            lines.extend(read_lines(f))
+        chunks = [" ".join(lines[i : i + size]) for i in range(0, len(lines) - size + 1, size)]
+        rng.shuffle(chunks)
+        out.extend(chunks[:per_lang])
+    return out
+
+
+def build_training_set(recipe: Recipe, teacher: CachedTeacher, data_root: str | Path, seed: int = 0,
+                       show_progress: bool = True) -> tuple[list[Group], np.ndarray, list[str]]:
+    """Groups of student texts sharing one teacher target; returns groups, raw targets, teacher texts."""
+    root = Path(data_root)
+    pairs = tatoeba_pairs(root, recipe.langs, recipe.max_pairs_per_lang, seed=seed)
+    sources = sorted({p.source for p in pairs})
+    row_of = {s: i for i, s in enumerate(sources)}
+    groups: list[Group] = []
+    blocks: list[np.ndarray] = []
+    offset = 0
+    for role in recipe.roles:
+        prefix = recipe.prefixes.get(role, "")
+        blocks.append(teacher.encode(sources, role=role, show_progress=show_progress))
+        by_source: dict[str, list[str]] = {}
+        for p in pairs:
+            by_source.setdefault(p.source, [p.source]).append(p.target)
+        for s, texts in by_source.items():
+            groups.append(Group([prefix + t for t in dict.fromkeys(texts)], offset + row_of[s]))
+        offset += len(sources)
+    if recipe.passages_per_lang:
+        passages = _passages(root, recipe.passages_per_lang, recipe.sentences_per_passage, seed)
+        blocks.append(teacher.encode(passages, role="passage", show_progress=show_progress))
+        prefix = recipe.prefixes.get("passage", "")
+        groups.extend(Group([prefix + t], offset + i) for i, t in enumerate(passages))
+    if not groups:
+        raise EdgeRankerError("the recipe produced no training data")
+    return groups, np.concatenate(blocks).astype(np.float32), sources
+
+
+def distill(
+    recipe: str | Recipe,
+    vocab_dir: str | Path,
+    out_dir: str | Path,
+    data_root: str | Path,
+    cache_dir: str | Path,
+    teacher=None,
+    overrides: dict | None = None,
+    show_progress: bool = True,
+) -> dict:
+    """Run one recipe end to end and write a student folder (plus ``pca.npz``) to ``out_dir``.
+
+    ``teacher`` may be given directly (tests pass a tiny one); otherwise the recipe's teacher is loaded.
+    ``overrides`` replace TrainConfig fields (epochs, lr, losses, ...).
+    """
+    r = RECIPES[recipe] if isinstance(recipe, str) else recipe
+    cfg = TrainConfig(**{**r.train.__dict__, **(overrides or {})})
+    tokenizer_path = Path(vocab_dir) / "tokenizer.json"
+    if not tokenizer_path.exists():
+        raise EdgeRankerError(f"no tokenizer.json in {vocab_dir}: build one with `edge-ranker vocab build`")
+    tokenizer = Tokenizer.from_file(str(tokenizer_path))
+    cached = CachedTeacher(teacher or load_teacher(r.teacher), cache_dir)
+    groups, raw, sources = build_training_set(r, cached, data_root, cfg.seed, show_progress)
+    n_fit = len(sources)  # fit PCA on the first role's source embeddings
+    pca = fit_pca(raw[:n_fit], r.pca_dim, seed=cfg.seed)
+    targets = pca.transform(raw)
+    init = None
+    if r.init_from_teacher:
+        init = teacher_token_embeddings(tokenizer, lambda t: cached.encode(t, role="passage"), pca.transform)
+        if init.shape[1] != cfg.hidden:
+            raise EdgeRankerError("init_from_teacher needs pca_dim == hidden size")
+    info = StudentInfo(
+        max_length=cfg.max_length, prefixes=dict(r.prefixes), kind=r.kind, teacher=cached.name,
+        teacher_dim=int(raw.shape[1]), pca_dim=r.pca_dim,
+        pca_explained_variance=float(np.sum(pca.explained_variance_ratio)), languages=["en", *r.langs],
+    )
+    log = train_student(groups, targets, tokenizer, info, out_dir, cfg, init, show_progress)
+    log["pca_explained_variance"] = info.pca_explained_variance
+    log["groups"] = len(groups)
+    if PartialState().is_main_process:
+        pca.save(Path(out_dir) / "pca.npz")
+        (Path(out_dir) / "train_log.json").write_text(json.dumps(log, indent=2))
+    cached.close()
+    return log
+
+
+def load_pca(student_dir: str | Path) -> PCAMap:
+    return PCAMap.load(Path(student_dir) / "pca.npz")

@@ -1,0 +1,171 @@
+"""Training loop under Hugging Face Accelerate: ``accelerate launch`` spreads it over processes or GPUs.
+
+One optimisation step sees ``batch_size`` groups; a group is the texts that share one teacher target
+(an English source and its translation; one passage). AdamW, linear warm-up over ``warmup`` of all steps,
+then linear decay to 0, as sentence-transformers' WarmupLinear.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from accelerate import Accelerator
+from accelerate.utils import set_seed
+from tokenizers import Tokenizer
+from torch.utils.data import DataLoader, Dataset
+from tqdm.auto import tqdm
+from transformers import get_linear_schedule_with_warmup
+
+from edge_ranker.distill.losses import combined
+from edge_ranker.distill.student import Student, StudentInfo, StudentTokenizer, save_student
+from edge_ranker.errors import EdgeRankerError
+
+
+@dataclass
+class Group:
+    texts: list[str]
+    target: int  # row in the target matrix
+
+
+@dataclass
+class TrainConfig:
+    epochs: int = 4
+    batch_size: int = 128
+    lr: float = 1e-3
+    warmup: float = 0.1
+    weight_decay: float = 0.01
+    max_length: int = 64
+    seed: int = 0
+    losses: dict[str, float] = field(default_factory=lambda: {"mse": 1.0})
+    hidden: int = 128
+    heads: int = 2
+    ffn: int = 512
+    layers: int = 1
+    grad_clip: float = 1.0
+    checkpoint_dir: str | None = None
+
+
+class _Groups(Dataset):
+    def __init__(self, groups: list[Group]) -> None:
+        self.groups = groups
+
+    def __len__(self) -> int:
+        return len(self.groups)
+
+    def __getitem__(self, i: int) -> Group:
+        return self.groups[i]
+
+
+def _collate(tokenize: StudentTokenizer, targets: torch.Tensor):
+    def collate(batch: list[Group]) -> dict[str, torch.Tensor]:
+        texts: list[str] = []
+        rows: list[int] = []
+        for g_idx, g in enumerate(batch):
+            texts.extend(g.texts)
+            rows.extend([g_idx] * len(g.texts))
+        enc = tokenize(texts)
+        enc["group"] = torch.tensor(rows, dtype=torch.long)
+        enc["target"] = targets[[g.target for g in batch]]
+        return enc
+
+    return collate
+
+
+def params_digest(model: torch.nn.Module) -> str:
+    """sha256 of all parameters: equal on every process iff they train one model."""
+    h = hashlib.sha256()
+    for _, p in sorted(model.state_dict().items()):
+        h.update(p.detach().cpu().numpy().tobytes())
+    return h.hexdigest()
+
+
+def train_student(
+    groups: list[Group],
+    targets: np.ndarray,
+    tokenizer: Tokenizer,
+    info: StudentInfo,
+    out_dir: str | Path,
+    config: TrainConfig,
+    init_embeddings: np.ndarray | None = None,
+    show_progress: bool = True,
+) -> dict:
+    """Train a student to reproduce ``targets[group.target]`` for every text of each group; save it.
+
+    Returns a log with the mean loss of the first and last epoch and the parameter digest.
+    """
+    if not groups:
+        raise EdgeRankerError("no training data")
+    accelerator = Accelerator(cpu=not torch.cuda.is_available())
+    set_seed(config.seed)
+    info.max_length = config.max_length
+    model = Student.create(tokenizer.get_vocab_size(), config.hidden, config.layers, config.heads, config.ffn,
+                           max_length=max(config.max_length, 128))
+    if init_embeddings is not None:
+        with torch.no_grad():
+            model.bert.embeddings.word_embeddings.weight.copy_(torch.from_numpy(init_embeddings))
+    tgt = torch.from_numpy(np.asarray(targets, dtype=np.float32))
+    loader = DataLoader(_Groups(groups), batch_size=config.batch_size, shuffle=True, drop_last=len(groups) >
+                        config.batch_size, collate_fn=_collate(StudentTokenizer(tokenizer, config.max_length), tgt),
+                        generator=torch.Generator().manual_seed(config.seed))
+    no_decay = [p for n, p in model.named_parameters() if "LayerNorm" in n or n.endswith("bias")]
+    decay = [p for n, p in model.named_parameters() if not ("LayerNorm" in n or n.endswith("bias"))]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
+                             {"params": no_decay, "weight_decay": 0.0}], lr=config.lr)
+    model, opt, loader = accelerator.prepare(model, opt, loader)
+    total = max(1, len(loader) * config.epochs)
+    sched = accelerator.prepare(get_linear_schedule_with_warmup(opt, math.ceil(config.warmup * total), total))
+    log: dict = {"epochs": [], "world_size": accelerator.num_processes, "config": asdict(config)}
+    bar = tqdm(total=total, desc="distil", disable=not (show_progress and accelerator.is_local_main_process))
+    model.train()
+    for epoch in range(config.epochs):
+        losses: list[float] = []
+        for batch in loader:
+            s = model(batch["input_ids"], batch["attention_mask"])
+            loss, parts = combined(config.losses, s, batch["target"], batch["group"])
+            accelerator.backward(loss)
+            if config.grad_clip:
+                accelerator.clip_grad_norm_(model.parameters(), config.grad_clip)
+            opt.step()
+            sched.step()
+            opt.zero_grad()
+            losses.append(float(loss.detach()))
+            bar.update(1)
+            bar.set_postfix(loss=f"{losses[-1]:.4f}", epoch=epoch)
+        log["epochs"].append(float(np.mean(losses)) if losses else float("nan"))
+        if config.checkpoint_dir:
+            accelerator.save_state(str(Path(config.checkpoint_dir) / f"epoch-{epoch}"))
+    bar.close()
+    accelerator.wait_for_everyone()
+    unwrapped: Student = accelerator.unwrap_model(model)
+    unwrapped.eval()
+    log["digest"] = params_digest(unwrapped)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"rank{accelerator.process_index}.digest").write_text(log["digest"])
+    if accelerator.is_main_process:
+        save_student(unwrapped, tokenizer, info, out)
+        (out / "train_log.json").write_text(json.dumps(log, indent=2))
+    accelerator.wait_for_everyone()
+    return log
+
+
+def teacher_token_embeddings(tokenizer: Tokenizer, encode, pca_transform, std: float = 0.05) -> np.ndarray:
+    """Initial word embeddings: each vocabulary piece embedded by the teacher, PCA-reduced, rescaled.
+
+    ``##`` continuation pieces are embedded as their bare text; special tokens get small random rows.
+    """
+    vocab = sorted(tokenizer.get_vocab().items(), key=lambda kv: kv[1])
+    texts = [t[2:] if t.startswith("##") else t for t, _ in vocab]
+    emb = pca_transform(encode(texts))
+    emb = (emb - emb.mean(0)) / (emb.std() + 1e-12) * std
+    rng = np.random.default_rng(0)
+    for i, (t, _) in enumerate(vocab):
+        if t.startswith("[") and t.endswith("]"):
+            emb[i] = rng.normal(0, 0.02, emb.shape[1])
+    return emb.astype(np.float32)

@@ -1,0 +1,33 @@
+"""Resolve an encoder spec for evaluation: exported model folder or shipped name, torch student folder,
+``teacher:NAME`` (cached), or ``reduced:STUDENT_DIR`` (the student's teacher followed by its PCA map)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from edge_ranker.errors import EdgeRankerError
+
+
+def resolve_encoder(spec: str, cache_dir: str | Path):
+    from edge_ranker.teachers import CachedTeacher, load_teacher
+
+    if spec.startswith("teacher:"):
+        return CachedTeacher(load_teacher(spec.split(":", 1)[1]), cache_dir)
+    if spec.startswith("reduced:"):
+        from edge_ranker.distill.pca import PCAMap, ReducedTeacher
+
+        folder = Path(spec.split(":", 1)[1])
+        info = json.loads((folder / "student.json").read_text(encoding="utf-8"))
+        teacher = CachedTeacher(load_teacher(info["teacher"]), cache_dir)
+        return ReducedTeacher(teacher, PCAMap.load(folder / "pca.npz"))
+    p = Path(spec)
+    if (p / "student.json").exists():
+        from edge_ranker.distill.student import TorchStudentEncoder
+
+        return TorchStudentEncoder(p)
+    if (p / "manifest.json").exists() or not p.exists():
+        from edge_ranker.runtime.encoder import Encoder
+
+        return Encoder.load(spec)
+    raise EdgeRankerError(f"cannot tell what {spec!r} is: not a model folder, student folder or teacher:NAME")

@@ -1,0 +1,28 @@
+"""Evaluate several encoders on the same data in one run, so teacher and students are comparable."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from edge_ranker.evaluate.encoders import resolve_encoder
+from edge_ranker.evaluate.retrieval import evaluate_retrieval, load_retrieval
+from edge_ranker.evaluate.sts import evaluate_sts
+
+
+def evaluate_models(models: list[str], data_root: Path, cache_dir: Path, sts: bool = True,
+                    retrieval: list[str] | None = None, docs: str | None = None, split: str = "test") -> dict:
+    sets = {name: load_retrieval(name, data_root) for name in retrieval or []}
+    doc_encoder = resolve_encoder(docs, cache_dir) if docs else None
+    out: dict = {}
+    for spec in models:
+        enc = resolve_encoder(spec, cache_dir)
+        t0 = time.perf_counter()
+        res: dict = {}
+        if sts:
+            res["sts"] = evaluate_sts(enc, data_root, split=split)
+        for name, ds in sets.items():
+            res[name] = evaluate_retrieval(enc, ds, doc_encoder)
+        res["seconds"] = round(time.perf_counter() - t0, 1)
+        out[spec + (f" (docs: {docs})" if docs else "")] = res
+    return out

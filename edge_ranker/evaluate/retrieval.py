@@ -1,0 +1,104 @@
+"""Query -> document retrieval: MRR@10, nDCG@10, MAP@100 by cosine over the whole corpus.
+
+Sets available here (MS MARCO, the paper's benchmark, is not): SciFact (English claims -> abstracts, the
+BEIR train judgments; no SciFact query or abstract is used for training, so all judged queries are
+held out) and SQuAD-it (Italian question -> paragraph).
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import gzip
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from edge_ranker.errors import EdgeRankerError
+from edge_ranker.evaluate.metrics import map_at_k, mrr_at_k, ndcg_at_k
+
+
+@dataclass
+class RetrievalSet:
+    name: str
+    queries: dict[str, str]
+    corpus: dict[str, str]
+    qrels: dict[str, set[str]]
+
+
+def load_scifact(data_root: str | Path) -> RetrievalSet:
+    root = Path(data_root) / "retrieval" / "scifact"
+    csv.field_size_limit(10**8)
+    corpus: dict[str, str] = {}
+    with (root / "corpus_train.csv").open(encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            raw = row["abstract"].strip()
+            try:  # numpy-style list repr: "['s1'\n 's2']" -> make it a Python list literal
+                sents = ast.literal_eval(raw.replace("'\n '", "', '").replace("\"\n '", "\", '")
+                                         .replace("'\n \"", "', \"").replace("\"\n \"", "\", \""))
+            except (ValueError, SyntaxError):
+                sents = [raw.strip("[]")]
+            corpus[row["doc_id"]] = (row["title"] + ". " + " ".join(sents)).strip()
+    queries = {}
+    for line in (root / "queries.jsonl").open(encoding="utf-8"):
+        q = json.loads(line)
+        queries[q["_id"]] = q["text"]
+    qrels: dict[str, set[str]] = {}
+    with (root / "train.tsv").open(encoding="utf-8") as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            if int(row["score"]) > 0 and row["corpus-id"] in corpus and row["query-id"] in queries:
+                qrels.setdefault(row["query-id"], set()).add(row["corpus-id"])
+    return RetrievalSet("scifact", {q: queries[q] for q in qrels}, corpus, qrels)
+
+
+def load_squad_it(data_root: str | Path, max_queries: int = 1000, seed: int = 0) -> RetrievalSet:
+    """Every paragraph is a document; a seeded sample of ``max_queries`` questions keeps teacher cost low."""
+    path = Path(data_root) / "retrieval" / "squad-it" / "SQuAD_it-test.json.gz"
+    data = json.load(gzip.open(path, "rt", encoding="utf-8"))["data"]
+    corpus, queries, qrels = {}, {}, {}
+    for a, art in enumerate(data):
+        for p, par in enumerate(art["paragraphs"]):
+            pid = f"{a}-{p}"
+            corpus[pid] = par["context"]
+            for qa in par["qas"]:
+                queries[qa["id"]] = qa["question"]
+                qrels[qa["id"]] = {pid}
+    keep = sorted(queries)
+    random.Random(seed).shuffle(keep)
+    keep = sorted(keep[:max_queries])
+    return RetrievalSet("squad-it", {q: queries[q] for q in keep}, corpus, {q: qrels[q] for q in keep})
+
+
+LOADERS = {"scifact": load_scifact, "squad-it": load_squad_it}
+
+
+def load_retrieval(name: str, data_root: str | Path) -> RetrievalSet:
+    if name not in LOADERS:
+        raise EdgeRankerError(f"unknown retrieval set {name!r}; choose from {sorted(LOADERS)}")
+    return LOADERS[name](data_root)
+
+
+def evaluate_retrieval(query_encoder, ds: RetrievalSet, doc_encoder=None) -> dict[str, float]:
+    """``doc_encoder`` defaults to ``query_encoder``; pass another for the asymmetric mode."""
+    doc_encoder = doc_encoder or query_encoder
+    doc_ids = list(ds.corpus)
+    d = doc_encoder.encode([ds.corpus[i] for i in doc_ids], role="passage")
+    q_ids = list(ds.queries)
+    q = query_encoder.encode([ds.queries[i] for i in q_ids], role="query")
+    if q.shape[1] != d.shape[1]:
+        raise EdgeRankerError(f"query dim {q.shape[1]} != document dim {d.shape[1]}")
+    q = q / np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-12)
+    d = d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-12)
+    scores = q @ d.T
+    top = np.argsort(-scores, axis=1)[:, :100]
+    m = {"mrr@10": [], "ndcg@10": [], "map@100": []}
+    for qi, qid in enumerate(q_ids):
+        ranked = [doc_ids[j] for j in top[qi]]
+        rel = ds.qrels[qid]
+        m["mrr@10"].append(mrr_at_k(ranked, rel, 10))
+        m["ndcg@10"].append(ndcg_at_k(ranked, rel, 10))
+        m["map@100"].append(map_at_k(ranked, rel, 100))
+    return {k: 100 * float(np.mean(v)) for k, v in m.items()} | {"queries": len(q_ids), "docs": len(doc_ids)}

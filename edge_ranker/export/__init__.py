@@ -1,0 +1,1 @@
+"""Export a trained student to a verified model folder: one ONNX graph from token ids to the unit vector."""

@@ -1,0 +1,106 @@
+"""ONNX export of the whole encoder: embeddings, 1 layer, masked mean pooling and L2 normalisation.
+
+Exporter: ``torch.onnx.export(dynamo=False)`` (TorchScript). It yields plain MatMul/Gather graphs that
+onnxruntime's quantizer handles, and dynamic batch/sequence axes without dynamo's shape-guard issues on
+transformers' mask code. optimum is not used: optimum-onnx pins transformers < 4.58, this project runs
+transformers 5, and optimum exports the transformer only, without pooling and normalisation.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import torch
+
+from edge_ranker import __version__
+from edge_ranker.distill.student import Student, load_student, masked_mean
+from edge_ranker.errors import EdgeRankerError
+from edge_ranker.runtime.manifest import Manifest, write_manifest
+
+OPSET = 17
+
+
+class _Graph(torch.nn.Module):
+    def __init__(self, student: Student) -> None:
+        super().__init__()
+        self.student = student
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+        # Explicit position and type ids keep the graph free of the slice-by-min() that defeats ORT's
+        # symbolic shape inference (and with it quantization pre-processing).
+        positions = torch.arange(input_ids.shape[1], dtype=torch.long).unsqueeze(0).expand_as(input_ids)
+        hidden = self.student.bert(input_ids=input_ids, attention_mask=attention_mask, position_ids=positions,
+                                   token_type_ids=torch.zeros_like(input_ids)).last_hidden_state
+        return torch.nn.functional.normalize(masked_mean(hidden, attention_mask), dim=-1)
+
+
+def export_onnx(student: Student, path: str | Path) -> Path:
+    """Write the fp32 graph: inputs ``input_ids``, ``attention_mask`` (int64, [batch, seq]) -> ``embedding``."""
+    student.eval()
+    ids = torch.tensor([[2, 10, 11, 12, 3], [2, 13, 3, 0, 0]], dtype=torch.long)
+    mask = (ids != 0).long()
+    path = Path(path)
+    with torch.inference_mode():
+        torch.onnx.export(
+            _Graph(student), (ids, mask), str(path), dynamo=False, opset_version=OPSET,
+            input_names=["input_ids", "attention_mask"], output_names=["embedding"],
+            dynamic_axes={"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"},
+                          "embedding": {0: "batch"}},
+        )
+    return path
+
+
+def export_model(student_dir: str | Path, out_dir: str | Path, quantize: str = "int8-rowwise",
+                 name: str | None = None, metrics: dict | None = None) -> Path:
+    """Export a student folder to a model folder with the chosen quantization variant and a manifest."""
+    from edge_ranker.export.quantize import VARIANTS, quantize_model
+
+    if quantize not in VARIANTS:
+        raise EdgeRankerError(f"unknown quantization {quantize!r}; choose from {sorted(VARIANTS)}")
+    student, tokenizer, info = load_student(student_dir)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    fp32 = out / "model.fp32.onnx"
+    export_onnx(student, fp32)
+    final = out / "model.onnx"
+    quantize_model(fp32, final, quantize)
+    fp32.unlink(missing_ok=True)
+    tokenizer.save(str(out / "tokenizer.json"))
+    pca = {}
+    if (Path(student_dir) / "pca.npz").exists():
+        pca = {"dim": info.pca_dim, "explained_variance": info.pca_explained_variance}
+    manifest = Manifest(
+        name=name or Path(student_dir).name, kind=info.kind, dim=student.config.hidden_size,
+        max_length=info.max_length, prefixes=info.prefixes, quantization=quantize, teacher=info.teacher,
+        teacher_dim=info.teacher_dim, pca=pca, languages=info.languages, metrics=metrics or info.metrics,
+        created_by=f"edge-ranker {__version__}",
+    )
+    write_manifest(out, manifest)
+    return out
+
+
+def export_sentence_transformers(student_dir: str | Path, out_dir: str | Path) -> Path:
+    """A sentence-transformers folder (Transformer + mean Pooling + Normalize) for researchers.
+
+    The tokenizer is wrapped as a ``BertTokenizerFast`` so ``SentenceTransformer(path)`` loads it offline.
+    """
+    from sentence_transformers import SentenceTransformer, models
+    from transformers import PreTrainedTokenizerFast
+
+    student, tokenizer, info = load_student(student_dir)
+    tmp = Path(out_dir) / "_hf"
+    tmp.mkdir(parents=True, exist_ok=True)
+    student.bert.save_pretrained(tmp)
+    PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
+                            sep_token="[SEP]", mask_token="[MASK]", model_max_length=info.max_length).save_pretrained(tmp)
+    word = models.Transformer(str(tmp), max_seq_length=info.max_length)
+    pool = models.Pooling(word.get_word_embedding_dimension(), pooling_mode="mean")
+    st = SentenceTransformer(modules=[word, pool, models.Normalize()], device="cpu")
+    if info.prefixes:
+        st.prompts = dict(info.prefixes)
+    st.save(str(out_dir))
+    shutil.rmtree(tmp)
+    (Path(out_dir) / "edge_ranker_student.json").write_text(json.dumps({"prefixes": info.prefixes}), encoding="utf-8")
+    return Path(out_dir)

@@ -1,0 +1,105 @@
+"""``Encoder``: text -> L2-normalised float32 vectors with onnxruntime and tokenizers. A stable public API.
+
+Any text is accepted: bytes are decoded with replacement, lone surrogates and other unencodable code
+points are replaced, empty text encodes to the [CLS] [SEP] vector, and huge text is cut before
+tokenisation (only the first ``max_length`` tokens count anyway).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+from tokenizers import Tokenizer
+
+from edge_ranker.errors import EdgeRankerError
+from edge_ranker.runtime.manifest import Manifest, read_manifest
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+CHARS_PER_TOKEN_CAP = 64  # a WordPiece token never covers more characters than this in practice
+
+
+def resolve_model_path(name_or_path: str | Path) -> Path:
+    """A folder path, or the name of a model shipped inside the package (``semantic``, ``relevance``)."""
+    p = Path(name_or_path)
+    if p.is_dir():
+        return p
+    shipped = MODELS_DIR / str(name_or_path)
+    if shipped.is_dir():
+        return shipped
+    names = sorted(d.name for d in MODELS_DIR.iterdir() if d.is_dir()) if MODELS_DIR.is_dir() else []
+    raise EdgeRankerError(f"no model folder at {name_or_path!r}; shipped models: {', '.join(names) or 'none'}")
+
+
+def clean_text(text: str | bytes | None) -> str:
+    """Make any input encodable: decode bytes leniently, replace lone surrogates, None -> ''."""
+    if text is None:
+        return ""
+    if isinstance(text, bytes):
+        return text.decode("utf-8", errors="replace")
+    if not isinstance(text, str):
+        raise EdgeRankerError(f"text must be str or bytes, got {type(text).__name__}")
+    return text.encode("utf-8", errors="replace").decode("utf-8")
+
+
+class Encoder:
+    """Load with ``Encoder.load(path_or_name)``; ``encode(texts, role)`` returns (n, dim) unit vectors."""
+
+    def __init__(self, folder: Path, manifest: Manifest, threads: int = 1, batch_size: int = 32,
+                 session_options: ort.SessionOptions | None = None, providers: list[str] | None = None) -> None:
+        self.folder, self.manifest = folder, manifest
+        self.dim, self.max_length, self.batch_size = manifest.dim, manifest.max_length, batch_size
+        opts = session_options or ort.SessionOptions()
+        if session_options is None:
+            opts.intra_op_num_threads = threads
+            opts.inter_op_num_threads = 1
+            opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        try:
+            self.session = ort.InferenceSession(str(folder / manifest.onnx), sess_options=opts,
+                                                providers=providers or ["CPUExecutionProvider"])
+            self.tokenizer = Tokenizer.from_file(str(folder / manifest.tokenizer))
+        except Exception as exc:  # onnxruntime/tokenizers raise their own types for bad files
+            raise EdgeRankerError(f"cannot load model from {folder}: {exc}") from exc
+        self.tokenizer.enable_truncation(max_length=self.max_length)
+        self.tokenizer.no_padding()
+        pad = self.tokenizer.token_to_id("[PAD]")
+        self.pad_id = 0 if pad is None else pad
+        self.name = manifest.name
+
+    @classmethod
+    def load(cls, name_or_path: str | Path, threads: int = 1, batch_size: int = 32, verify: bool = True,
+             session_options: ort.SessionOptions | None = None, providers: list[str] | None = None) -> Encoder:
+        folder = resolve_model_path(name_or_path)
+        return cls(folder, read_manifest(folder, verify=verify), threads, batch_size, session_options, providers)
+
+    @property
+    def roles(self) -> list[str]:
+        return sorted(self.manifest.prefixes)
+
+    def tokenize(self, texts: Sequence[str | bytes], role: str | None = None) -> list[list[int]]:
+        """Token ids per text, with the role prefix, exactly as fed to the graph (used by parity tests)."""
+        prefix = self.manifest.prefixes.get(role, "") if role else ""
+        if role is not None and role not in ("query", "passage"):
+            raise EdgeRankerError(f"role must be 'query', 'passage' or None, got {role!r}")
+        cap = self.max_length * CHARS_PER_TOKEN_CAP
+        clean = [prefix + clean_text(t)[:cap] for t in texts]
+        return [e.ids for e in self.tokenizer.encode_batch(clean)]
+
+    def encode(self, texts: Sequence[str | bytes] | str, role: str | None = None) -> np.ndarray:
+        if isinstance(texts, (str, bytes)):
+            texts = [texts]
+        ids = self.tokenize(list(texts), role)
+        out = np.zeros((len(ids), self.dim), dtype=np.float32)
+        order = np.argsort([len(x) for x in ids], kind="stable")  # similar lengths share a batch: less padding
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start : start + self.batch_size]
+            width = max(len(ids[i]) for i in idx)
+            batch = np.full((len(idx), width), self.pad_id, dtype=np.int64)
+            mask = np.zeros((len(idx), width), dtype=np.int64)
+            for row, i in enumerate(idx):
+                batch[row, : len(ids[i])] = ids[i]
+                mask[row, : len(ids[i])] = 1
+            out[idx] = self.session.run(None, {"input_ids": batch, "attention_mask": mask})[0]
+        return out

@@ -1,0 +1,104 @@
+"""The model-folder manifest: the one contract between export, runtime, benchmarks and the Android demo.
+
+A folder holds ``manifest.json``, the ONNX graph and ``tokenizer.json``. Loading verifies the schema
+version and every file's size and sha256, so a truncated, corrupted or newer-format folder is refused
+with a message that says which file and what to do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from edge_ranker.errors import EdgeRankerError
+
+SCHEMA_VERSION = 1
+MANIFEST = "manifest.json"
+
+
+@dataclass
+class Manifest:
+    name: str
+    kind: str  # semantic | relevance
+    dim: int
+    max_length: int
+    onnx: str = "model.onnx"
+    tokenizer: str = "tokenizer.json"
+    prefixes: dict[str, str] = field(default_factory=dict)  # role -> prefix; empty: symmetric model
+    quantization: str = "fp32"
+    teacher: str = ""
+    teacher_dim: int = 0
+    pca: dict = field(default_factory=dict)
+    languages: list[str] = field(default_factory=list)
+    metrics: dict = field(default_factory=dict)
+    files: dict[str, dict] = field(default_factory=dict)  # file -> {"sha256", "bytes"}
+    schema_version: int = SCHEMA_VERSION
+    created_by: str = ""
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def write_manifest(folder: str | Path, manifest: Manifest) -> Path:
+    """Hash the ONNX and tokenizer files and write ``manifest.json`` next to them."""
+    folder = Path(folder)
+    manifest.files = {}
+    for name in (manifest.onnx, manifest.tokenizer):
+        p = folder / name
+        manifest.files[name] = {"sha256": sha256_file(p), "bytes": p.stat().st_size}
+    path = folder / MANIFEST
+    path.write_text(json.dumps(asdict(manifest), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def read_manifest(folder: str | Path, verify: bool = True) -> Manifest:
+    folder = Path(folder)
+    path = folder / MANIFEST
+    if not path.exists():
+        raise EdgeRankerError(f"{folder} is not a model folder: {MANIFEST} is missing")
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise EdgeRankerError(f"{path} is corrupted (not valid JSON: {exc}); re-export the model") from exc
+    if not isinstance(raw, dict):
+        raise EdgeRankerError(f"{path} is corrupted: expected a JSON object")
+    version = raw.get("schema_version")
+    if not isinstance(version, int):
+        raise EdgeRankerError(f"{path} has no valid schema_version")
+    if version > SCHEMA_VERSION:
+        raise EdgeRankerError(
+            f"{path} uses manifest schema {version}, newer than this edge-ranker understands ({SCHEMA_VERSION}); "
+            "upgrade edge-ranker"
+        )
+    known = set(Manifest.__dataclass_fields__)
+    try:
+        manifest = Manifest(**{k: v for k, v in raw.items() if k in known})
+    except TypeError as exc:
+        raise EdgeRankerError(f"{path} is missing required fields: {exc}") from exc
+    if verify:
+        verify_files(folder, manifest)
+    return manifest
+
+
+def verify_files(folder: Path, manifest: Manifest) -> None:
+    for name in (manifest.onnx, manifest.tokenizer):
+        if name not in manifest.files:
+            raise EdgeRankerError(f"{folder / MANIFEST} lists no hash for {name}")
+    for name, meta in manifest.files.items():
+        p = folder / name
+        if not p.exists():
+            raise EdgeRankerError(f"model file missing: {p}")
+        size = p.stat().st_size
+        if size != meta.get("bytes"):
+            raise EdgeRankerError(
+                f"model file {p} is truncated or altered: {size} bytes, manifest says {meta.get('bytes')}"
+            )
+        if sha256_file(p) != meta.get("sha256"):
+            raise EdgeRankerError(f"model file {p} is corrupted: sha256 does not match the manifest")

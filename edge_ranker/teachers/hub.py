@@ -1,0 +1,30 @@
+"""Any sentence-transformers model id or folder as a teacher (users with a model hub; tests use a folder)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from edge_ranker.teachers.base import Role, check_role
+
+
+class SentenceTransformerTeacher:
+    """Wraps ``SentenceTransformer``; optional role prefixes for asymmetric models (e5: ``query: ``)."""
+
+    def __init__(
+        self, model: str, query_prefix: str = "", passage_prefix: str = "", batch_size: int = 64, device: str = "cpu"
+    ) -> None:
+        from sentence_transformers import SentenceTransformer
+
+        self._model = SentenceTransformer(model, device=device)
+        self.name = model.rstrip("/").replace("\\", "/")
+        self.dim = int(self._model.get_sentence_embedding_dimension())
+        self.prefixes = {"query": query_prefix, "passage": passage_prefix}
+        self.batch_size = batch_size
+
+    def encode(self, texts: list[str], role: Role = "passage") -> np.ndarray:
+        check_role(role)
+        prefix = self.prefixes[role]
+        out = self._model.encode(
+            [prefix + t for t in texts], batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True
+        )
+        return np.asarray(out, dtype=np.float32)

