@@ -82,6 +82,94 @@ def cmd_eval(a: argparse.Namespace) -> None:
     _print_json(res)
 
 
+def cmd_export(a: argparse.Namespace) -> None:
+    from edge_ranker.export.onnx_graph import export_model, export_sentence_transformers
+
+    out = export_model(a.model_dir, a.out, quantize=a.quantize, name=a.name)
+    if a.sentence_transformers:
+        export_sentence_transformers(a.model_dir, a.sentence_transformers)
+    print(json.dumps({"model_folder": str(out), "bytes": (out / "model.onnx").stat().st_size}))
+
+
+def _ranker(a: argparse.Namespace):
+    from edge_ranker.runtime.encoder import Encoder
+    from edge_ranker.runtime.ranker import Ranker
+    from edge_ranker.runtime.store import PreferenceStore
+
+    relevance = Encoder.load(a.relevance, threads=a.threads) if a.relevance else None
+    return Ranker(Encoder.load(a.semantic, threads=a.threads), relevance, PreferenceStore(a.db),
+                  personal_weight=a.personal_weight, query_weight=a.query_weight)
+
+
+def _read_docs(path: str | None) -> list[dict]:
+    fh = open(path, encoding="utf-8", errors="replace") if path and path != "-" else sys.stdin
+    docs = []
+    for n, line in enumerate(fh, start=1):
+        if line.strip():
+            try:
+                docs.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise EdgeRankerError(f"documents line {n} is not JSON: {exc}") from exc
+    return docs
+
+
+def cmd_rank(a: argparse.Namespace) -> None:
+    ranker = _ranker(a)
+    ranked = ranker.rank(_read_docs(a.docs), query=a.query)
+    for r in ranked[: a.top or None]:
+        print(json.dumps(r.to_dict(), ensure_ascii=False))
+
+
+def cmd_feedback(a: argparse.Namespace) -> None:
+    ranker = _ranker(a)
+    event = ranker.feedback({"id": a.doc_id, "text": a.text}, a.reaction)
+    print(json.dumps({"event": event, "doc_id": a.doc_id, "reaction": a.reaction, "db": str(ranker.store.path)}))
+
+
+def cmd_prefs(a: argparse.Namespace) -> None:
+    from edge_ranker.runtime.store import PreferenceStore
+
+    if a.prefs_command == "recover":
+        from edge_ranker.runtime.store import default_path
+
+        moved = PreferenceStore.recover(a.db or default_path())
+        print(f"moved the damaged database to {moved}; a fresh one starts on next use")
+        return
+    store = PreferenceStore(a.db)
+    if a.prefs_command == "export":
+        text = store.export_json()
+        if a.out:
+            Path(a.out).write_text(text, encoding="utf-8")
+        else:
+            print(text)
+    elif a.prefs_command == "forget":
+        store.forget()
+        print(f"deleted all feedback and interests in {store.path}")
+
+
+def cmd_bench(a: argparse.Namespace) -> None:
+    from edge_ranker.bench.report import ratios, table
+    from edge_ranker.bench.run import run_bench
+
+    res = run_bench(a.models or None, threads=a.threads, runs=a.runs, with_energy=a.energy,
+                    powercap_root=a.powercap_root, window_s=a.window, repeats=a.repeats, out_dir=a.out, tag=a.tag)
+    print(table(res))
+    specs = [m["spec"] for m in res["models"]]
+    pairs = [(s, t) for s in specs for t in specs if t.startswith("teacher:") and not s.startswith("teacher:")]
+    for k, v in ratios(res, pairs).items():
+        print(f"latency ratio {k}: {v:.1f}x")
+    print(f"wrote {res['files']['json']} and {res['files']['png']}")
+
+
+def _add_ranker_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--semantic", default="semantic", help="semantic model folder or shipped name")
+    p.add_argument("--relevance", default="relevance", help="relevance model folder or shipped name")
+    p.add_argument("--db", help="preference database (default: the user data folder)")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--personal-weight", type=float, default=0.5)
+    p.add_argument("--query-weight", type=float, default=1.0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="edge-ranker", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
@@ -128,6 +216,46 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--cache")
     e.add_argument("--out", help="write JSON here")
     e.set_defaults(func=cmd_eval)
+
+    x = sub.add_parser("export", help="export a student folder to an ONNX model folder with a manifest")
+    x.add_argument("model_dir")
+    x.add_argument("--out", required=True)
+    x.add_argument("--quantize", default="int8-rowwise", help="fp32 int8-matmul fp16-table int8-gather int8-rowwise ...")
+    x.add_argument("--name", help="model name in the manifest (default: folder name)")
+    x.add_argument("--sentence-transformers", metavar="DIR", help="also write a sentence-transformers folder")
+    x.set_defaults(func=cmd_export)
+
+    r = sub.add_parser("rank", help="rank documents (JSONL: id, text, published) by stored interests and a query")
+    r.add_argument("docs", nargs="?", help="JSONL file, or - / nothing for stdin")
+    r.add_argument("--query")
+    r.add_argument("--top", type=int, default=0)
+    _add_ranker_args(r)
+    r.set_defaults(func=cmd_rank)
+
+    f = sub.add_parser("feedback", help="record a like or dislike")
+    f.add_argument("reaction", choices=["like", "dislike"])
+    f.add_argument("doc_id")
+    f.add_argument("--text", required=True)
+    _add_ranker_args(f)
+    f.set_defaults(func=cmd_feedback)
+
+    pr = sub.add_parser("prefs", help="export, forget or recover the stored preferences")
+    pr.add_argument("prefs_command", choices=["export", "forget", "recover"])
+    pr.add_argument("--db")
+    pr.add_argument("--out")
+    pr.set_defaults(func=cmd_prefs)
+
+    bn = sub.add_parser("bench", help="latency, size, memory, CPU time and energy: students vs teachers")
+    bn.add_argument("models", nargs="*", help="model folders/shipped names and teacher:NAME (default: shipped + teachers)")
+    bn.add_argument("--energy", action="store_true", help="also measure energy per inference (RAPL/powercap)")
+    bn.add_argument("--threads", type=int, default=1)
+    bn.add_argument("--runs", type=int, default=300)
+    bn.add_argument("--window", type=float, default=2.0, help="energy window seconds")
+    bn.add_argument("--repeats", type=int, default=5, help="energy windows per model")
+    bn.add_argument("--powercap-root", default="/sys/class/powercap")
+    bn.add_argument("--out", default="bench/results")
+    bn.add_argument("--tag", help="file stem for the JSON and PNG")
+    bn.set_defaults(func=cmd_bench)
     return p
 
 

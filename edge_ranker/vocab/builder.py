@@ -1,5 +1,10 @@
 """Build a WordPiece vocabulary for chosen languages from smoothed samples of their text.
 
+Determinism: the sampled text is a pure function of inputs and seed (``sample_sha256`` in the report).
+The ``tokenizers`` WordPiece trainer itself breaks count ties in hash-map order (upstream issue
+huggingface/tokenizers#1794, fix proposed in PR #2066, unreleased), so two runs can differ in a few
+marginal pieces; the tests bound that difference.
+
 Defaults: lowercase (case carries little ranking signal and doubles many entries), but keep accents:
 BERT's accent stripping maps Turkish ``ı/i``, Polish ``ł``-free letters and Russian ``й -> и``, merging
 different words (e.g. Spanish ``año``/``ano``, Polish ``łaska``/``laska`` stay distinct only with accents).
@@ -7,6 +12,7 @@ different words (e.g. Spanish ``año``/``ano``, Polish ``łaska``/``laska`` stay
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import time
@@ -45,6 +51,7 @@ class VocabReport:
     lowercase: bool
     strip_accents: bool
     seconds: float
+    sample_sha256: str = ""  # digest of the sampled training text: equal for equal inputs and seed
     languages: dict[str, LanguageReport] = field(default_factory=dict)
 
     def to_json(self) -> str:
@@ -161,6 +168,7 @@ def build_vocab(
     }
     mixed = [line for lang in sorted(sampled) for line in sampled[lang]]
     rng.shuffle(mixed)
+    digest = hashlib.sha256("\n".join(mixed).encode("utf-8", "surrogatepass")).hexdigest()
 
     tok = make_tokenizer(lowercase=lowercase, strip_accents=strip_accents)
     trainer = trainers.WordPieceTrainer(
@@ -189,6 +197,7 @@ def build_vocab(
         lowercase=lowercase,
         strip_accents=strip_accents,
         seconds=0.0,
+        sample_sha256=digest,
     )
     for lang in sorted(shares):
         unk, fert = tokenization_stats(tok, held[lang])

@@ -1,0 +1,124 @@
+"""Centers of interest (CoI), after Xayn's open-source engine (xayn_ai / discovery engine, 2022).
+
+Positive and negative points in embedding space. On feedback the closest CoI of that polarity is shifted
+towards the document (``(1-a)*p + a*e``, a = 0.1, re-normalised) when its cosine is at least 0.67, else a
+new CoI is created. Each CoI decays with time since its last view:
+``decay = max(0, (e^{s*H} - e^{s*dt}) / (e^{s*H} - 1))``, s = -0.1/day, H = 30 days (1 at dt = 0, 0 at H).
+The legacy "context" formula that mixed distances and similarities is deliberately not used.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from edge_ranker.errors import EdgeRankerError
+
+DAY = 86_400.0
+
+
+@dataclass(frozen=True)
+class CoIConfig:
+    shift_factor: float = 0.1
+    threshold: float = 0.67
+    horizon_days: float = 30.0
+    decay_rate_per_day: float = -0.1
+    min_positive_cois: int = 1
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.shift_factor <= 1.0:
+            raise EdgeRankerError(f"shift_factor must be in (0, 1], got {self.shift_factor}")
+        if not -1.0 <= self.threshold <= 1.0:
+            raise EdgeRankerError(f"threshold must be a cosine in [-1, 1], got {self.threshold}")
+        if self.horizon_days < 0:
+            raise EdgeRankerError(f"horizon_days must be >= 0, got {self.horizon_days}")
+        if self.decay_rate_per_day >= 0:
+            raise EdgeRankerError("decay_rate_per_day must be negative")
+
+
+@dataclass
+class CoI:
+    id: int
+    positive: bool
+    point: np.ndarray
+    view_count: int
+    view_time: float
+    last_view: float  # unix seconds
+
+
+def decay(last_view: float, now: float, cfg: CoIConfig) -> float:
+    """Xayn's decay factor: 1 for a fresh view, 0 at or beyond the horizon, 1 for a future last_view."""
+    if cfg.horizon_days == 0:
+        return 0.0
+    days = (now - last_view) / DAY
+    if days <= 0:
+        return 1.0
+    s, h = cfg.decay_rate_per_day, cfg.horizon_days
+    return max(0.0, (math.exp(s * h) - math.exp(s * days)) / (math.exp(s * h) - 1.0))
+
+
+def relevances(cois: list[CoI], now: float, cfg: CoIConfig) -> np.ndarray:
+    """``rel_i = (count_i/sum count + time_i/sum time) * decay_i``, sums falling back to 1 when 0."""
+    if not cois:
+        return np.zeros(0)
+    counts = np.array([c.view_count for c in cois], dtype=np.float64)
+    times = np.array([c.view_time for c in cois], dtype=np.float64)
+    cs, ts = counts.sum() or 1.0, times.sum() or 1.0
+    d = np.array([decay(c.last_view, now, cfg) for c in cois])
+    return (counts / cs + times / ts) * d
+
+
+def unit(v: np.ndarray) -> np.ndarray:
+    v = np.asarray(v, dtype=np.float32)
+    n = float(np.linalg.norm(v))
+    if not math.isfinite(n) or n == 0.0:
+        raise EdgeRankerError("embedding must be a finite, non-zero vector")
+    return v / n
+
+
+def closest(cois: list[CoI], emb: np.ndarray) -> tuple[int, float]:
+    """Index and cosine of the CoI closest to a unit vector (-1, -inf when there is none)."""
+    if not cois:
+        return -1, -math.inf
+    sims = np.stack([c.point for c in cois]) @ emb
+    i = int(np.argmax(sims))
+    return i, float(sims[i])
+
+
+@dataclass
+class PersonalScore:
+    score: float
+    positive_similarity: float
+    positive_decay: float
+    interest_relevance: float
+    negative_similarity: float
+    negative_decay: float
+    positive_coi: int | None
+    negative_coi: int | None
+
+
+def personal_scores(docs: np.ndarray, positive: list[CoI], negative: list[CoI], now: float,
+                    cfg: CoIConfig) -> list[PersonalScore]:
+    """Per document: ``pos_sim*decay(pos) + relevance(pos) - neg_sim*decay(neg)`` (Xayn 2022), terms kept
+    apart so an explanation adds up to the score; a missing polarity contributes 0."""
+    out: list[PersonalScore] = []
+    rel = relevances(positive, now, cfg)
+    pos_m = np.stack([c.point for c in positive]) if positive else None
+    neg_m = np.stack([c.point for c in negative]) if negative else None
+    pos_d = [decay(c.last_view, now, cfg) for c in positive]
+    neg_d = [decay(c.last_view, now, cfg) for c in negative]
+    pos_sims = docs @ pos_m.T if pos_m is not None else None
+    neg_sims = docs @ neg_m.T if neg_m is not None else None
+    for i in range(docs.shape[0]):
+        ps = pd = pr = ns = nd = 0.0
+        pid = nid = None
+        if pos_sims is not None:
+            j = int(np.argmax(pos_sims[i]))
+            ps, pd, pr, pid = float(pos_sims[i, j]), pos_d[j], float(rel[j]), positive[j].id
+        if neg_sims is not None:
+            j = int(np.argmax(neg_sims[i]))
+            ns, nd, nid = float(neg_sims[i, j]), neg_d[j], negative[j].id
+        out.append(PersonalScore(ps * pd + pr - ns * nd, ps, pd, pr, ns, nd, pid, nid))
+    return out

@@ -1,0 +1,162 @@
+"""``Ranker``: order candidate documents by the user's stored interests and, when given, a query.
+
+Personalisation: the semantic model and the centers of interest (see ``interests``). Relevance: cosine of
+the relevance model's query and passage vectors. The two orders are fused by weighted reciprocal-rank
+fusion, ``sum_i w_i / (k + rank_i)`` with k = 60, as in Xayn's later engine: ranks need no score
+calibration between two unrelated models. Default weights favour an explicit query (1.0) over implicit
+interests (0.5). Cold start: no interests yet -> relevance alone with a query, else newest first (then
+input order). Every explanation's contributions add up to its fused score.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+
+from edge_ranker.errors import EdgeRankerError
+from edge_ranker.runtime.encoder import Encoder, clean_text
+from edge_ranker.runtime.interests import CoIConfig, personal_scores
+from edge_ranker.runtime.store import PreferenceStore
+
+
+@dataclass
+class Document:
+    id: str
+    text: str
+    published: float | None = None  # unix seconds; ISO-8601 strings are accepted by ``from_dict``
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Document:
+        if not isinstance(d, dict) or "id" not in d:
+            raise EdgeRankerError(f"a document needs at least an 'id' (and 'text'), got {str(d)[:80]!r}")
+        pub = d.get("published")
+        if isinstance(pub, str):
+            try:
+                pub = datetime.fromisoformat(pub.replace("Z", "+00:00")).timestamp()
+            except ValueError as exc:
+                raise EdgeRankerError(f"document {d['id']}: 'published' is not ISO-8601: {pub!r}") from exc
+        elif pub is not None and not isinstance(pub, (int, float)):
+            raise EdgeRankerError(f"document {d['id']}: 'published' must be ISO-8601 or unix seconds")
+        return cls(str(d["id"]), clean_text(d.get("text") or ""), float(pub) if pub is not None else None)
+
+
+@dataclass
+class Ranked:
+    id: str
+    score: float
+    rank: int
+    personal_score: float | None = None
+    relevance_score: float | None = None
+    contributions: dict[str, float] = field(default_factory=dict)  # sum == score
+    interest: dict | None = None  # which interest matched, and the parts of the personal score
+
+    def to_dict(self) -> dict:
+        return {k: v for k, v in self.__dict__.items()}
+
+
+class EmbeddingCache:
+    """LRU of document vectors keyed by (model, role, text), so a feed is embedded once."""
+
+    def __init__(self, capacity: int = 50_000) -> None:
+        self.capacity, self._d = capacity, OrderedDict()
+
+    def embed(self, encoder: Encoder, texts: list[str], role: str | None) -> np.ndarray:
+        keys = [hashlib.sha1(f"{encoder.name}\0{role}\0{t}".encode("utf-8", "replace")).digest() for t in texts]
+        missing = [i for i, k in enumerate(keys) if k not in self._d]
+        if missing:
+            vecs = encoder.encode([texts[i] for i in missing], role=role)
+            for i, v in zip(missing, vecs):
+                self._d[keys[i]] = v
+        out = np.stack([self._d[k] for k in keys]) if keys else np.zeros((0, encoder.dim), np.float32)
+        for k in keys:
+            self._d.move_to_end(k)
+        while len(self._d) > self.capacity:
+            self._d.popitem(last=False)
+        return out
+
+
+class Ranker:
+    def __init__(self, semantic: Encoder, relevance: Encoder | None, store: PreferenceStore,
+                 personal_weight: float = 0.5, query_weight: float = 1.0, k: int = 60,
+                 config: CoIConfig | None = None) -> None:
+        if k <= 0:
+            raise EdgeRankerError("RRF k must be positive")
+        if personal_weight < 0 or query_weight < 0:
+            raise EdgeRankerError("fusion weights must be non-negative")
+        self.semantic, self.relevance, self.store = semantic, relevance, store
+        self.personal_weight, self.query_weight, self.k = personal_weight, query_weight, k
+        self.config = config or store.config
+        self.cache = EmbeddingCache()
+        m = semantic.manifest
+        # Interests live in one model's vector space: key them by the model's identity.
+        self.model_key = f"{m.name}:{m.files.get(m.onnx, {}).get('sha256', '')[:16]}"
+
+    def feedback(self, doc: Document | dict, reaction: str, ts: float | None = None) -> int:
+        """Like or dislike a document: embed it with the semantic model and store it; returns the event id."""
+        doc = doc if isinstance(doc, Document) else Document.from_dict(doc)
+        emb = self.cache.embed(self.semantic, [doc.text], None)[0]
+        return self.store.add_feedback(doc.id, emb, reaction, self.model_key, text=doc.text, ts=ts)
+
+    def _rrf(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        order = np.argsort(-scores, kind="stable")
+        ranks = np.empty(len(scores), dtype=np.int64)
+        ranks[order] = np.arange(1, len(scores) + 1)
+        return ranks, 1.0 / (self.k + ranks)
+
+    def rank(self, docs: list[Document | dict], query: str | None = None, now: float | None = None) -> list[Ranked]:
+        docs = [d if isinstance(d, Document) else Document.from_dict(d) for d in docs]
+        if not docs:
+            return []
+        now = time.time() if now is None else now
+        query = clean_text(query).strip() if query is not None else None
+        positive, negative = self.store.interests(self.model_key)
+        use_personal = len(positive) >= self.config.min_positive_cois or bool(negative)
+        use_query = bool(query) and self.relevance is not None
+        if query and self.relevance is None:
+            raise EdgeRankerError("a query needs a relevance model")
+        n = len(docs)
+        total = np.zeros(n)
+        parts: list[dict[str, float]] = [{} for _ in range(n)]
+        personal = relevance = None
+        if use_personal:
+            emb = self.cache.embed(self.semantic, [d.text for d in docs], None)
+            personal = personal_scores(emb, positive, negative, now, self.config)
+            _, contrib = self._rrf(np.array([p.score for p in personal]))
+            total += self.personal_weight * contrib
+            for i in range(n):
+                parts[i]["personal"] = float(self.personal_weight * contrib[i])
+        if use_query:
+            q = self.relevance.encode([query], role="query")[0]
+            d = self.cache.embed(self.relevance, [doc.text for doc in docs], "passage")
+            relevance = d @ q
+            _, contrib = self._rrf(relevance)
+            total += self.query_weight * contrib
+            for i in range(n):
+                parts[i]["query"] = float(self.query_weight * contrib[i])
+        if not use_personal and not use_query:  # cold start: newest first, unknown dates last, then input order
+            recency = np.array([d.published if d.published is not None else -math.inf for d in docs])
+            recency = np.where(np.isfinite(recency), recency, -1e18) - np.arange(n) * 1e-9
+            _, contrib = self._rrf(recency)
+            total += contrib
+            for i in range(n):
+                parts[i]["recency"] = float(contrib[i])
+        order = sorted(range(n), key=lambda i: (-total[i], i))
+        out = []
+        for r, i in enumerate(order, start=1):
+            interest = None
+            if personal is not None:
+                p = personal[i]
+                interest = {"positive_interest": p.positive_coi, "positive_similarity": p.positive_similarity,
+                            "positive_decay": p.positive_decay, "interest_relevance": p.interest_relevance,
+                            "negative_interest": p.negative_coi, "negative_similarity": p.negative_similarity,
+                            "negative_decay": p.negative_decay}
+            out.append(Ranked(docs[i].id, float(total[i]), r,
+                              personal[i].score if personal is not None else None,
+                              float(relevance[i]) if relevance is not None else None, parts[i], interest))
+        return out

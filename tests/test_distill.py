@@ -1,0 +1,106 @@
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from conftest import HashTeacher, make_sentences
+from edge_ranker.distill import losses
+from edge_ranker.distill.pca import ReducedTeacher, fit_pca
+from edge_ranker.teachers import CachedTeacher
+
+
+class CountingTeacher(HashTeacher):
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def encode(self, texts, role="passage"):
+        self.calls += len(texts)
+        return super().encode(texts, role)
+
+
+def test_cache_computes_once_and_resumes(tmp_path):
+    texts = make_sentences("en", 50, 1)
+    t = CountingTeacher()
+    c = CachedTeacher(t, tmp_path, chunk_size=16)
+    a = c.encode(texts[:30])
+    assert t.calls == len(set(texts[:30]))
+    c.close()
+    c2 = CachedTeacher(t, tmp_path, chunk_size=16)  # a new process would see the same file
+    b = c2.encode(texts)
+    assert t.calls == len(set(texts))  # only the 20 new ones were computed
+    np.testing.assert_array_equal(b[:30], a)
+    np.testing.assert_allclose(c2.encode(texts, role="passage"), HashTeacher().encode(texts), rtol=1e-6)
+    assert t.calls == len(set(texts))  # a rerun costs nothing
+    q = c2.encode(texts[:3], role="query")  # roles are separate keys
+    assert not np.allclose(q, b[:3])
+
+
+def test_pca_map_reproduces_sklearn_exactly():
+    from sklearn.decomposition import PCA
+
+    x = np.random.default_rng(0).normal(size=(300, 48)).astype(np.float32) + 3.0
+    p = fit_pca(x, 16)
+    ref = PCA(n_components=16, svd_solver="full").fit(x).transform(x)
+    np.testing.assert_allclose(p.transform(x), ref, atol=1e-4)
+    np.testing.assert_allclose(x.astype(np.float64) @ p.weight.T + p.bias, ref, atol=1e-4)  # affine form
+    assert 0 < p.explained_variance_ratio.sum() < 1
+
+
+def test_reduced_teacher_is_an_encoder():
+    t = HashTeacher()
+    p = fit_pca(t.encode(make_sentences("en", 100, 2)), 8)
+    z = ReducedTeacher(t, p).encode(["the cat runs", "der katze lauf"])
+    assert z.shape == (2, 8)
+    np.testing.assert_allclose(np.linalg.norm(z, axis=1), 1.0, rtol=1e-5)
+
+
+def test_pca_dimension_error():
+    from edge_ranker.errors import EdgeRankerError
+
+    with pytest.raises(EdgeRankerError, match="exceeds"):
+        fit_pca(np.zeros((10, 4)), 8)
+
+
+S = torch.tensor([[1.0, 0.0], [0.0, 2.0], [3.0, 4.0]])
+T = torch.tensor([[1.0, 1.0], [0.0, 1.0]])
+G = torch.tensor([0, 1, 1])
+
+
+def test_mse_is_corrected_eq2():
+    # rows 0,1,2 -> targets 0,1,1: squared errors summed over dims: 1, 1, 9+9=18 -> mean 20/3
+    assert losses.mse(S, T, G).item() == pytest.approx(20 / 3)
+
+
+def test_l2_unsquared():
+    assert losses.l2(S, T, G).item() == pytest.approx((1 + 1 + math.sqrt(18)) / 3)
+
+
+def test_cosine():
+    c0 = 1 / math.sqrt(2)
+    c2 = 4 / 5
+    assert losses.cosine(S, T, G).item() == pytest.approx(((1 - c0) + 0 + (1 - c2)) / 3, rel=1e-5)
+
+
+def test_relational_and_contrastive_zero_or_low_when_student_equals_teacher():
+    t = torch.nn.functional.normalize(torch.randn(6, 8), dim=-1)
+    g = torch.arange(6)
+    assert losses.relational(t, t, g).item() == pytest.approx(0.0, abs=1e-6)
+    good = losses.contrastive(t, t, g).item()
+    bad = losses.contrastive(t[torch.randperm(6, generator=torch.Generator().manual_seed(1))], t, g).item()
+    assert good < bad
+
+
+def test_contrastive_matches_hand_computation():
+    s = torch.tensor([[1.0, 0.0]])
+    t = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
+    v = losses.contrastive(s, t, torch.tensor([0]), temperature=1.0).item()
+    assert v == pytest.approx(-math.log(math.e / (math.e + 1)))
+
+
+def test_combined_rejects_unknown_loss():
+    with pytest.raises(ValueError, match="unknown"):
+        losses.combined({"nope": 1.0}, S, T, G)

@@ -1,0 +1,118 @@
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+from scipy.stats import spearmanr
+
+from conftest import VARIED, make_sentences
+from edge_ranker.distill.student import TorchStudentEncoder
+from edge_ranker.errors import EdgeRankerError
+from edge_ranker.export.onnx_graph import export_model
+from edge_ranker.runtime.encoder import Encoder
+from edge_ranker.runtime.manifest import SCHEMA_VERSION, read_manifest
+
+SENTENCES = VARIED + [s for lang in ("en", "de", "tr") for s in make_sentences(lang, 100, 11)]
+
+
+@pytest.fixture(scope="module")
+def fp32_model(tiny_student, tmp_path_factory):
+    return export_model(tiny_student, tmp_path_factory.mktemp("fp32"), quantize="fp32")
+
+
+def test_onnx_fp32_matches_torch(tiny_student, fp32_model):
+    torch_vecs = TorchStudentEncoder(tiny_student).encode(SENTENCES, role="passage")
+    onnx_vecs = Encoder.load(fp32_model).encode(SENTENCES, role="passage")
+    cos = (torch_vecs * onnx_vecs).sum(1)
+    assert cos.min() >= 0.9999
+
+
+def test_graph_contains_pooling_and_normalisation(fp32_model):
+    out = Encoder.load(fp32_model).encode(["one", "two words here"])
+    assert out.shape == (2, 32)
+    np.testing.assert_allclose(np.linalg.norm(out, axis=1), 1.0, rtol=1e-5)
+
+
+def test_default_int8_matches_fp32(fp32_model, tiny_model):
+    a = Encoder.load(fp32_model).encode(SENTENCES)
+    b = Encoder.load(tiny_model).encode(SENTENCES)
+    assert len(SENTENCES) >= 300
+    assert (a * b).sum(1).mean() >= 0.99
+    iu = np.triu_indices(len(SENTENCES), 1)
+    rho = spearmanr((a @ a.T)[iu], (b @ b.T)[iu]).statistic
+    assert rho >= 0.98
+
+
+def test_int8_is_smaller(fp32_model, tiny_model):
+    # tiny model: position table and encoder weigh as much as the word table, so the gain is smaller than
+    # the ~4x of a 50k-vocabulary model (measured in bench/RESULTS.md)
+    assert (tiny_model / "model.onnx").stat().st_size < 0.75 * (fp32_model / "model.onnx").stat().st_size
+
+
+def test_manifest_contents(tiny_model):
+    m = read_manifest(tiny_model)
+    assert m.schema_version == SCHEMA_VERSION and m.dim == 32 and m.max_length == 64
+    assert m.prefixes == {"query": "query: ", "passage": "passage: "} and m.quantization == "int8-rowwise"
+    assert set(m.files) == {"model.onnx", "tokenizer.json"} and all(len(f["sha256"]) == 64 for f in m.files.values())
+
+
+@pytest.fixture
+def broken(tiny_model, tmp_path):
+    dst = tmp_path / "m"
+    shutil.copytree(tiny_model, dst)
+    return dst
+
+
+def test_truncated_model_file(broken):
+    data = (broken / "model.onnx").read_bytes()
+    (broken / "model.onnx").write_bytes(data[: len(data) // 2])
+    with pytest.raises(EdgeRankerError, match="truncated"):
+        Encoder.load(broken)
+
+
+def test_corrupted_model_file(broken):
+    data = bytearray((broken / "model.onnx").read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    (broken / "model.onnx").write_bytes(bytes(data))
+    with pytest.raises(EdgeRankerError, match="corrupted"):
+        Encoder.load(broken)
+
+
+def test_missing_files(broken):
+    (broken / "tokenizer.json").unlink()
+    with pytest.raises(EdgeRankerError, match="missing"):
+        Encoder.load(broken)
+    (broken / "manifest.json").unlink()
+    with pytest.raises(EdgeRankerError, match="manifest.json is missing"):
+        Encoder.load(broken)
+
+
+def test_newer_schema_and_garbage_manifest(broken):
+    m = json.loads((broken / "manifest.json").read_text())
+    m["schema_version"] = SCHEMA_VERSION + 1
+    (broken / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(EdgeRankerError, match="newer"):
+        Encoder.load(broken)
+    (broken / "manifest.json").write_text("{not json")
+    with pytest.raises(EdgeRankerError, match="corrupted"):
+        Encoder.load(broken)
+
+
+def test_unknown_quantization(tiny_student, tmp_path):
+    with pytest.raises(EdgeRankerError, match="unknown quantization"):
+        export_model(tiny_student, tmp_path, quantize="int3")
+
+
+def test_sentence_transformers_folder(tiny_student, tmp_path):
+    from sentence_transformers import SentenceTransformer
+
+    from edge_ranker.export.onnx_graph import export_sentence_transformers
+
+    out = export_sentence_transformers(tiny_student, tmp_path / "st")
+    st = SentenceTransformer(str(out), device="cpu")
+    texts = ["the green river", "der blau stein"]
+    ref = TorchStudentEncoder(tiny_student).encode(texts, role="passage")
+    got = st.encode(texts, prompt_name="passage", normalize_embeddings=True)
+    assert ((ref * got).sum(1) > 0.9999).all()

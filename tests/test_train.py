@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from tokenizers import Tokenizer
+
+from conftest import SYLLABLES, HashTeacher, make_sentences
+from edge_ranker.distill.student import TorchStudentEncoder
+from edge_ranker.distill.train import Group, TrainConfig, train_student
+from edge_ranker.distill.student import StudentInfo
+
+
+def _data(n: int = 256):
+    en = make_sentences("en", n, 7)
+    # word-by-word translation into German through the shared concept table
+    de_of = dict(zip(SYLLABLES["en"], SYLLABLES["de"]))
+    de = [" ".join(de_of.get(w, w) for w in s.split()) for s in en]
+    t = HashTeacher(dim=32)
+    targets = t.encode(en)
+    groups = [Group([e, d], i) for i, (e, d) in enumerate(zip(en, de))]
+    return groups, targets
+
+
+def test_training_lowers_the_loss(tiny_vocab, tmp_path):
+    groups, targets = _data()
+    tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
+    cfg = TrainConfig(epochs=4, batch_size=32, lr=3e-3, hidden=32, heads=2, ffn=64, max_length=32,
+                      losses={"mse": 1.0, "contrastive": 0.1}, checkpoint_dir=str(tmp_path / "ckpt"))
+    log = train_student(groups, targets, tok, StudentInfo(), tmp_path / "s", cfg, show_progress=False)
+    assert log["epochs"][-1] < 0.7 * log["epochs"][0]
+    assert (tmp_path / "ckpt" / "epoch-3").is_dir()
+    enc = TorchStudentEncoder(tmp_path / "s")
+    v = enc.encode(["the cat runs", "der katze lauf", "blue water stone"])
+    assert v.shape == (3, 32)
+    np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, rtol=1e-5)
+
+
+@pytest.mark.slow
+def test_two_process_accelerate_run_trains_one_model(tiny_vocab, tmp_path):
+    """`accelerate launch --multi_gpu` on a machine without GPUs starts 2 CPU processes (gloo); both end with
+    identical parameters, i.e. they trained one model. (`--cpu` alone launches a single process.)"""
+    script = tmp_path / "run.py"
+    groups, targets = _data(128)
+    np.save(tmp_path / "targets.npy", targets)
+    (tmp_path / "groups.json").write_text(json.dumps([[g.texts, g.target] for g in groups]))
+    script.write_text(f"""
+import json, numpy as np
+from tokenizers import Tokenizer
+from edge_ranker.distill.train import Group, TrainConfig, train_student
+from edge_ranker.distill.student import StudentInfo
+groups = [Group(t, i) for t, i in json.load(open({str(tmp_path / 'groups.json')!r}))]
+targets = np.load({str(tmp_path / 'targets.npy')!r})
+tok = Tokenizer.from_file({str(tiny_vocab / 'tokenizer.json')!r})
+cfg = TrainConfig(epochs=2, batch_size=16, lr=3e-3, hidden=32, heads=2, ffn=64, max_length=32)
+log = train_student(groups, targets, tok, StudentInfo(), {str(tmp_path / 'out')!r}, cfg, show_progress=False)
+print("WORLD", log["world_size"])
+""")
+    accelerate = shutil.which("accelerate", path=str(Path(sys.executable).parent)) or "accelerate"
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    r = subprocess.run([accelerate, "launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
+                        "--mixed_precision", "no", "--dynamo_backend", "no", str(script)],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.count("WORLD 2") == 2
+    d0 = (tmp_path / "out" / "rank0.digest").read_text()
+    d1 = (tmp_path / "out" / "rank1.digest").read_text()
+    assert d0 == d1
+    assert (tmp_path / "out" / "student.json").exists()

@@ -1,0 +1,129 @@
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+from tokenizers import Tokenizer
+
+from edge_ranker.errors import EdgeRankerError
+from edge_ranker.vocab.builder import SPECIAL_TOKENS, build_vocab
+from edge_ranker.vocab.sampling import sample_to_budget, smoothed_weights
+
+AMOUNTS = {"en": 700.0, "de": 200.0, "tr": 100.0}
+
+
+def test_alpha_one_gives_raw_shares():
+    w = smoothed_weights(AMOUNTS, 1.0)
+    assert w == pytest.approx({"en": 0.7, "de": 0.2, "tr": 0.1})
+
+
+def test_alpha_zero_gives_uniform():
+    assert smoothed_weights(AMOUNTS, 0.0) == pytest.approx({k: 1 / 3 for k in AMOUNTS})
+
+
+def test_alpha_07_matches_formula():
+    raw = {"en": 0.7, "de": 0.2, "tr": 0.1}
+    z = sum(v**0.7 for v in raw.values())
+    assert smoothed_weights(AMOUNTS, 0.7) == pytest.approx({k: v**0.7 / z for k, v in raw.items()})
+    assert smoothed_weights(AMOUNTS, 0.7)["tr"] > 0.1  # small language gains share
+
+
+@pytest.mark.parametrize("alpha", [-0.1, 1.5])
+def test_alpha_out_of_range(alpha):
+    with pytest.raises(EdgeRankerError, match="alpha"):
+        smoothed_weights(AMOUNTS, alpha)
+
+
+def test_oversampling_repeats_whole_passes():
+    lines = ["ab", "cd", "ef"]
+    out = sample_to_budget(lines, 13, random.Random(0))
+    assert sorted(out[:3]) == sorted(lines)  # every line once before any repeats
+    assert sum(map(len, out)) >= 13
+
+
+def test_build_honours_size_and_specials(tiny_vocab):
+    tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
+    assert tok.get_vocab_size() == 150
+    vocab = (tiny_vocab / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    assert len(vocab) == 150 and vocab[:5] == SPECIAL_TOKENS
+    report = json.loads((tiny_vocab / "report.json").read_text())
+    assert set(report["languages"]) == {"en", "de", "tr"}
+    for lang in report["languages"].values():
+        assert lang["fertility"] >= 1.0 and 0.0 <= lang["unk_rate"] <= 1.0 and lang["lines_used"] > 0
+
+
+def test_round_trip_and_transformers_loading(tiny_vocab):
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
+    text = "the green river runs fast"
+    enc = tok.encode(text)
+    assert enc.tokens[0] == "[CLS]" and enc.tokens[-1] == "[SEP]"
+    assert tok.decode(enc.ids) == text
+    hf = PreTrainedTokenizerFast(tokenizer_file=str(tiny_vocab / "tokenizer.json"))
+    assert hf(text)["input_ids"] == enc.ids
+
+
+def test_accents_kept_by_default(tiny_vocab):
+    tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
+    assert tok.normalizer.normalize_str("Grün Ağaç") == "grün ağaç"
+
+
+def test_deterministic_for_seed(corpora, tmp_path):
+    a = build_vocab(corpora, tmp_path / "a", vocab_size=140, budget_chars=30_000, seed=3, show_progress=False)
+    b = build_vocab(corpora, tmp_path / "b", vocab_size=140, budget_chars=30_000, seed=3, show_progress=False)
+    assert a.sample_sha256 == b.sample_sha256  # identical training text for a seed
+    assert a.languages["tr"].lines_used == b.languages["tr"].lines_used
+    va = set((tmp_path / "a" / "vocab.txt").read_text().split())
+    vb = set((tmp_path / "b" / "vocab.txt").read_text().split())
+    assert len(va & vb) / len(va) >= 0.9  # upstream trainer tie-breaking (tokenizers#1794) only at the margin
+    c = build_vocab(corpora, tmp_path / "c", vocab_size=140, budget_chars=30_000, seed=4, show_progress=False)
+    assert c.sample_sha256 != a.sample_sha256
+
+
+def test_invalid_utf8_is_skipped_and_counted(corpora, tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"good line one\n\xff\xfe broken \xc3\n" + b"another good line\n" * 20)
+    rep = build_vocab({**corpora, "xx": [bad]}, tmp_path / "v", vocab_size=140, budget_chars=20_000,
+                      show_progress=False)
+    assert rep.languages["xx"].invalid_utf8_lines == 1
+
+
+def test_gzip_and_leipzig_inputs(tmp_path, corpora):
+    import gzip
+
+    from edge_ranker.textio import read_lines
+
+    g = tmp_path / "x.txt.gz"
+    with gzip.open(g, "wt", encoding="utf-8") as fh:
+        fh.write("1\tfirst sentence\n2\tsecond one\n")
+    assert list(read_lines(g)) == ["first sentence", "second one"]
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(EdgeRankerError, match="not found"):
+        build_vocab({"en": [tmp_path / "nope.txt"]}, tmp_path / "o", vocab_size=100)
+
+
+def test_empty_corpus_and_language_without_text(tmp_path, corpora):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n\n   \n")
+    with pytest.raises(EdgeRankerError, match="no usable text"):
+        build_vocab({**corpora, "xx": [empty]}, tmp_path / "o", vocab_size=100)
+    with pytest.raises(EdgeRankerError, match="no corpus files"):
+        build_vocab({**corpora, "xx": []}, tmp_path / "o", vocab_size=100)
+    with pytest.raises(EdgeRankerError, match="no corpora"):
+        build_vocab({}, tmp_path / "o", vocab_size=100)
+
+
+def test_cli_errors_are_messages_not_tracebacks(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "edge_ranker.cli", "vocab", "build", "--corpus",
+                        f"en={tmp_path / 'missing.txt'}", "--out", str(tmp_path / "o")], capture_output=True, text=True)
+    assert r.returncode == 2
+    assert "corpus file not found" in r.stderr and "Traceback" not in r.stderr
+    r = subprocess.run([sys.executable, "-m", "edge_ranker.cli", "vocab", "build", "--corpus", "en=x", "--alpha",
+                        "2", "--out", str(tmp_path / "o")], capture_output=True, text=True)
+    assert r.returncode == 2 and "alpha" in r.stderr and "Traceback" not in r.stderr
