@@ -62,7 +62,10 @@ def corpora(tmp_path_factory) -> dict[str, list[Path]]:
     out = {}
     for lang, n in sizes.items():
         p = root / f"{lang}.txt"
-        p.write_text("\n".join(make_sentences(lang, n, seed=len(lang) + n)) + "\n", encoding="utf-8")
+        lines = make_sentences(lang, n, seed=len(lang) + n)
+        if lang == "en":  # so the tiny vocabulary knows the relevance model's role prefixes
+            lines += [f"{role}: {s}" for s in lines[:200] for role in ("query", "passage")]
+        p.write_text("\n".join(lines) + "\n", encoding="utf-8")
         out[lang] = [p]
     return out
 

@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from edge_ranker.errors import EdgeRankerError
+from edge_ranker.runtime.interests import DAY, CoI, CoIConfig, decay, personal_scores, relevances
+
+CFG = CoIConfig()
+
+
+def test_decay_formula_values():
+    assert decay(0.0, 0.0, CFG) == 1.0
+    assert decay(0.0, 5 * DAY, CFG) == pytest.approx(0.5859, abs=1e-4)  # Xayn's unit test value
+    s, h, t = -0.1, 30.0, 12.5
+    expected = (math.exp(s * h) - math.exp(s * t)) / (math.exp(s * h) - 1)
+    assert decay(0.0, t * DAY, CFG) == pytest.approx(expected, rel=1e-12)
+    assert decay(0.0, 30 * DAY, CFG) == 0.0 and decay(0.0, 45 * DAY, CFG) == 0.0
+    assert decay(10 * DAY, 0.0, CFG) == 1.0  # a future last view
+    assert decay(0.0, DAY, CoIConfig(horizon_days=0)) == 0.0
+
+
+def test_config_validation():
+    with pytest.raises(EdgeRankerError):
+        CoIConfig(shift_factor=0)
+    with pytest.raises(EdgeRankerError):
+        CoIConfig(threshold=2)
+    with pytest.raises(EdgeRankerError):
+        CoIConfig(decay_rate_per_day=0.1)
+
+
+def _coi(i, v, count=1, time_=0.0, last=0.0, positive=True):
+    v = np.asarray(v, dtype=np.float32)
+    return CoI(i, positive, v / np.linalg.norm(v), count, time_, last)
+
+
+def test_relevance_formula():
+    cois = [_coi(1, [1, 0], count=3, time_=10.0), _coi(2, [0, 1], count=1, time_=30.0, last=-5 * DAY)]
+    r = relevances(cois, 0.0, CFG)
+    assert r[0] == pytest.approx((3 / 4 + 10 / 40) * 1.0)
+    assert r[1] == pytest.approx((1 / 4 + 30 / 40) * decay(-5 * DAY, 0.0, CFG))
+
+
+def test_old_interest_weighs_less_and_score_parts_add_up():
+    now = 40 * DAY
+    pos = [_coi(1, [1, 0, 0], last=now - 1 * DAY), _coi(2, [0, 1, 0], last=now - 20 * DAY)]
+    neg = [_coi(3, [0, 0, 1], last=now, positive=False)]
+    docs = np.eye(3, dtype=np.float32)
+    s = personal_scores(docs, pos, neg, now, CFG)
+    assert s[0].score > s[1].score > s[2].score
+    for p in s:
+        assert p.score == pytest.approx(p.positive_similarity * p.positive_decay + p.interest_relevance
+                                        - p.negative_similarity * p.negative_decay)
+    assert s[0].positive_coi == 1 and s[1].positive_coi == 2 and s[2].negative_coi == 3

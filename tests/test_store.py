@@ -1,0 +1,149 @@
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from edge_ranker.errors import EdgeRankerError
+from edge_ranker.runtime.interests import CoIConfig
+from edge_ranker.runtime.store import SCHEMA_VERSION, PreferenceStore
+
+
+def vec(*xs):
+    return np.array(xs, dtype=np.float32)
+
+
+def test_like_shifts_close_interest_and_creates_far_one(tmp_path):
+    s = PreferenceStore(tmp_path / "p.db")
+    s.add_feedback("a", vec(1, 0, 0), "like", "m", ts=100)
+    s.add_feedback("b", vec(0.9, 0.1, 0), "like", "m", ts=200)  # cos > 0.67: shift
+    pos, neg = s.interests("m")
+    assert len(pos) == 1 and pos[0].view_count == 2 and pos[0].last_view == 200
+    expected = 0.9 * vec(1, 0, 0) + 0.1 * vec(0.9, 0.1, 0) / np.linalg.norm(vec(0.9, 0.1, 0))
+    np.testing.assert_allclose(pos[0].point, expected / np.linalg.norm(expected), rtol=1e-5)
+    s.add_feedback("c", vec(0, 1, 0), "like", "m")  # far: new interest
+    s.add_feedback("d", vec(0, 0, 1), "dislike", "m")
+    pos, neg = s.interests("m")
+    assert len(pos) == 2 and len(neg) == 1
+    assert s.interests("other-model") == ([], [])
+
+
+def test_bad_input_keeps_what_is_stored(tmp_path):
+    s = PreferenceStore(tmp_path / "p.db")
+    s.add_feedback("a", vec(1, 0), "like", "m")
+    for bad in [("a", vec(0, 0), "like"), ("a", vec(np.nan, 1), "like"), ("a", vec(1, 0), "love"),
+                ("", vec(1, 0), "like")]:
+        with pytest.raises(EdgeRankerError):
+            s.add_feedback(*bad, "m")
+    assert s.feedback_count() == 1 and len(s.interests("m")[0]) == 1
+
+
+def test_export_and_forget(tmp_path):
+    s = PreferenceStore(tmp_path / "p.db")
+    s.add_feedback("a", vec(1, 0), "like", "m", text="héllo 😀")
+    e = s.export()
+    assert e["schema_version"] == SCHEMA_VERSION
+    assert e["feedback"][0]["text"] == "héllo 😀" and len(e["interests"]) == 1
+    s.forget()
+    assert s.export()["feedback"] == [] and s.export()["interests"] == []
+    s.close()
+    raw = (tmp_path / "p.db").read_bytes()
+    assert "héllo".encode() not in raw  # vacuumed: the text is gone from the file
+
+
+def test_newer_schema_refused(tmp_path):
+    p = tmp_path / "p.db"
+    PreferenceStore(p).close()
+    con = sqlite3.connect(p)
+    con.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
+    con.close()
+    with pytest.raises(EdgeRankerError, match="newer"):
+        PreferenceStore(p)
+
+
+def test_corrupted_database_clear_error_and_recovery(tmp_path):
+    p = tmp_path / "p.db"
+    s = PreferenceStore(p)
+    s.add_feedback("a", vec(1, 0), "like", "m")
+    s.close()
+    data = bytearray(p.read_bytes())
+    data[:16] = b"garbage garbage!"
+    p.write_bytes(bytes(data))
+    with pytest.raises(EdgeRankerError, match="corrupted") as exc:
+        PreferenceStore(p)
+    assert "prefs recover" in str(exc.value)
+    assert p.exists()  # nothing deleted
+    moved = PreferenceStore.recover(p)
+    assert moved.exists() and moved.read_bytes() == bytes(data)  # kept for inspection
+    fresh = PreferenceStore(p)
+    assert fresh.feedback_count() == 0
+
+
+def test_eight_threads(tmp_path):
+    s = PreferenceStore(tmp_path / "p.db", CoIConfig())
+    rng = np.random.default_rng(0)
+    vecs = rng.normal(size=(8, 50, 16)).astype(np.float32)
+    errors = []
+
+    def work(t):
+        try:
+            for i in range(50):
+                s.add_feedback(f"{t}-{i}", vecs[t, i], "like" if i % 3 else "dislike", "m")
+                s.interests("m")
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+    assert not errors
+    assert s.feedback_count() == 400
+    e = s.export()
+    pos_views = sum(i["view_count"] for i in e["interests"] if i["positive"])
+    assert pos_views == sum(1 for t in range(8) for i in range(50) if i % 3)  # every like counted once
+
+
+WRITER = """
+import sys, numpy as np
+from edge_ranker.runtime.store import PreferenceStore
+s = PreferenceStore(sys.argv[1])
+rng = np.random.default_rng(int(sys.argv[2]))
+i = 0
+while True:
+    s.add_feedback(f"{sys.argv[2]}-{i}", rng.normal(size=32), "like" if i % 2 else "dislike", "m")
+    print(f"{sys.argv[2]}-{i}", flush=True)  # acknowledged only after the commit returned
+    i += 1
+"""
+
+
+def test_sigkill_while_writing_loses_nothing_acknowledged(tmp_path):
+    db = tmp_path / "p.db"
+    PreferenceStore(db).close()
+    acked: list[str] = []
+    for run in range(50):
+        proc = subprocess.Popen([sys.executable, "-c", WRITER, str(db), str(run)], stdout=subprocess.PIPE, text=True)
+        time.sleep(0.05 + (run % 5) * 0.02)
+        deadline = time.time() + 10
+        first = proc.stdout.readline()  # make sure it is writing when killed
+        assert first or time.time() > deadline
+        os.kill(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        acked += [first.strip()] + [x for x in out.splitlines() if x.strip()]
+        acked = [a for a in acked if a]
+    con = sqlite3.connect(db)
+    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    stored = {r[0] for r in con.execute("SELECT doc_id FROM feedback")}
+    missing = [a for a in acked if a not in stored]
+    assert not missing, missing[:5]
+    # every event's interest update landed in the same transaction
+    events = con.execute("SELECT COUNT(*) FROM feedback WHERE reaction='like'").fetchone()[0]
+    views = con.execute("SELECT COALESCE(SUM(view_count), 0) FROM interests WHERE positive=1").fetchone()[0]
+    assert views == events
+    con.close()
