@@ -7,7 +7,6 @@ median and quartiles over ``repeats`` windows.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 
@@ -52,13 +51,15 @@ def latency(fn: Callable[[], object], runs: int, warmup: int = 5) -> dict[str, f
     return percentiles(ts)
 
 
-def cpu_seconds_per_call(fn: Callable[[], object], runs: int) -> float:
-    """user+sys CPU seconds per call: a proxy for energy that every machine can measure."""
-    t0 = os.times()
-    for _ in range(runs):
+def cpu_seconds_per_call(fn: Callable[[], object], min_seconds: float = 1.0) -> float:
+    """user+sys CPU seconds per call (all threads of this process): a proxy for energy that every machine can
+    measure. Runs for at least ``min_seconds`` of wall time so the clock's resolution does not matter."""
+    n = 0
+    c0, t0 = time.process_time(), time.perf_counter()
+    while time.perf_counter() - t0 < min_seconds or n < 3:
         fn()
-    t1 = os.times()
-    return ((t1.user - t0.user) + (t1.system - t0.system)) / runs
+        n += 1
+    return (time.process_time() - c0) / n
 
 
 def energy(meter, fn: Callable[[], object], window_s: float = 2.0, repeats: int = 5) -> dict:

@@ -55,8 +55,8 @@ def chart(result: dict, path: str | Path) -> Path:
     axes[0].barh(names, lat, xerr=err, color=colors)
     axes[0].set_xscale("log")
     axes[0].set_xlabel("latency, batch 1, short input (ms, median with IQR; log scale)")
-    for i, v in enumerate(lat):
-        axes[0].text(v, i, f" {v:.2f} ms", va="center")
+    for i, (v, m) in enumerate(zip(lat, ok)):
+        axes[0].text(m["latency_ms_b1_short"]["q3"], i, f"  {v:.2f} ms", va="center")
     if has_energy:
         vals = [m["energy_b1_short"]["net_j"]["p50"] * 1e3 for m in ok]
         label = "energy per inference, net of idle (mJ, RAPL package)"
@@ -69,7 +69,11 @@ def chart(result: dict, path: str | Path) -> Path:
     axes[1].set_yticklabels([])
     for i, v in enumerate(vals):
         axes[1].text(v, i, f" {v:.3g}", va="center")
-    for ax in axes:
+    from matplotlib.ticker import NullFormatter
+
+    for ax, v in ((axes[0], lat), (axes[1], vals)):
+        ax.set_xlim(min(v) / 3, max(v) * 8)  # room for the labels; a log axis has no zero
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.invert_yaxis()
         ax.grid(axis="x", which="both", alpha=0.3)
     fig.suptitle(f"edge-ranker bench — {result['machine']['cpu']}, {result['machine']['threads']} thread(s); "

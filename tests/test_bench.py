@@ -1,0 +1,144 @@
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from edge_ranker.bench import energy as en
+from edge_ranker.bench.energy import EnergyUnavailable, PowercapMeter, PyJoulesMeter, open_meter
+
+
+def fake_tree(root: Path, zones: dict[str, tuple[str, int, int]]) -> Path:
+    """zones: dir name -> (name, energy_uj, max_energy_range_uj)"""
+    for d, (name, e, rng) in zones.items():
+        z = root / d
+        z.mkdir(parents=True)
+        (z / "name").write_text(name + "\n")
+        (z / "energy_uj").write_text(f"{e}\n")
+        (z / "max_energy_range_uj").write_text(f"{rng}\n")
+    return root
+
+
+def set_energy(root: Path, d: str, e: int) -> None:
+    (root / d / "energy_uj").write_text(f"{e}\n")
+
+
+def test_normal_reading(tmp_path):
+    root = fake_tree(tmp_path, {"intel-rapl:0": ("package-0", 1_000_000, 2**32),
+                                "intel-rapl:0:0": ("core", 500_000, 2**32),
+                                "intel-rapl:0:1": ("dram", 100, 2**32)})
+    m = PowercapMeter(root)
+    a = m.read()
+    set_energy(root, "intel-rapl:0", 3_500_000)
+    set_energy(root, "intel-rapl:0:0", 1_500_000)
+    d = m.delta_joules(a, m.read())
+    assert d["package-0"] == pytest.approx(2.5) and d["core@intel-rapl:0:0"] == pytest.approx(1.0)
+    assert m.total(d) == pytest.approx(2.5)  # package only: core and dram are inside or beside it
+
+
+def test_counter_wrap(tmp_path):
+    root = fake_tree(tmp_path, {"intel-rapl:0": ("package-0", 262_143_000_000, 262_143_328_850)})
+    m = PowercapMeter(root)
+    a = m.read()
+    set_energy(root, "intel-rapl:0", 1_000_000)
+    assert m.delta_joules(a, m.read())["package-0"] == pytest.approx((328_850 + 1_000_000) / 1e6)
+
+
+def test_two_sockets_sum(tmp_path):
+    root = fake_tree(tmp_path, {"intel-rapl:0": ("package-0", 0, 2**32), "intel-rapl:1": ("package-1", 0, 2**32)})
+    m = PowercapMeter(root)
+    a = m.read()
+    set_energy(root, "intel-rapl:0", 1_000_000)
+    set_energy(root, "intel-rapl:1", 2_000_000)
+    assert m.total(m.delta_joules(a, m.read())) == pytest.approx(3.0)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file; permission is simulated below instead")
+def test_missing_permission_real_chmod(tmp_path):
+    root = fake_tree(tmp_path, {"intel-rapl:0": ("package-0", 0, 2**32)})
+    os.chmod(root / "intel-rapl:0" / "energy_uj", 0)
+    with pytest.raises(EnergyUnavailable, match="permission") as exc:
+        PowercapMeter(root)
+    assert "udev" in exc.value.fix
+
+
+def test_missing_permission(tmp_path, monkeypatch):
+    root = fake_tree(tmp_path, {"intel-rapl:0": ("package-0", 0, 2**32)})
+    real = os.access
+    monkeypatch.setattr(en.os, "access", lambda p, mode: False if str(p).endswith("energy_uj") else real(p, mode))
+    with pytest.raises(EnergyUnavailable, match="no read permission") as exc:
+        PowercapMeter(root)
+    assert "sysfs.conf" in exc.value.fix and "udev" in exc.value.fix
+
+
+def test_missing_zones(tmp_path):
+    (tmp_path / "dtpm").mkdir()
+    with pytest.raises(EnergyUnavailable, match="no RAPL zones"):
+        PowercapMeter(tmp_path)
+
+
+def test_no_powercap_at_all(tmp_path):
+    with pytest.raises(EnergyUnavailable, match="no powercap interface"):
+        PowercapMeter(tmp_path / "absent")
+
+
+def test_pyjoules_absent(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyJoules", None)
+    monkeypatch.setitem(sys.modules, "pyJoules.device", None)
+    monkeypatch.setitem(sys.modules, "pyJoules.device.rapl_device", None)
+    with pytest.raises(EnergyUnavailable, match="pyJoules is not installed"):
+        PyJoulesMeter()
+    with pytest.raises(EnergyUnavailable) as exc:
+        open_meter("/nonexistent-powercap")
+    assert "powercap:" in exc.value.reason and "pyjoules:" in exc.value.reason
+
+
+def test_energy_measurement_with_fake_meter():
+    from edge_ranker.bench.measure import energy
+
+    class Meter:
+        backend, zones = "fake", [en.Zone(Path("x"), "package-0", 2**32)]
+
+        def __init__(self):
+            self.t0 = __import__("time").perf_counter()
+
+        def read(self):  # 10 W constant draw
+            return {"package-0": int((__import__("time").perf_counter() - self.t0) * 10e6)}
+
+        delta_joules = PowercapMeter.delta_joules
+        total = staticmethod(PowercapMeter.total)
+
+    r = energy(Meter(), lambda: sum(range(1000)), window_s=0.2, repeats=3)
+    assert r["gross_j"]["p50"] > 0 and r["net_j"]["p50"] < r["gross_j"]["p50"] * 0.5  # idle subtracted
+    assert r["note"].startswith("RAPL measures the whole")
+
+
+def test_bench_cli_runs_without_energy_counters(tiny_model, tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-m", "edge_ranker.cli", "bench", str(tiny_model), "--energy", "--runs", "20",
+         "--powercap-root", str(tmp_path / "no-powercap"), "--out", str(tmp_path), "--tag", "t"],
+        capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "energy: unavailable (powercap: no powercap interface" in out.stdout
+    res = json.loads((tmp_path / "t.json").read_text())
+    m = res["models"][0]
+    assert m["latency_ms_b1_short"]["p50"] > 0 and m["size_bytes"] > 0 and m["peak_rss_mb"] > 0
+    assert m["cpu_s_b1_short"] > 0 and "energy_unavailable" in m
+    assert (tmp_path / "t.png").stat().st_size > 10_000
+
+
+def test_bench_with_fake_counters(tiny_model, tmp_path):
+    root = fake_tree(tmp_path / "pc", {"intel-rapl:0": ("package-0", 0, 2**32)})
+    out = subprocess.run(
+        [sys.executable, "-m", "edge_ranker.cli", "bench", str(tiny_model), "--energy", "--runs", "20",
+         "--window", "0.2", "--repeats", "2", "--powercap-root", str(root), "--out", str(tmp_path), "--tag", "f"],
+        capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "energy: powercap" in out.stdout
+    m = json.loads((tmp_path / "f.json").read_text())["models"][0]
+    assert m["energy_b1_short"]["backend"] == "powercap"  # a frozen counter reads 0 J, honestly
+    assert m["energy_b1_short"]["gross_j"]["p50"] == 0.0
