@@ -119,6 +119,30 @@ def _load_language(paths: list[str | Path]) -> tuple[list[str], list[str], ReadS
     return lines, words, stats
 
 
+def split_corpora(corpora: dict[str, list[str | Path]], rng: random.Random, heldout_lines: int) -> tuple[
+        dict[str, list[str]], dict[str, list[str]], dict[str, ReadStats]]:
+    """Read each language, de-duplicate, shuffle, hold out up to ``heldout_lines`` corpus lines for the report.
+
+    The split depends only on the corpora and the seed (not on alpha or size), so reports of vocabularies
+    built with the same seed are measured on the same held-out text.
+    """
+    train_lines: dict[str, list[str]] = {}
+    held: dict[str, list[str]] = {}
+    stats: dict[str, ReadStats] = {}
+    for lang in sorted(corpora):
+        paths = list(corpora[lang])
+        if not paths:
+            raise EdgeRankerError(f"language {lang!r} has no corpus files")
+        lines, words, st = _load_language(paths)
+        if not lines and not words:
+            raise EdgeRankerError(f"language {lang!r} has no usable text in {', '.join(map(str, paths))}")
+        lines = sorted(set(lines))  # deterministic order, duplicates would inflate a language's amount
+        rng.shuffle(lines)
+        n_held = min(heldout_lines, len(lines) // 10)
+        held[lang], train_lines[lang], stats[lang] = lines[:n_held], lines[n_held:] + words, st
+    return held, train_lines, stats
+
+
 def build_vocab(
     corpora: dict[str, list[str | Path]],
     out_dir: str | Path,
@@ -146,20 +170,7 @@ def build_vocab(
     smoothed_weights({"_": 1.0}, alpha)  # validates alpha before any reading
     start = time.perf_counter()
     rng = random.Random(seed)
-    train_lines: dict[str, list[str]] = {}
-    held: dict[str, list[str]] = {}
-    stats: dict[str, ReadStats] = {}
-    for lang in sorted(corpora):
-        paths = list(corpora[lang])
-        if not paths:
-            raise EdgeRankerError(f"language {lang!r} has no corpus files")
-        lines, words, st = _load_language(paths)
-        if not lines and not words:
-            raise EdgeRankerError(f"language {lang!r} has no usable text in {', '.join(map(str, paths))}")
-        lines = sorted(set(lines))  # deterministic order, duplicates would inflate a language's amount
-        rng.shuffle(lines)
-        n_held = min(heldout_lines, len(lines) // 10)
-        held[lang], train_lines[lang], stats[lang] = lines[:n_held], lines[n_held:] + words, st
+    held, train_lines, stats = split_corpora(corpora, rng, heldout_lines)
     amounts = {lang: float(sum(len(s) for s in ls)) for lang, ls in train_lines.items()}
     shares = smoothed_weights(amounts, alpha)
     total = sum(amounts.values())
