@@ -161,6 +161,12 @@ def cmd_bench(a: argparse.Namespace) -> None:
     print(f"wrote {res['files']['json']} and {res['files']['png']}")
 
 
+def cmd_demo(a: argparse.Namespace) -> None:
+    from edge_ranker.demo import run_demo
+
+    run_demo(a.semantic, a.relevance, top=a.top)
+
+
 def _add_ranker_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--semantic", default="semantic", help="semantic model folder or shipped name")
     p.add_argument("--relevance", default="relevance", help="relevance model folder or shipped name")
@@ -256,6 +262,12 @@ def build_parser() -> argparse.ArgumentParser:
     bn.add_argument("--out", default="bench/results")
     bn.add_argument("--tag", help="file stem for the JSON and PNG")
     bn.set_defaults(func=cmd_bench)
+
+    dm = sub.add_parser("demo", help="rank a small multilingual feed for a scripted user with the shipped models")
+    dm.add_argument("--semantic", default="semantic")
+    dm.add_argument("--relevance", default="relevance")
+    dm.add_argument("--top", type=int, default=8)
+    dm.set_defaults(func=cmd_demo)
     return p
 
 

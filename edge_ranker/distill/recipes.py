@@ -31,6 +31,7 @@ PASSAGE_SOURCES = {  # monolingual text for passage-role training (never evaluat
     "fr": "mono/leipzig_wiki_10k/fra_*.txt", "it": "mono/leipzig_wiki_10k/ita_*.txt",
     "es": "mono/leipzig_wiki_10k/spa_*.txt", "ru": "mono/wmt_newstest_mono/rus/newstest2019.rus",
     "tr": "mono/wmt_newstest_mono/tur/newstest2017.tur", "pl": "mono/wmt_newstest_mono/pol/*",
+    "pt": "parallel/ntrex128/newstest2019-ref.por.txt", "nl": "parallel/ntrex128/newstest2019-ref.nld.txt",
 }
 
 
@@ -50,11 +51,11 @@ class Recipe:
 
 
 RECIPES: dict[str, Recipe] = {
-    "semantic": Recipe(kind="semantic", teacher="use-multilingual-v3", train=TrainConfig(epochs=6, max_length=64)),
+    "semantic": Recipe(kind="semantic", teacher="use-multilingual-v3", train=TrainConfig(epochs=4, max_length=64)),
     "relevance": Recipe(
         kind="relevance", teacher="multilingual-e5-small", max_pairs_per_lang=5000, roles=["query", "passage"],
-        prefixes={"query": "query: ", "passage": "passage: "}, passages_per_lang=1000,
-        train=TrainConfig(epochs=6, max_length=256, batch_size=64),
+        prefixes={"query": "query: ", "passage": "passage: "}, passages_per_lang=1500,
+        train=TrainConfig(epochs=3, max_length=256, batch_size=128),
     ),
 }
 

@@ -1,0 +1,29 @@
+# Two entry points on a fresh machine (Python 3.10+):
+#   make demo   set up the runtime (numpy, onnxruntime, tokenizers) and rank a feed with the shipped models
+#   make test   set up everything (torch==2.13.0 CPU build first, then the train and dev extras) and run the tests
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test setup-runtime setup-dev lint
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+setup-runtime: $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+
+demo: setup-runtime
+	$(BIN)/edge-ranker demo
+
+setup-dev: $(BIN)/python
+	# torch first and pinned: on these machines 2.13.0 is a local CPU build; any other spec pulls CUDA wheels
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e ".[train,dev]"
+
+lint: setup-dev
+	$(BIN)/ruff check edge_ranker tests
+
+test: setup-dev lint
+	$(BIN)/python -m pytest -q
