@@ -226,7 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     x = sub.add_parser("export", help="export a student folder to an ONNX model folder with a manifest")
     x.add_argument("model_dir")
     x.add_argument("--out", required=True)
-    x.add_argument("--quantize", default="int8-rowwise", help="fp32 int8-matmul fp16-table int8-gather int8-rowwise ...")
+    x.add_argument("--quantize", default="int8-rowwise", help="fp32 int8-matmul fp16-table int8-gather int8-rowwise")
     x.add_argument("--name", help="model name in the manifest (default: folder name)")
     x.add_argument("--sentence-transformers", metavar="DIR", help="also write a sentence-transformers folder")
     x.set_defaults(func=cmd_export)
@@ -252,7 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
     pr.set_defaults(func=cmd_prefs)
 
     bn = sub.add_parser("bench", help="latency, size, memory, CPU time and energy: students vs teachers")
-    bn.add_argument("models", nargs="*", help="model folders/shipped names and teacher:NAME (default: shipped + teachers)")
+    bn.add_argument("models", nargs="*", help="model folders, shipped names, teacher:NAME (default: shipped+teachers)")
     bn.add_argument("--energy", action="store_true", help="also measure energy per inference (RAPL/powercap)")
     bn.add_argument("--threads", type=int, default=1)
     bn.add_argument("--runs", type=int, default=300)

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 import torch
-
 from conftest import HashTeacher, make_sentences
+
 from edge_ranker.distill import losses
 from edge_ranker.distill.pca import ReducedTeacher, fit_pca
 from edge_ranker.teachers import CachedTeacher

@@ -5,9 +5,9 @@ import shutil
 
 import numpy as np
 import pytest
+from conftest import VARIED, make_sentences
 from scipy.stats import spearmanr
 
-from conftest import VARIED, make_sentences
 from edge_ranker.distill.student import TorchStudentEncoder
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.export.onnx_graph import export_model

@@ -10,10 +10,10 @@ import threading
 
 import numpy as np
 import pytest
+from conftest import VARIED
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import VARIED
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.encoder import Encoder
 from edge_ranker.runtime.ranker import Document, Ranker

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import SYLLABLES, HashTeacher, make_sentences
 from tokenizers import Tokenizer
 
-from conftest import SYLLABLES, HashTeacher, make_sentences
-from edge_ranker.distill.student import TorchStudentEncoder
+from edge_ranker.distill.student import StudentInfo, TorchStudentEncoder
 from edge_ranker.distill.train import Group, TrainConfig, train_student
-from edge_ranker.distill.student import StudentInfo
 
 
 def _data(n: int = 256):

@@ -27,8 +27,8 @@ def table(result: dict) -> str:
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)) for r in rows]
     mi = result["machine"]
-    head = f"machine: {mi['cpu']} | {mi['logical_cpus']} CPUs | threads {mi['threads']} | governor {mi['governor']} | " \
-           f"power {mi['power']}"
+    head = (f"machine: {mi['cpu']} | {mi['logical_cpus']} CPUs | threads {mi['threads']} | "
+            f"governor {mi['governor']} | power {mi['power']}")
     energy = result.get("energy")
     if energy and "unavailable" in energy:
         head += f"\nenergy: unavailable ({energy['unavailable']})\n{energy['fix']}"

@@ -62,7 +62,8 @@ def run_bench(models: list[str] | None = None, threads: int = 1, runs: int = 300
             continue
         result["models"].append(json.loads(proc.stdout.strip().splitlines()[-1]))
     if not any("error" not in m for m in result["models"]):
-        raise EdgeRankerError("no model could be benchmarked: " + "; ".join(m.get("error", "") for m in result["models"]))
+        errors = "; ".join(m.get("error", "") for m in result["models"])
+        raise EdgeRankerError(f"no model could be benchmarked: {errors}")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     stem = tag or "bench-" + time.strftime("%Y%m%d-%H%M%S")

@@ -93,8 +93,10 @@ def export_sentence_transformers(student_dir: str | Path, out_dir: str | Path) -
     tmp = Path(out_dir) / "_hf"
     tmp.mkdir(parents=True, exist_ok=True)
     student.bert.save_pretrained(tmp)
-    PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
-                            sep_token="[SEP]", mask_token="[MASK]", model_max_length=info.max_length).save_pretrained(tmp)
+    hf_tok = PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token="[UNK]", pad_token="[PAD]",
+                                     cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]",
+                                     model_max_length=info.max_length)
+    hf_tok.save_pretrained(tmp)
     word = models.Transformer(str(tmp), max_seq_length=info.max_length)
     pool = models.Pooling(word.get_word_embedding_dimension(), pooling_mode="mean")
     st = SentenceTransformer(modules=[word, pool, models.Normalize()], device="cpu")
