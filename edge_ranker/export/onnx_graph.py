@@ -68,6 +68,8 @@ def export_model(student_dir: str | Path, out_dir: str | Path, quantize: str = "
     quantize_model(fp32, final, quantize)
     fp32.unlink(missing_ok=True)
     tokenizer.save(str(out / "tokenizer.json"))
+    vocab = sorted(tokenizer.get_vocab().items(), key=lambda kv: kv[1])  # for runtimes without a JSON parser
+    (out / "vocab.txt").write_text("".join(f"{t}\n" for t, _ in vocab), encoding="utf-8")
     pca = {}
     if (Path(student_dir) / "pca.npz").exists():
         pca = {"dim": info.pca_dim, "explained_variance": info.pca_explained_variance}

@@ -26,6 +26,7 @@ class Manifest:
     max_length: int
     onnx: str = "model.onnx"
     tokenizer: str = "tokenizer.json"
+    vocab: str = "vocab.txt"  # the same WordPiece vocabulary, one token per line (id = line), for the JVM
     prefixes: dict[str, str] = field(default_factory=dict)  # role -> prefix; empty: symmetric model
     quantization: str = "fp32"
     teacher: str = ""
@@ -50,9 +51,10 @@ def write_manifest(folder: str | Path, manifest: Manifest) -> Path:
     """Hash the ONNX and tokenizer files and write ``manifest.json`` next to them."""
     folder = Path(folder)
     manifest.files = {}
-    for name in (manifest.onnx, manifest.tokenizer):
+    for name in (manifest.onnx, manifest.tokenizer, manifest.vocab):
         p = folder / name
-        manifest.files[name] = {"sha256": sha256_file(p), "bytes": p.stat().st_size}
+        if p.exists() or name != manifest.vocab:
+            manifest.files[name] = {"sha256": sha256_file(p), "bytes": p.stat().st_size}
     path = folder / MANIFEST
     path.write_text(json.dumps(asdict(manifest), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return path

@@ -1,0 +1,17 @@
+// Plain JVM module: tokenization, centers of interest, fusion. No Android dependency, so its golden test
+// also runs with the bare JDK (core/run_tests.sh), which is what CI does.
+plugins {
+    `java-library`
+}
+
+java {
+    toolchain { languageVersion.set(JavaLanguageVersion.of(17)) }
+}
+
+tasks.register<JavaExec>("goldenTest") {
+    description = "Checks the core against the Python runtime's golden vectors"
+    classpath = sourceSets["test"].runtimeClasspath
+    mainClass.set("ai.edgeranker.core.GoldenTest")
+    args = listOf("${rootDir}/golden", "${rootDir}/../edge_ranker/models")
+}
+tasks.named("check") { dependsOn("goldenTest") }

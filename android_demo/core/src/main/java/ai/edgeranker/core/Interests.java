@@ -1,0 +1,180 @@
+package ai.edgeranker.core;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Centers of interest, as the Python runtime (edge_ranker/runtime/interests.py and store.py): shift the
+ * closest same-polarity interest towards a liked/disliked document when cosine >= threshold, else create
+ * one; decay with time since last view; personal score = posSim*decay + relevance - negSim*decay.
+ */
+public final class Interests {
+    public static final double DAY = 86_400.0;
+
+    public static final class Config {
+        public double shiftFactor = 0.1;
+        public double threshold = 0.67;
+        public double horizonDays = 30.0;
+        public double decayRatePerDay = -0.1;
+        public int minPositiveCois = 1;
+    }
+
+    public static final class CoI {
+        public final boolean positive;
+        public float[] point;
+        public int viewCount;
+        public double viewTime;
+        public double lastView;
+
+        CoI(boolean positive, float[] point, double ts) {
+            this.positive = positive;
+            this.point = point;
+            this.viewCount = 1;
+            this.viewTime = 0.0;
+            this.lastView = ts;
+        }
+    }
+
+    public static final class PersonalScore {
+        public double score;
+        public int positive = -1;
+        public int negative = -1;
+    }
+
+    public final Config config;
+    public final List<CoI> positives = new ArrayList<>();
+    public final List<CoI> negatives = new ArrayList<>();
+
+    public Interests(Config config) {
+        this.config = config;
+    }
+
+    static float dot(float[] a, float[] b) {
+        float s = 0f;
+        for (int i = 0; i < a.length; i++) {
+            s += a[i] * b[i];
+        }
+        return s;
+    }
+
+    static float[] unit(float[] v) {
+        double n = 0;
+        for (float x : v) {
+            n += (double) x * x;
+        }
+        float norm = (float) Math.sqrt(n);
+        if (!(norm > 0f) || Float.isInfinite(norm)) {
+            throw new IllegalArgumentException("embedding must be a finite, non-zero vector");
+        }
+        float[] out = new float[v.length];
+        for (int i = 0; i < v.length; i++) {
+            out[i] = v[i] / norm;
+        }
+        return out;
+    }
+
+    /** Record a like (positive) or dislike at unix time ts. */
+    public void feedback(float[] embedding, boolean positive, double ts) {
+        float[] e = unit(embedding);
+        List<CoI> cois = positive ? positives : negatives;
+        int best = -1;
+        float bestSim = Float.NEGATIVE_INFINITY;
+        for (int i = 0; i < cois.size(); i++) {
+            float s = dot(cois.get(i).point, e);
+            if (s > bestSim) {
+                bestSim = s;
+                best = i;
+            }
+        }
+        if (best >= 0 && bestSim >= config.threshold) {
+            CoI c = cois.get(best);
+            float a = (float) config.shiftFactor;
+            float keep = (float) (1.0 - config.shiftFactor);
+            float[] p = new float[e.length];
+            for (int i = 0; i < e.length; i++) {
+                p[i] = keep * c.point[i] + a * e[i];
+            }
+            c.point = unit(p);
+            if (positive) {
+                c.viewCount += 1;
+            }
+            c.lastView = Math.max(ts, c.lastView);
+        } else {
+            cois.add(new CoI(positive, e, ts));
+        }
+    }
+
+    public double decay(double lastView, double now) {
+        if (config.horizonDays == 0) {
+            return 0.0;
+        }
+        double days = (now - lastView) / DAY;
+        if (days <= 0) {
+            return 1.0;
+        }
+        double s = config.decayRatePerDay;
+        double h = config.horizonDays;
+        return Math.max(0.0, (Math.exp(s * h) - Math.exp(s * days)) / (Math.exp(s * h) - 1.0));
+    }
+
+    double[] relevances(double now) {
+        double cs = 0;
+        double ts = 0;
+        for (CoI c : positives) {
+            cs += c.viewCount;
+            ts += c.viewTime;
+        }
+        cs = cs == 0 ? 1 : cs;
+        ts = ts == 0 ? 1 : ts;
+        double[] r = new double[positives.size()];
+        for (int i = 0; i < r.length; i++) {
+            CoI c = positives.get(i);
+            r[i] = (c.viewCount / cs + c.viewTime / ts) * decay(c.lastView, now);
+        }
+        return r;
+    }
+
+    public boolean active() {
+        return positives.size() >= config.minPositiveCois || !negatives.isEmpty();
+    }
+
+    public PersonalScore[] score(float[][] docs, double now) {
+        double[] rel = relevances(now);
+        PersonalScore[] out = new PersonalScore[docs.length];
+        for (int d = 0; d < docs.length; d++) {
+            PersonalScore p = new PersonalScore();
+            double ps = 0, pd = 0, pr = 0, ns = 0, nd = 0;
+            int j = argmax(positives, docs[d]);
+            if (j >= 0) {
+                CoI c = positives.get(j);
+                ps = dot(docs[d], c.point);
+                pd = decay(c.lastView, now);
+                pr = rel[j];
+                p.positive = j;
+            }
+            int k = argmax(negatives, docs[d]);
+            if (k >= 0) {
+                CoI c = negatives.get(k);
+                ns = dot(docs[d], c.point);
+                nd = decay(c.lastView, now);
+                p.negative = k;
+            }
+            p.score = ps * pd + pr - ns * nd;
+            out[d] = p;
+        }
+        return out;
+    }
+
+    private static int argmax(List<CoI> cois, float[] doc) {
+        int best = -1;
+        float bestSim = Float.NEGATIVE_INFINITY;
+        for (int i = 0; i < cois.size(); i++) {
+            float s = dot(doc, cois.get(i).point);
+            if (s > bestSim) {
+                bestSim = s;
+                best = i;
+            }
+        }
+        return best;
+    }
+}

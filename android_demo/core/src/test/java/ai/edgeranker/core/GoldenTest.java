@@ -1,0 +1,152 @@
+package ai.edgeranker.core;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Checks the JVM core against golden vectors written by the Python runtime
+ * (python -m edge_ranker.demo.golden android_demo/golden): token ids identical for every input and role,
+ * rankings identical and scores within 1e-4 for a scripted like/dislike history, with and without a query.
+ * Needs no JUnit (plain javac/java); prints "N passed, N failed" and exits non-zero on any failure.
+ * Usage: GoldenTest GOLDEN_DIR MODELS_DIR
+ */
+public final class GoldenTest {
+    private static int passed;
+    private static int failed;
+
+    private static void check(boolean ok, String what) {
+        if (ok) {
+            passed++;
+        } else {
+            failed++;
+            System.out.println("FAIL " + what);
+        }
+    }
+
+    static List<String[]> rows(Path p) throws Exception {
+        List<String[]> out = new ArrayList<>();
+        for (String line : Files.readAllLines(p, StandardCharsets.US_ASCII)) {
+            if (!line.isEmpty()) {
+                out.add(line.split("\t", -1));
+            }
+        }
+        return out;
+    }
+
+    static String b64(String s) {
+        return new String(Base64.getDecoder().decode(s), StandardCharsets.UTF_8);
+    }
+
+    static float[] floats(String csv) {
+        String[] parts = csv.split(",");
+        float[] v = new float[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            v[i] = Float.parseFloat(parts[i]);
+        }
+        return v;
+    }
+
+    static void tokens(Path golden, Path models, String model) throws Exception {
+        Map<String, String> cfg = new HashMap<>();
+        for (String[] r : rows(golden.resolve(model + "_config.tsv"))) {
+            cfg.put(r[0], r[1]);
+        }
+        int maxLength = Integer.parseInt(cfg.get("max_length"));
+        WordPieceTokenizer tok = WordPieceTokenizer.load(models.resolve(model).resolve("vocab.txt"), maxLength);
+        for (String[] r : rows(golden.resolve(model + "_tokens.tsv"))) {
+            String text = b64(r[0]);
+            String prefix = r[1].equals("-") ? "" : b64(cfg.get("prefix_" + r[1]));
+            int[] got = tok.encode(text, prefix);
+            StringBuilder s = new StringBuilder();
+            for (int i = 0; i < got.length; i++) {
+                s.append(i == 0 ? "" : ",").append(got[i]);
+            }
+            String shown = text.length() > 40 ? text.substring(0, 40) + "..." : text;
+            check(s.toString().equals(r[2]), model + " tokens for [" + shown + "] role " + r[1]
+                    + "\n  expected " + r[2] + "\n  got      " + s);
+        }
+    }
+
+    static void ranking(Path golden) throws Exception {
+        Map<String, String> sc = new HashMap<>();
+        for (String[] r : rows(golden.resolve("scenario.tsv"))) {
+            sc.put(r[0], r[1]);
+        }
+        Interests.Config cfg = new Interests.Config();
+        cfg.shiftFactor = Double.parseDouble(sc.get("shift_factor"));
+        cfg.threshold = Double.parseDouble(sc.get("threshold"));
+        cfg.horizonDays = Double.parseDouble(sc.get("horizon_days"));
+        cfg.decayRatePerDay = Double.parseDouble(sc.get("decay_rate_per_day"));
+        Interests interests = new Interests(cfg);
+        for (String[] r : rows(golden.resolve("history.tsv"))) {
+            interests.feedback(floats(r[2]), r[0].equals("like"), Double.parseDouble(r[1]));
+        }
+        List<String[]> docs = rows(golden.resolve("documents.tsv"));
+        float[][] sem = new float[docs.size()][];
+        float[][] rel = new float[docs.size()][];
+        for (int i = 0; i < docs.size(); i++) {
+            sem[i] = floats(docs.get(i)[1]);
+            rel[i] = floats(docs.get(i)[2]);
+        }
+        double now = Double.parseDouble(sc.get("now"));
+        float[] query = floats(sc.get("query"));
+        double pw = Double.parseDouble(sc.get("personal_weight"));
+        double qw = Double.parseDouble(sc.get("query_weight"));
+        int k = Integer.parseInt(sc.get("k"));
+        Interests.PersonalScore[] personal = interests.score(sem, now);
+        double[] pscore = new double[docs.size()];
+        double[] rscore = new double[docs.size()];
+        for (int i = 0; i < docs.size(); i++) {
+            pscore[i] = personal[i].score;
+            rscore[i] = Interests.dot(rel[i], query);
+        }
+        for (String name : new String[] {"personal", "search"}) {
+            double[] total = new double[docs.size()];
+            Fusion.addContribution(total, pscore, pw, k);
+            if (name.equals("search")) {
+                Fusion.addContribution(total, rscore, qw, k);
+            }
+            Integer[] order = Fusion.order(total);
+            List<String[]> expected = rows(golden.resolve("expected_" + name + ".tsv"));
+            check(expected.size() == order.length, name + ": document count");
+            for (int r = 0; r < expected.size(); r++) {
+                String[] e = expected.get(r);
+                int i = order[r];
+                check(docs.get(i)[0].equals(e[1]), name + " rank " + (r + 1) + ": expected " + e[1] + " got "
+                        + docs.get(i)[0]);
+                int j = indexOf(docs, e[1]);
+                check(Math.abs(total[j] - Double.parseDouble(e[2])) <= 1e-4, name + " fused score of " + e[1]);
+                check(Math.abs(pscore[j] - Double.parseDouble(e[3])) <= 1e-4, name + " personal score of " + e[1]
+                        + ": expected " + e[3] + " got " + pscore[j]);
+                if (!e[4].equals("None")) {
+                    check(Math.abs(rscore[j] - Double.parseDouble(e[4])) <= 1e-4, name + " relevance of " + e[1]);
+                }
+            }
+        }
+    }
+
+    static int indexOf(List<String[]> docs, String id) {
+        for (int i = 0; i < docs.size(); i++) {
+            if (docs.get(i)[0].equals(id)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path golden = Path.of(args.length > 0 ? args[0] : "golden");
+        Path models = Path.of(args.length > 1 ? args[1] : "../edge_ranker/models");
+        tokens(golden, models, "semantic");
+        tokens(golden, models, "relevance");
+        ranking(golden);
+        System.out.println(passed + " passed, " + failed + " failed");
+        System.exit(failed == 0 ? 0 : 1);
+    }
+}

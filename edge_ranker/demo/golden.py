@@ -1,0 +1,106 @@
+"""Golden vectors from the Python runtime for other runtimes (the Android/JVM core) to reproduce.
+
+Plain tab-separated text (texts base64-encoded) so a JVM test needs no JSON library. Regenerate with
+``python -m edge_ranker.demo.golden OUT_DIR`` after changing a shipped model.
+"""
+
+from __future__ import annotations
+
+import base64
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from edge_ranker.runtime.encoder import Encoder
+from edge_ranker.runtime.interests import DAY, CoIConfig
+from edge_ranker.runtime.ranker import Document, Ranker
+from edge_ranker.runtime.store import PreferenceStore
+
+TEXTS = [
+    "", " ", "Hello, World!", "The quick brown fox jumps over the lazy dog.",
+    "Ärger über Öl-Preise: Straße gesperrt, Fußgänger überrascht.", "Ça va? L'été à Noël, façade et œuvre.",
+    "¿Dónde está la estación? ¡Mañana!", "Zażółć gęślą jaźń — Łódź, Kraków.", "São Paulo: ação, coração, não.",
+    "Съешь же ещё этих мягких французских булок, да выпей чаю.", "Işık, ağaç, şehir, çiçek, öğrenci, İstanbul.",
+    "Het is een mooie dag in Amsterdam, nietwaar?", "日本語のテキストと中文文本混在", "emoji 😀🎉👍🏽 and flags 🇩🇪🇹🇷",
+    "tabs\tnew\nlines\r\nand\x00control\x07chars", "ﬁ ligature ＦＵＬＬ-width ①②", "a" * 150 + " " + "b" * 99,
+    "caf\u0065\u0301 combining accent", "lone surrogate \ud800 here", "word " * 300,
+    "Ünïcödé ÀÉÎÕÜ ÿ ñ ß", "مرحبا بالعالم", "Ελληνικά γράμματα", "क्या हाल है", "x-ray, e-mail; (brackets) [and] {braces}",
+]
+
+
+def _b64(s: str) -> str:
+    return base64.b64encode(s.encode("utf-8", "replace")).decode("ascii")
+
+
+def _vec(v: np.ndarray) -> str:
+    return ",".join(f"{x:.8g}" for x in v)
+
+
+def write_tokens(enc: Encoder, path: Path) -> None:
+    rows = []
+    roles = [None] + ([r for r in ("query", "passage") if r in enc.manifest.prefixes])
+    for role in roles:
+        for t, ids in zip(TEXTS, enc.tokenize(TEXTS, role=role)):
+            rows.append(f"{_b64(t)}\t{role or '-'}\t{','.join(map(str, ids))}")
+    path.write_text("\n".join(rows) + "\n", encoding="ascii")
+
+
+def write_embeddings(enc: Encoder, path: Path) -> None:
+    rows = [f"{_b64(t)}\t{_vec(v)}" for t, v in zip(TEXTS[:8], enc.encode(TEXTS[:8]))]
+    path.write_text("\n".join(rows) + "\n", encoding="ascii")
+
+
+def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -> None:
+    """A scripted like/dislike history over 40 days, then ranking the demo feed with and without a query."""
+    from edge_ranker.demo import load_feed
+
+    docs, history = load_feed()
+    now = 1_800_000_000.0
+    cfg = CoIConfig()
+    ranker = Ranker(semantic, relevance, PreferenceStore(tmp / "golden.sqlite", cfg))
+    events = [(d, "like") for d in history["likes"]] + [(d, "dislike") for d in history["dislikes"]]
+    hist = []
+    for k, (d, reaction) in enumerate(events * 2):  # repeats exercise the shift-towards path
+        ts = now - (40 - 4 * k) * DAY
+        ranker.feedback(d, reaction, ts=ts)
+        hist.append(f"{reaction}\t{ts!r}\t{_vec(semantic.encode([d['text']])[0])}")
+    (out / "history.tsv").write_text("\n".join(hist) + "\n", encoding="ascii")
+    sem = semantic.encode([d.text for d in docs])
+    rel = relevance.encode([d.text for d in docs], role="passage")
+    q = relevance.encode([history["query"]], role="query")[0]
+    (out / "documents.tsv").write_text(
+        "\n".join(f"{d.id}\t{_vec(s)}\t{_vec(r)}" for d, s, r in zip(docs, sem, rel)) + "\n", encoding="ascii")
+    (out / "scenario.tsv").write_text(
+        f"now\t{now!r}\nquery\t{_vec(q)}\nshift_factor\t{cfg.shift_factor}\nthreshold\t{cfg.threshold}\n"
+        f"horizon_days\t{cfg.horizon_days}\ndecay_rate_per_day\t{cfg.decay_rate_per_day}\n"
+        f"personal_weight\t{ranker.personal_weight}\nquery_weight\t{ranker.query_weight}\nk\t{ranker.k}\n",
+        encoding="ascii")
+    for name, query in (("personal", None), ("search", history["query"])):
+        ranked = ranker.rank([Document(d.id, d.text, d.published) for d in docs], query=query, now=now)
+        (out / f"expected_{name}.tsv").write_text("\n".join(
+            f"{r.rank}\t{r.id}\t{r.score!r}\t{r.personal_score!r}\t{r.relevance_score!r}" for r in ranked) + "\n",
+            encoding="ascii")
+    ranker.store.close()
+
+
+def generate(out_dir: str | Path, semantic: str = "semantic", relevance: str = "relevance") -> Path:
+    import tempfile
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    sem, rel = Encoder.load(semantic), Encoder.load(relevance)
+    for name, enc in (("semantic", sem), ("relevance", rel)):
+        m = enc.manifest
+        (out / f"{name}_config.tsv").write_text(
+            f"max_length\t{m.max_length}\n" + "".join(f"prefix_{r}\t{_b64(p)}\n" for r, p in sorted(m.prefixes.items())),
+            encoding="ascii")
+        write_tokens(enc, out / f"{name}_tokens.tsv")
+        write_embeddings(enc, out / f"{name}_embeddings.tsv")
+    with tempfile.TemporaryDirectory() as tmp:
+        write_ranking(sem, rel, out, Path(tmp))
+    return out
+
+
+if __name__ == "__main__":
+    print(generate(sys.argv[1] if len(sys.argv) > 1 else "android_demo/golden"))
