@@ -85,7 +85,8 @@ def cmd_eval(a: argparse.Namespace) -> None:
 def cmd_export(a: argparse.Namespace) -> None:
     from edge_ranker.export.onnx_graph import export_model, export_sentence_transformers
 
-    out = export_model(a.model_dir, a.out, quantize=a.quantize, name=a.name)
+    metrics = json.loads(Path(a.metrics).read_text(encoding="utf-8")) if a.metrics else None
+    out = export_model(a.model_dir, a.out, quantize=a.quantize, name=a.name, metrics=metrics)
     if a.sentence_transformers:
         export_sentence_transformers(a.model_dir, a.sentence_transformers)
     print(json.dumps({"model_folder": str(out), "bytes": (out / "model.onnx").stat().st_size}))
@@ -228,6 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--out", required=True)
     x.add_argument("--quantize", default="int8-rowwise", help="fp32 int8-matmul fp16-table int8-gather int8-rowwise")
     x.add_argument("--name", help="model name in the manifest (default: folder name)")
+    x.add_argument("--metrics", help="JSON file of evaluation figures to record in the manifest")
     x.add_argument("--sentence-transformers", metavar="DIR", help="also write a sentence-transformers folder")
     x.set_defaults(func=cmd_export)
 

@@ -72,3 +72,31 @@ print("WORLD", log["world_size"])
     d1 = (tmp_path / "out" / "rank1.digest").read_text()
     assert d0 == d1
     assert (tmp_path / "out" / "student.json").exists()
+
+
+def test_distill_recipe_end_to_end(tiny_vocab, tmp_path):
+    """Tiny data root in the real layout -> teacher cache -> PCA -> teacher-initialised student -> folder."""
+    from edge_ranker.distill.pca import PCAMap
+    from edge_ranker.distill.recipes import Recipe, distill
+    from edge_ranker.distill.train import TrainConfig
+
+    groups, _ = _data(200)
+    d = tmp_path / "data" / "parallel" / "tatoeba_v2021" / "deu-eng"
+    d.mkdir(parents=True)
+    (d / "t.eng").write_text("\n".join(g.texts[0] for g in groups) + "\n", encoding="utf-8")
+    (d / "t.deu").write_text("\n".join(g.texts[1] for g in groups) + "\n", encoding="utf-8")
+    laser = tmp_path / "data" / "parallel" / "laser_tatoeba_v1"
+    laser.mkdir(parents=True)
+    (laser / "tatoeba.deu-eng.eng").write_text(groups[0].texts[0] + "\n", encoding="utf-8")  # held out
+    recipe = Recipe(kind="semantic", teacher="unused", pca_dim=16, langs=["de"],
+                    train=TrainConfig(epochs=2, batch_size=16, lr=3e-3, hidden=16, heads=2, ffn=32, max_length=32))
+    teacher = HashTeacher(dim=32)
+    log = distill(recipe, tiny_vocab, tmp_path / "out", tmp_path / "data", tmp_path / "cache", teacher=teacher,
+                  show_progress=False)
+    assert log["groups"] == len({g.texts[0] for g in groups[1:]})  # the held-out sentence was dropped
+    assert 0 < log["pca_explained_variance"] <= 1
+    pca = PCAMap.load(tmp_path / "out" / "pca.npz")
+    assert pca.dim == 16
+    assert (tmp_path / "cache" / "hash-teacher.sqlite").exists()
+    info = json.loads((tmp_path / "out" / "student.json").read_text())
+    assert info["teacher"] == "hash-teacher" and info["pca_dim"] == 16 and info["languages"] == ["en", "de"]

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Trains, evaluates, exports and installs the two shipped default models (seeded, reproducible):
+#   edge_ranker/models/semantic   <- USE-multilingual-v3, 50k vocabulary, 128-d
+#   edge_ranker/models/relevance  <- multilingual-e5-small, 50k vocabulary, 128-d
+# Needs: pip install torch==2.13.0 && pip install -e ".[train,teachers]"; data at $EDGE_RANKER_DATA.
+# Usage: bash bench/scripts/train_defaults.sh [semantic|relevance|both]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export EDGE_RANKER_DATA=${EDGE_RANKER_DATA:-../shared/data} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+VOCAB=vocab/build/wp50k-a0.7
+WHICH=${1:-both}
+SEM_LOSS=${SEM_LOSS:-"--loss mse=1 --loss relational=1"}
+REL_LOSS=${REL_LOSS:-"--loss mse=1 --loss relational=1"}
+ship() {  # kind, eval options
+  local kind=$1; shift
+  local start=$SECONDS
+  local loss_var=SEM_LOSS; [ "$kind" = relevance ] && loss_var=REL_LOSS
+  # shellcheck disable=SC2086
+  edge-ranker distill "$kind" --vocab $VOCAB --out runs/$kind --seed 0 ${!loss_var} | tee runs/$kind.train.json
+  echo "{\"train_seconds\": $((SECONDS - start))}" > runs/$kind.time.json
+  edge-ranker export runs/$kind --out runs/$kind-int8 --name $kind
+  edge-ranker eval runs/$kind-int8 runs/$kind reduced:runs/$kind "$@" --out runs/$kind.eval.json > /dev/null
+  python - "$kind" <<'PY'
+import json, sys
+kind = sys.argv[1]
+ev = json.load(open(f"runs/{kind}.eval.json"))
+student = ev[f"runs/{kind}-int8"]
+metrics = {"split": "test", "train_seconds": json.load(open(f"runs/{kind}.time.json"))["train_seconds"]}
+for k, v in student.items():
+    if isinstance(v, dict):
+        metrics[k] = {m: round(x, 2) for m, x in v.items() if m in ("avg", "ndcg@10", "mrr@10", "map@100")}
+metrics["teacher_pca128"] = {k: {m: round(x, 2) for m, x in v.items() if m in ("avg", "ndcg@10", "mrr@10")}
+                             for k, v in ev[f"reduced:runs/{kind}"].items() if isinstance(v, dict)}
+json.dump(metrics, open(f"runs/{kind}.metrics.json", "w"), indent=2)
+PY
+  rm -rf "edge_ranker/models/$kind"
+  edge-ranker export runs/$kind --out edge_ranker/models/$kind --name $kind --metrics runs/$kind.metrics.json
+}
+if [ "$WHICH" = semantic ] || [ "$WHICH" = both ]; then ship semantic --sts; fi
+if [ "$WHICH" = relevance ] || [ "$WHICH" = both ]; then ship relevance --retrieval scifact squad-it; fi

@@ -1,0 +1,54 @@
+"""The thin CLI end to end on tiny models: export, feedback, rank, prefs; errors are messages."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def cli(*args, stdin: str | None = None):
+    return subprocess.run([sys.executable, "-m", "edge_ranker.cli", *map(str, args)], input=stdin,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def exported(tiny_student, tmp_path_factory):
+    out = tmp_path_factory.mktemp("cli") / "m"
+    r = cli("export", tiny_student, "--out", out, "--quantize", "int8-rowwise")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["bytes"] > 0
+    return out
+
+
+def test_feedback_rank_prefs(exported, tmp_path):
+    db = tmp_path / "p.db"
+    common = ["--semantic", exported, "--relevance", exported, "--db", db]
+    r = cli("feedback", "like", "a", "--text", "the green river", *common)
+    assert r.returncode == 0, r.stderr
+    docs = "\n".join(json.dumps({"id": str(i), "text": t}) for i, t in enumerate(["green river", "stone house", ""]))
+    r = cli("rank", "-", "--query", "river", *common, stdin=docs + "\n")
+    assert r.returncode == 0, r.stderr
+    out = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [o["rank"] for o in out] == [1, 2, 3] and set(out[0]["contributions"]) == {"personal", "query"}
+    r = cli("prefs", "export", "--db", db)
+    assert json.loads(r.stdout)["feedback"][0]["doc_id"] == "a"
+    assert cli("prefs", "forget", "--db", db).returncode == 0
+    assert json.loads(cli("prefs", "export", "--db", db).stdout)["feedback"] == []
+
+
+def test_bad_input_messages(exported, tmp_path):
+    db = tmp_path / "p.db"
+    common = ["--semantic", exported, "--relevance", exported, "--db", db]
+    r = cli("rank", "-", *common, stdin="{not json}\n")
+    assert r.returncode == 2 and "line 1 is not JSON" in r.stderr and "Traceback" not in r.stderr
+    r = cli("rank", "-", "--semantic", tmp_path / "nope", "--db", db, stdin="")
+    assert r.returncode == 2 and "no model folder" in r.stderr
+    db.write_bytes(b"this is not a database at all" * 100)
+    r = cli("prefs", "export", "--db", db)
+    assert r.returncode == 2 and "corrupted" in r.stderr and "prefs recover" in r.stderr
+    r = cli("prefs", "recover", "--db", db)
+    assert r.returncode == 0 and "moved" in r.stdout
+    assert json.loads(cli("prefs", "export", "--db", db).stdout)["feedback"] == []
