@@ -43,8 +43,16 @@ def cmd_vocab(a: argparse.Namespace) -> None:
             corpora.setdefault(lang, []).append(path)
     if not corpora:
         raise EdgeRankerError("give --recipe or at least one --corpus LANG=PATH")
-    rep = build_vocab(corpora, a.out, vocab_size=a.size, alpha=a.alpha, budget_chars=a.budget, seed=a.seed,
-                      lowercase=not a.cased, strip_accents=a.strip_accents)
+    rep = build_vocab(
+        corpora,
+        a.out,
+        vocab_size=a.size,
+        alpha=a.alpha,
+        budget_chars=a.budget,
+        seed=a.seed,
+        lowercase=not a.cased,
+        strip_accents=a.strip_accents,
+    )
     print(rep.to_json())
 
 
@@ -53,8 +61,11 @@ def cmd_distill(a: argparse.Namespace) -> None:
 
     from edge_ranker.distill.recipes import RECIPES, distill
 
-    overrides = {k: v for k, v in {"epochs": a.epochs, "lr": a.lr, "batch_size": a.batch_size,
-                                   "seed": a.seed}.items() if v is not None}
+    overrides = {
+        k: v
+        for k, v in {"epochs": a.epochs, "lr": a.lr, "batch_size": a.batch_size, "seed": a.seed}.items()
+        if v is not None
+    }
     if a.loss:
         overrides["losses"] = {k: float(v) for k, v in (x.split("=") for x in a.loss)}
     recipe = RECIPES[a.recipe]
@@ -74,8 +85,9 @@ def cmd_distill(a: argparse.Namespace) -> None:
 def cmd_eval(a: argparse.Namespace) -> None:
     from edge_ranker.evaluate.report import evaluate_models
 
-    res = evaluate_models(a.models, data_root(a.data), cache_root(a.cache), sts=a.sts, retrieval=a.retrieval,
-                          docs=a.docs, split=a.split)
+    res = evaluate_models(
+        a.models, data_root(a.data), cache_root(a.cache), sts=a.sts, retrieval=a.retrieval, docs=a.docs, split=a.split
+    )
     if a.out:
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)
         Path(a.out).write_text(json.dumps(res, indent=2))
@@ -98,8 +110,13 @@ def _ranker(a: argparse.Namespace):
     from edge_ranker.runtime.store import PreferenceStore
 
     relevance = Encoder.load(a.relevance, threads=a.threads) if a.relevance else None
-    return Ranker(Encoder.load(a.semantic, threads=a.threads), relevance, PreferenceStore(a.db),
-                  personal_weight=a.personal_weight, query_weight=a.query_weight)
+    return Ranker(
+        Encoder.load(a.semantic, threads=a.threads),
+        relevance,
+        PreferenceStore(a.db),
+        personal_weight=a.personal_weight,
+        query_weight=a.query_weight,
+    )
 
 
 def _read_docs(path: str | None) -> list[dict]:
@@ -152,8 +169,17 @@ def cmd_bench(a: argparse.Namespace) -> None:
     from edge_ranker.bench.report import ratios, table
     from edge_ranker.bench.run import run_bench
 
-    res = run_bench(a.models or None, threads=a.threads, runs=a.runs, with_energy=a.energy,
-                    powercap_root=a.powercap_root, window_s=a.window, repeats=a.repeats, out_dir=a.out, tag=a.tag)
+    res = run_bench(
+        a.models or None,
+        threads=a.threads,
+        runs=a.runs,
+        with_energy=a.energy,
+        powercap_root=a.powercap_root,
+        window_s=a.window,
+        repeats=a.repeats,
+        out_dir=a.out,
+        tag=a.tag,
+    )
     print(table(res))
     specs = [m["spec"] for m in res["models"]]
     pairs = [(s, t) for s in specs for t in specs if t.startswith("teacher:") and not s.startswith("teacher:")]

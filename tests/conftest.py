@@ -24,8 +24,10 @@ CONCEPT = {w: i for lang in SYLLABLES.values() for i, w in enumerate(lang)}
 def make_sentences(lang: str, n: int, seed: int) -> list[str]:
     rng = random.Random(seed)
     words = SYLLABLES[lang]
-    return [" ".join(rng.choice(words) + rng.choice(["", "s", "er", "ing"]) for _ in range(rng.randint(3, 9)))
-            for _ in range(n)]
+    return [
+        " ".join(rng.choice(words) + rng.choice(["", "s", "er", "ing"]) for _ in range(rng.randint(3, 9)))
+        for _ in range(n)
+    ]
 
 
 class HashTeacher:
@@ -95,8 +97,17 @@ def tiny_student(tiny_vocab, tmp_path_factory) -> Path:
         w.mul_(torch.linspace(0.2, 5.0, w.shape[0]).unsqueeze(1))
     model.eval()
     out = tmp_path_factory.mktemp("student")
-    save_student(model, tok, StudentInfo(max_length=64, prefixes={"query": "query: ", "passage": "passage: "},
-                                         kind="relevance", teacher="hash-teacher"), out)
+    save_student(
+        model,
+        tok,
+        StudentInfo(
+            max_length=64,
+            prefixes={"query": "query: ", "passage": "passage: "},
+            kind="relevance",
+            teacher="hash-teacher",
+        ),
+        out,
+    )
     return out
 
 
@@ -108,9 +119,21 @@ def tiny_model(tiny_student, tmp_path_factory) -> Path:
 
 
 VARIED = [
-    "", " ", "a", "Hello world", "The quick brown fox jumps over the lazy dog.",
-    "Der schnelle braune Fuchs springt über den faulen Hund.", "Быстрая коричневая лиса прыгает через ленивую собаку.",
-    "Hızlı kahverengi tilki tembel köpeğin üzerinden atlar.", "日本語のテキストも大丈夫です。", "مرحبا بالعالم",
-    "emoji 😀🎉👍🏽 only", "x" * 3000, "word " * 400, "café naïve façade São Paulo Kraków Łódź",
-    "line\nbreaks\tand\x00control\x07chars", "🇩🇪🇫🇷🇹🇷", "ﬁ ligature and ＦＵＬＬ-width",
+    "",
+    " ",
+    "a",
+    "Hello world",
+    "The quick brown fox jumps over the lazy dog.",
+    "Der schnelle braune Fuchs springt über den faulen Hund.",
+    "Быстрая коричневая лиса прыгает через ленивую собаку.",
+    "Hızlı kahverengi tilki tembel köpeğin üzerinden atlar.",
+    "日本語のテキストも大丈夫です。",
+    "مرحبا بالعالم",
+    "emoji 😀🎉👍🏽 only",
+    "x" * 3000,
+    "word " * 400,
+    "café naïve façade São Paulo Kraków Łódź",
+    "line\nbreaks\tand\x00control\x07chars",
+    "🇩🇪🇫🇷🇹🇷",
+    "ﬁ ligature and ＦＵＬＬ-width",
 ]

@@ -28,9 +28,14 @@ def set_energy(root: Path, d: str, e: int) -> None:
 
 
 def test_normal_reading(tmp_path):
-    root = fake_tree(tmp_path, {"intel-rapl:0": ("package-0", 1_000_000, 2**32),
-                                "intel-rapl:0:0": ("core", 500_000, 2**32),
-                                "intel-rapl:0:1": ("dram", 100, 2**32)})
+    root = fake_tree(
+        tmp_path,
+        {
+            "intel-rapl:0": ("package-0", 1_000_000, 2**32),
+            "intel-rapl:0:0": ("core", 500_000, 2**32),
+            "intel-rapl:0:1": ("dram", 100, 2**32),
+        },
+    )
     m = PowercapMeter(root)
     a = m.read()
     set_energy(root, "intel-rapl:0", 3_500_000)
@@ -119,9 +124,26 @@ def test_energy_measurement_with_fake_meter():
 
 def test_bench_cli_runs_without_energy_counters(tiny_model, tmp_path):
     out = subprocess.run(
-        [sys.executable, "-m", "edge_ranker.cli", "bench", str(tiny_model), "--energy", "--runs", "20",
-         "--powercap-root", str(tmp_path / "no-powercap"), "--out", str(tmp_path), "--tag", "t"],
-        capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "edge_ranker.cli",
+            "bench",
+            str(tiny_model),
+            "--energy",
+            "--runs",
+            "20",
+            "--powercap-root",
+            str(tmp_path / "no-powercap"),
+            "--out",
+            str(tmp_path),
+            "--tag",
+            "t",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "energy: unavailable (powercap: no powercap interface" in out.stdout
     res = json.loads((tmp_path / "t.json").read_text())
@@ -134,9 +156,30 @@ def test_bench_cli_runs_without_energy_counters(tiny_model, tmp_path):
 def test_bench_with_fake_counters(tiny_model, tmp_path):
     root = fake_tree(tmp_path / "pc", {"intel-rapl:0": ("package-0", 0, 2**32)})
     out = subprocess.run(
-        [sys.executable, "-m", "edge_ranker.cli", "bench", str(tiny_model), "--energy", "--runs", "20",
-         "--window", "0.2", "--repeats", "2", "--powercap-root", str(root), "--out", str(tmp_path), "--tag", "f"],
-        capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "edge_ranker.cli",
+            "bench",
+            str(tiny_model),
+            "--energy",
+            "--runs",
+            "20",
+            "--window",
+            "0.2",
+            "--repeats",
+            "2",
+            "--powercap-root",
+            str(root),
+            "--out",
+            str(tmp_path),
+            "--tag",
+            "f",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "energy: powercap" in out.stdout
     m = json.loads((tmp_path / "f.json").read_text())["models"][0]

@@ -10,8 +10,13 @@ import pytest
 
 
 def cli(*args, stdin: str | None = None):
-    return subprocess.run([sys.executable, "-m", "edge_ranker.cli", *map(str, args)], input=stdin,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "edge_ranker.cli", *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.fixture(scope="module")

@@ -55,7 +55,9 @@ def test_manifest_contents(tiny_model):
     m = read_manifest(tiny_model)
     assert m.schema_version == SCHEMA_VERSION and m.dim == 32 and m.max_length == 64
     assert m.prefixes == {"query": "query: ", "passage": "passage: "} and m.quantization == "int8-rowwise"
-    assert set(m.files) == {"model.onnx", "tokenizer.json", "vocab.txt"} and all(len(f["sha256"]) == 64 for f in m.files.values())
+    assert set(m.files) == {"model.onnx", "tokenizer.json", "vocab.txt"} and all(
+        len(f["sha256"]) == 64 for f in m.files.values()
+    )
 
 
 @pytest.fixture

@@ -20,8 +20,9 @@ def fresh(tmp_path_factory):
     return generate(tmp_path_factory.mktemp("golden"))
 
 
-@pytest.mark.parametrize("name", ["semantic_tokens.tsv", "relevance_tokens.tsv", "semantic_config.tsv",
-                                  "relevance_config.tsv"])
+@pytest.mark.parametrize(
+    "name", ["semantic_tokens.tsv", "relevance_tokens.tsv", "semantic_config.tsv", "relevance_config.tsv"]
+)
 def test_tokens_identical(fresh, name):
     assert (fresh / name).read_text() == (GOLDEN / name).read_text()
 

@@ -51,6 +51,7 @@ def test_old_interest_weighs_less_and_score_parts_add_up():
     s = personal_scores(docs, pos, neg, now, CFG)
     assert s[0].score > s[1].score > s[2].score
     for p in s:
-        assert p.score == pytest.approx(p.positive_similarity * p.positive_decay + p.interest_relevance
-                                        - p.negative_similarity * p.negative_decay)
+        assert p.score == pytest.approx(
+            p.positive_similarity * p.positive_decay + p.interest_relevance - p.negative_similarity * p.negative_decay
+        )
     assert s[0].positive_coi == 1 and s[1].positive_coi == 2 and s[2].negative_coi == 3

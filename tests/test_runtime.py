@@ -80,7 +80,7 @@ from edge_ranker.runtime.ranker import Ranker
 from edge_ranker.runtime.store import PreferenceStore
 import edge_ranker
 e = Encoder.load({str(tiny_model)!r})
-r = Ranker(e, e, PreferenceStore({str(tmp_path / 'p.db')!r}))
+r = Ranker(e, e, PreferenceStore({str(tmp_path / "p.db")!r}))
 r.feedback({{"id": "a", "text": "the cat"}}, "like")
 r.rank([{{"id": "b", "text": "the dog"}}], query="cat")
 bad = sorted(m for m in ("torch", "transformers", "sklearn", "accelerate", "scipy") if m in sys.modules)
@@ -132,8 +132,11 @@ def test_concurrent_rank_and_feedback(enc, tmp_path):
 
 def test_cold_start_orders(enc, tmp_path):
     r = Ranker(enc, enc, PreferenceStore(tmp_path / "cold.db"))
-    docs = [{"id": "old", "text": "a", "published": "2020-01-01T00:00:00Z"},
-            {"id": "new", "text": "b", "published": "2024-01-01T00:00:00+00:00"}, {"id": "undated", "text": "c"}]
+    docs = [
+        {"id": "old", "text": "a", "published": "2020-01-01T00:00:00Z"},
+        {"id": "new", "text": "b", "published": "2024-01-01T00:00:00+00:00"},
+        {"id": "undated", "text": "c"},
+    ]
     assert [x.id for x in r.rank(docs)] == ["new", "old", "undated"]
     out = r.rank(docs, query="b")
     assert all(set(x.contributions) == {"query"} for x in out)

@@ -14,7 +14,10 @@ from edge_ranker.runtime.store import PreferenceStore
 PAIRS = {
     "en": ("The train to the airport leaves every ten minutes.", "My grandmother grows tomatoes in her garden."),
     "de": ("Der Zug zum Flughafen fährt alle zehn Minuten.", "Meine Großmutter baut Tomaten in ihrem Garten an."),
-    "fr": ("Le train pour l'aéroport part toutes les dix minutes.", "Ma grand-mère cultive des tomates dans son jardin."),
+    "fr": (
+        "Le train pour l'aéroport part toutes les dix minutes.",
+        "Ma grand-mère cultive des tomates dans son jardin.",
+    ),
     "it": ("Il treno per l'aeroporto parte ogni dieci minuti.", "Mia nonna coltiva pomodori nel suo giardino."),
     "es": ("El tren al aeropuerto sale cada diez minutos.", "Mi abuela cultiva tomates en su jardín."),
     "pl": ("Pociąg na lotnisko odjeżdża co dziesięć minut.", "Moja babcia uprawia pomidory w swoim ogrodzie."),
@@ -52,12 +55,16 @@ def test_english_pair_sanity(model):
     assert v[0] @ v[1] > v[0] @ v[2]
 
 
-SPACE = ["NASA launched a new telescope to study distant galaxies.",
-         "Astronomers discovered a planet orbiting a nearby star.",
-         "The rocket carried three satellites into orbit."]
-FOOTBALL = ["The striker scored twice and the team won the match.",
-            "The coach was sacked after the club lost the derby.",
-            "Fans celebrated the championship title in the stadium."]
+SPACE = [
+    "NASA launched a new telescope to study distant galaxies.",
+    "Astronomers discovered a planet orbiting a nearby star.",
+    "The rocket carried three satellites into orbit.",
+]
+FOOTBALL = [
+    "The striker scored twice and the team won the match.",
+    "The coach was sacked after the club lost the derby.",
+    "Fans celebrated the championship title in the stadium.",
+]
 
 
 def _ranker(tmp_path):
@@ -70,13 +77,21 @@ def _mean_rank(ranked, prefix):
 
 def test_likes_lift_a_topic_in_english(tmp_path):
     r = _ranker(tmp_path)
-    for i, t in enumerate(["The space telescope photographed a new galaxy.", "Astronauts returned from the space station.",
-                           "A comet will pass close to the Earth next month."]):
+    for i, t in enumerate(
+        [
+            "The space telescope photographed a new galaxy.",
+            "Astronauts returned from the space station.",
+            "A comet will pass close to the Earth next month.",
+        ]
+    ):
         r.feedback({"id": f"l{i}", "text": t}, "like")
-    for i, t in enumerate(["The goalkeeper saved a penalty in the final.", "The football league suspended the player."]):
+    for i, t in enumerate(
+        ["The goalkeeper saved a penalty in the final.", "The football league suspended the player."]
+    ):
         r.feedback({"id": f"d{i}", "text": t}, "dislike")
     docs = [{"id": f"foot{i}", "text": t} for i, t in enumerate(FOOTBALL)] + [
-        {"id": f"space{i}", "text": t} for i, t in enumerate(SPACE)]
+        {"id": f"space{i}", "text": t} for i, t in enumerate(SPACE)
+    ]
     ranked = r.rank(docs)
     assert _mean_rank(ranked, "space") < _mean_rank(ranked, "foot")
     assert all(x.rank <= 3 for x in ranked if x.id.startswith("space"))
@@ -84,17 +99,27 @@ def test_likes_lift_a_topic_in_english(tmp_path):
 
 def test_likes_in_german_lift_the_topic_in_english_and_german(tmp_path):
     r = _ranker(tmp_path)
-    for i, t in enumerate(["Das Weltraumteleskop hat eine neue Galaxie fotografiert.",
-                           "Die Astronauten sind von der Raumstation zurückgekehrt.",
-                           "Ein Komet fliegt nächsten Monat nahe an der Erde vorbei."]):
+    for i, t in enumerate(
+        [
+            "Das Weltraumteleskop hat eine neue Galaxie fotografiert.",
+            "Die Astronauten sind von der Raumstation zurückgekehrt.",
+            "Ein Komet fliegt nächsten Monat nahe an der Erde vorbei.",
+        ]
+    ):
         r.feedback({"id": f"l{i}", "text": t}, "like")
     for i, t in enumerate(["Der Torwart hielt im Finale einen Elfmeter.", "Die Fußballliga hat den Spieler gesperrt."]):
         r.feedback({"id": f"d{i}", "text": t}, "dislike")
-    english = r.rank([{"id": f"foot{i}", "text": t} for i, t in enumerate(FOOTBALL)]
-                     + [{"id": f"space{i}", "text": t} for i, t in enumerate(SPACE)])
+    english = r.rank(
+        [{"id": f"foot{i}", "text": t} for i, t in enumerate(FOOTBALL)]
+        + [{"id": f"space{i}", "text": t} for i, t in enumerate(SPACE)]
+    )
     assert all(x.rank <= 3 for x in english if x.id.startswith("space")), [(x.id, x.rank) for x in english]
-    german = r.rank([{"id": "foot", "text": "Der Stürmer traf zweimal und die Mannschaft gewann."},
-                     {"id": "space", "text": "Die Rakete brachte drei Satelliten in die Umlaufbahn."}])
+    german = r.rank(
+        [
+            {"id": "foot", "text": "Der Stürmer traf zweimal und die Mannschaft gewann."},
+            {"id": "space", "text": "Die Rakete brachte drei Satelliten in die Umlaufbahn."},
+        ]
+    )
     assert german[0].id == "space"
 
 
@@ -103,6 +128,7 @@ def test_query_moves_matching_documents_up(tmp_path):
     r.feedback({"id": "l", "text": "The space telescope photographed a new galaxy."}, "like")
     docs = [{"id": f"space{i}", "text": t} for i, t in enumerate(SPACE)] + [
         {"id": "soup", "text": "A simple recipe for tomato soup with basil."},
-        {"id": "pasta", "text": "Come preparare la pasta al pomodoro in quindici minuti."}]
+        {"id": "pasta", "text": "Come preparare la pasta al pomodoro in quindici minuti."},
+    ]
     ranked = r.rank(docs, query="tomato recipe")
     assert ranked[0].id in {"soup", "pasta"}

@@ -38,8 +38,12 @@ def test_like_shifts_close_interest_and_creates_far_one(tmp_path):
 def test_bad_input_keeps_what_is_stored(tmp_path):
     s = PreferenceStore(tmp_path / "p.db")
     s.add_feedback("a", vec(1, 0), "like", "m")
-    for bad in [("a", vec(0, 0), "like"), ("a", vec(np.nan, 1), "like"), ("a", vec(1, 0), "love"),
-                ("", vec(1, 0), "like")]:
+    for bad in [
+        ("a", vec(0, 0), "like"),
+        ("a", vec(np.nan, 1), "like"),
+        ("a", vec(1, 0), "love"),
+        ("", vec(1, 0), "like"),
+    ]:
         with pytest.raises(EdgeRankerError):
             s.add_feedback(*bad, "m")
     assert s.feedback_count() == 1 and len(s.interests("m")[0]) == 1

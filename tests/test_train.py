@@ -30,8 +30,17 @@ def _data(n: int = 256):
 def test_training_lowers_the_loss(tiny_vocab, tmp_path):
     groups, targets = _data()
     tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
-    cfg = TrainConfig(epochs=4, batch_size=32, lr=3e-3, hidden=32, heads=2, ffn=64, max_length=32,
-                      losses={"mse": 1.0, "contrastive": 0.1}, checkpoint_dir=str(tmp_path / "ckpt"))
+    cfg = TrainConfig(
+        epochs=4,
+        batch_size=32,
+        lr=3e-3,
+        hidden=32,
+        heads=2,
+        ffn=64,
+        max_length=32,
+        losses={"mse": 1.0, "contrastive": 0.1},
+        checkpoint_dir=str(tmp_path / "ckpt"),
+    )
     log = train_student(groups, targets, tok, StudentInfo(), tmp_path / "s", cfg, show_progress=False)
     assert log["epochs"][-1] < 0.7 * log["epochs"][0]
     assert (tmp_path / "ckpt" / "epoch-3").is_dir()
@@ -54,18 +63,35 @@ import json, numpy as np
 from tokenizers import Tokenizer
 from edge_ranker.distill.train import Group, TrainConfig, train_student
 from edge_ranker.distill.student import StudentInfo
-groups = [Group(t, i) for t, i in json.load(open({str(tmp_path / 'groups.json')!r}))]
-targets = np.load({str(tmp_path / 'targets.npy')!r})
-tok = Tokenizer.from_file({str(tiny_vocab / 'tokenizer.json')!r})
+groups = [Group(t, i) for t, i in json.load(open({str(tmp_path / "groups.json")!r}))]
+targets = np.load({str(tmp_path / "targets.npy")!r})
+tok = Tokenizer.from_file({str(tiny_vocab / "tokenizer.json")!r})
 cfg = TrainConfig(epochs=2, batch_size=16, lr=3e-3, hidden=32, heads=2, ffn=64, max_length=32)
-log = train_student(groups, targets, tok, StudentInfo(), {str(tmp_path / 'out')!r}, cfg, show_progress=False)
+log = train_student(groups, targets, tok, StudentInfo(), {str(tmp_path / "out")!r}, cfg, show_progress=False)
 print("WORLD", log["world_size"])
 """)
     accelerate = shutil.which("accelerate", path=str(Path(sys.executable).parent)) or "accelerate"
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    r = subprocess.run([accelerate, "launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
-                        "--mixed_precision", "no", "--dynamo_backend", "no", str(script)],
-                       capture_output=True, text=True, env=env, timeout=600)
+    r = subprocess.run(
+        [
+            accelerate,
+            "launch",
+            "--multi_gpu",
+            "--num_processes",
+            "2",
+            "--num_machines",
+            "1",
+            "--mixed_precision",
+            "no",
+            "--dynamo_backend",
+            "no",
+            str(script),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     assert r.stdout.count("WORLD 2") == 2
     d0 = (tmp_path / "out" / "rank0.digest").read_text()
@@ -88,11 +114,23 @@ def test_distill_recipe_end_to_end(tiny_vocab, tmp_path):
     laser = tmp_path / "data" / "parallel" / "laser_tatoeba_v1"
     laser.mkdir(parents=True)
     (laser / "tatoeba.deu-eng.eng").write_text(groups[0].texts[0] + "\n", encoding="utf-8")  # held out
-    recipe = Recipe(kind="semantic", teacher="unused", pca_dim=16, langs=["de"],
-                    train=TrainConfig(epochs=2, batch_size=16, lr=3e-3, hidden=16, heads=2, ffn=32, max_length=32))
+    recipe = Recipe(
+        kind="semantic",
+        teacher="unused",
+        pca_dim=16,
+        langs=["de"],
+        train=TrainConfig(epochs=2, batch_size=16, lr=3e-3, hidden=16, heads=2, ffn=32, max_length=32),
+    )
     teacher = HashTeacher(dim=32)
-    log = distill(recipe, tiny_vocab, tmp_path / "out", tmp_path / "data", tmp_path / "cache", teacher=teacher,
-                  show_progress=False)
+    log = distill(
+        recipe,
+        tiny_vocab,
+        tmp_path / "out",
+        tmp_path / "data",
+        tmp_path / "cache",
+        teacher=teacher,
+        show_progress=False,
+    )
     assert log["groups"] == len({g.texts[0] for g in groups[1:]})  # the held-out sentence was dropped
     assert 0 < log["pca_explained_variance"] <= 1
     pca = PCAMap.load(tmp_path / "out" / "pca.npz")

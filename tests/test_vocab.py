@@ -87,8 +87,9 @@ def test_deterministic_for_seed(corpora, tmp_path):
 def test_invalid_utf8_is_skipped_and_counted(corpora, tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"good line one\n\xff\xfe broken \xc3\n" + b"another good line\n" * 20)
-    rep = build_vocab({**corpora, "xx": [bad]}, tmp_path / "v", vocab_size=140, budget_chars=20_000,
-                      show_progress=False)
+    rep = build_vocab(
+        {**corpora, "xx": [bad]}, tmp_path / "v", vocab_size=140, budget_chars=20_000, show_progress=False
+    )
     assert rep.languages["xx"].invalid_utf8_lines == 1
 
 
@@ -120,10 +121,38 @@ def test_empty_corpus_and_language_without_text(tmp_path, corpora):
 
 
 def test_cli_errors_are_messages_not_tracebacks(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "edge_ranker.cli", "vocab", "build", "--corpus",
-                        f"en={tmp_path / 'missing.txt'}", "--out", str(tmp_path / "o")], capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "edge_ranker.cli",
+            "vocab",
+            "build",
+            "--corpus",
+            f"en={tmp_path / 'missing.txt'}",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2
     assert "corpus file not found" in r.stderr and "Traceback" not in r.stderr
-    r = subprocess.run([sys.executable, "-m", "edge_ranker.cli", "vocab", "build", "--corpus", "en=x", "--alpha",
-                        "2", "--out", str(tmp_path / "o")], capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "edge_ranker.cli",
+            "vocab",
+            "build",
+            "--corpus",
+            "en=x",
+            "--alpha",
+            "2",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2 and "alpha" in r.stderr and "Traceback" not in r.stderr

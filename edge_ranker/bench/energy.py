@@ -60,10 +60,12 @@ class PowercapMeter:
                 continue
             name = (d / "name").read_text().strip() if (d / "name").exists() else d.name
             rng = int((d / "max_energy_range_uj").read_text()) if (d / "max_energy_range_uj").exists() else 2**32
-            zones.append(Zone(d, f"{name}" if ":" not in d.name[len("intel-rapl:"):] else f"{name}@{d.name}", rng))
+            zones.append(Zone(d, f"{name}" if ":" not in d.name[len("intel-rapl:") :] else f"{name}@{d.name}", rng))
         if not zones:
-            raise EnergyUnavailable(f"{root} has no RAPL zones (intel-rapl:*)",
-                                    "the kernel's intel_rapl driver is not loaded: try `sudo modprobe intel_rapl_msr`")
+            raise EnergyUnavailable(
+                f"{root} has no RAPL zones (intel-rapl:*)",
+                "the kernel's intel_rapl driver is not loaded: try `sudo modprobe intel_rapl_msr`",
+            )
         unreadable = [z for z in zones if not os.access(z.path / "energy_uj", os.R_OK)]
         if unreadable:
             raise EnergyUnavailable(f"no read permission on {unreadable[0].path / 'energy_uj'}", FIX)

@@ -19,17 +19,22 @@ SHORT = [  # ~16 tokens each, several languages
     "Городской совет одобрил новые велосипедные дорожки в центре.",
 ]
 LONG = [  # ~128 tokens each
-    " ".join([
-        "Researchers at the university published a long study on how small language models can run on phones,",
-        "measuring latency, memory and battery drain across a dozen devices, and found that careful quantization",
-        "of the embedding table mattered more than the number of layers, while tokenization overhead became the",
-        "bottleneck for short queries; they released their benchmark so that app developers can reproduce it.",
-    ]),
-    " ".join([
-        "Die Forschenden veröffentlichten eine lange Studie darüber, wie kleine Sprachmodelle auf Telefonen laufen,",
-        "maßen Latenz, Speicherbedarf und Akkuverbrauch auf einem Dutzend Geräten und stellten fest, dass die",
-        "Quantisierung der Einbettungstabelle wichtiger war als die Zahl der Schichten.",
-    ]),
+    " ".join(
+        [
+            "Researchers at the university published a long study on how small language models can run on phones,",
+            "measuring latency, memory and battery drain across a dozen devices, and found that careful quantization",
+            "of the embedding table mattered more than the number of layers, while tokenization overhead became the",
+            "bottleneck for short queries; they released their benchmark so that app developers can reproduce it.",
+        ]
+    ),
+    " ".join(
+        [
+            "Die Forschenden veröffentlichten eine lange Studie darüber, wie kleine Sprachmodelle",
+            "auf Telefonen laufen, maßen Latenz, Speicherbedarf und Akkuverbrauch auf einem Dutzend",
+            "Geräten und stellten fest, dass die",
+            "Quantisierung der Einbettungstabelle wichtiger war als die Zahl der Schichten.",
+        ]
+    ),
 ]
 
 
@@ -81,6 +86,10 @@ def energy(meter, fn: Callable[[], object], window_s: float = 2.0, repeats: int 
         e = meter.total(meter.delta_joules(a, b))
         gross.append(e / n)
         net.append(max(e - idle_w * t, 0.0) / n)
-    return {"net_j": percentiles(net), "gross_j": percentiles(gross), "backend": meter.backend,
-            "zones": [z.name for z in meter.zones],
-            "note": "RAPL measures the whole CPU package (every process), not this process alone"}
+    return {
+        "net_j": percentiles(net),
+        "gross_j": percentiles(gross),
+        "backend": meter.backend,
+        "zones": [z.name for z in meter.zones],
+        "note": "RAPL measures the whole CPU package (every process), not this process alone",
+    }

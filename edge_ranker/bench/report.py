@@ -12,23 +12,46 @@ def _fmt_q(d: dict | None, scale: float = 1.0, digits: int = 2) -> str:
 
 
 def table(result: dict) -> str:
-    rows = [("model", "size MB", "p50 ms b1 short [Q1,Q3]", "p90", "p50 ms b1 long", "docs/s b32 short",
-             "docs/s b32 long", "CPU ms/inf", "peak RSS MB", "energy mJ/inf net [Q1,Q3]")]
+    rows = [
+        (
+            "model",
+            "size MB",
+            "p50 ms b1 short [Q1,Q3]",
+            "p90",
+            "p50 ms b1 long",
+            "docs/s b32 short",
+            "docs/s b32 long",
+            "CPU ms/inf",
+            "peak RSS MB",
+            "energy mJ/inf net [Q1,Q3]",
+        )
+    ]
     for m in result["models"]:
         if "error" in m:
             rows.append((m["spec"], "error: " + m["error"][:60], *[""] * 8))
             continue
         e = m.get("energy_b1_short")
-        rows.append((m["model"], f"{m['size_bytes'] / 1e6:.1f}", _fmt_q(m["latency_ms_b1_short"]),
-                     f"{m['latency_ms_b1_short']['p90']:.2f}", f"{m['latency_ms_b1_long']['p50']:.2f}",
-                     f"{m['throughput_b32_short']:.0f}", f"{m['throughput_b32_long']:.0f}",
-                     f"{m['cpu_s_b1_short'] * 1e3:.3f}", f"{m['peak_rss_mb']:.0f}",
-                     _fmt_q(e["net_j"], 1e3) if e else "unavailable"))
+        rows.append(
+            (
+                m["model"],
+                f"{m['size_bytes'] / 1e6:.1f}",
+                _fmt_q(m["latency_ms_b1_short"]),
+                f"{m['latency_ms_b1_short']['p90']:.2f}",
+                f"{m['latency_ms_b1_long']['p50']:.2f}",
+                f"{m['throughput_b32_short']:.0f}",
+                f"{m['throughput_b32_long']:.0f}",
+                f"{m['cpu_s_b1_short'] * 1e3:.3f}",
+                f"{m['peak_rss_mb']:.0f}",
+                _fmt_q(e["net_j"], 1e3) if e else "unavailable",
+            )
+        )
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)) for r in rows]
     mi = result["machine"]
-    head = (f"machine: {mi['cpu']} | {mi['logical_cpus']} CPUs | threads {mi['threads']} | "
-            f"governor {mi['governor']} | power {mi['power']}")
+    head = (
+        f"machine: {mi['cpu']} | {mi['logical_cpus']} CPUs | threads {mi['threads']} | "
+        f"governor {mi['governor']} | power {mi['power']}"
+    )
     energy = result.get("energy")
     if energy and "unavailable" in energy:
         head += f"\nenergy: unavailable ({energy['unavailable']})\n{energy['fix']}"
@@ -50,8 +73,10 @@ def chart(result: dict, path: str | Path) -> Path:
     has_energy = all("energy_b1_short" in m for m in ok)
     fig, axes = plt.subplots(1, 2, figsize=(12, 0.6 * len(ok) + 2.2))
     lat = [m["latency_ms_b1_short"]["p50"] for m in ok]
-    err = [[m["latency_ms_b1_short"]["p50"] - m["latency_ms_b1_short"]["q1"] for m in ok],
-           [m["latency_ms_b1_short"]["q3"] - m["latency_ms_b1_short"]["p50"] for m in ok]]
+    err = [
+        [m["latency_ms_b1_short"]["p50"] - m["latency_ms_b1_short"]["q1"] for m in ok],
+        [m["latency_ms_b1_short"]["q3"] - m["latency_ms_b1_short"]["p50"] for m in ok],
+    ]
     axes[0].barh(names, lat, xerr=err, color=colors)
     axes[0].set_xscale("log")
     axes[0].set_xlabel("latency, batch 1, short input (ms, median with IQR; log scale)")
@@ -76,8 +101,10 @@ def chart(result: dict, path: str | Path) -> Path:
         ax.xaxis.set_minor_formatter(NullFormatter())
         ax.invert_yaxis()
         ax.grid(axis="x", which="both", alpha=0.3)
-    fig.suptitle(f"edge-ranker bench — {result['machine']['cpu']}, {result['machine']['threads']} thread(s); "
-                 "red: teachers, blue: students")
+    fig.suptitle(
+        f"edge-ranker bench — {result['machine']['cpu']}, {result['machine']['threads']} thread(s); "
+        "red: teachers, blue: students"
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -87,5 +114,8 @@ def chart(result: dict, path: str | Path) -> Path:
 def ratios(result: dict, pairs: list[tuple[str, str]]) -> dict[str, float]:
     """Teacher/student batch-1 latency ratios for (student spec, teacher spec) pairs present in the result."""
     by = {m["spec"]: m for m in result["models"] if "error" not in m}
-    return {f"{t} / {s}": by[t]["latency_ms_b1_short"]["p50"] / by[s]["latency_ms_b1_short"]["p50"]
-            for s, t in pairs if s in by and t in by}
+    return {
+        f"{t} / {s}": by[t]["latency_ms_b1_short"]["p50"] / by[s]["latency_ms_b1_short"]["p50"]
+        for s, t in pairs
+        if s in by and t in by
+    }

@@ -32,26 +32,57 @@ def machine_info(threads: int) -> dict:
     power = None
     for p in Path("/sys/class/power_supply").glob("*/online") if Path("/sys/class/power_supply").exists() else []:
         power = "AC" if _read(str(p)) == "1" else "battery"
-    return {"cpu": cpu or platform.processor(), "logical_cpus": os.cpu_count(), "threads": threads,
-            "governor": _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor") or "unknown",
-            "power": power or "unknown", "python": platform.python_version(), "platform": platform.platform()}
+    return {
+        "cpu": cpu or platform.processor(),
+        "logical_cpus": os.cpu_count(),
+        "threads": threads,
+        "governor": _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor") or "unknown",
+        "power": power or "unknown",
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }
 
 
-def run_bench(models: list[str] | None = None, threads: int = 1, runs: int = 300, with_energy: bool = False,
-              powercap_root: str = "/sys/class/powercap", window_s: float = 2.0, repeats: int = 5,
-              out_dir: str | Path = "bench/results", tag: str | None = None) -> dict:
+def run_bench(
+    models: list[str] | None = None,
+    threads: int = 1,
+    runs: int = 300,
+    with_energy: bool = False,
+    powercap_root: str = "/sys/class/powercap",
+    window_s: float = 2.0,
+    repeats: int = 5,
+    out_dir: str | Path = "bench/results",
+    tag: str | None = None,
+) -> dict:
     models = models or DEFAULT_MODELS
     result: dict = {"machine": machine_info(threads), "time": time.strftime("%Y-%m-%dT%H:%M:%S"), "models": []}
     if with_energy:
         try:
             m = open_meter(powercap_root)
-            result["energy"] = {"backend": m.backend, "zones": [z.name for z in m.zones],
-                                "note": "RAPL measures the whole CPU package, not one process"}
+            result["energy"] = {
+                "backend": m.backend,
+                "zones": [z.name for z in m.zones],
+                "note": "RAPL measures the whole CPU package, not one process",
+            }
         except EnergyUnavailable as exc:
             result["energy"] = {"unavailable": exc.reason, "fix": exc.fix}
     for spec in models:
-        cmd = [sys.executable, "-m", "edge_ranker.bench.worker", spec, "--threads", str(threads), "--runs", str(runs),
-               "--powercap-root", powercap_root, "--window", str(window_s), "--repeats", str(repeats)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "edge_ranker.bench.worker",
+            spec,
+            "--threads",
+            str(threads),
+            "--runs",
+            str(runs),
+            "--powercap-root",
+            powercap_root,
+            "--window",
+            str(window_s),
+            "--repeats",
+            str(repeats),
+        ]
         if with_energy:
             cmd.append("--energy")
         env = {**os.environ, "OMP_NUM_THREADS": str(threads)}

@@ -39,12 +39,16 @@ def _teacher_size(t) -> int:
         folder = Path(sys.modules[mod].__file__).parent
     except (KeyError, AttributeError, TypeError):
         return 0
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and p.suffix in {".npz", ".bin", ".onnx",
-                                                                                          ".safetensors", ".model"})
+    return sum(
+        p.stat().st_size
+        for p in folder.rglob("*")
+        if p.is_file() and p.suffix in {".npz", ".bin", ".onnx", ".safetensors", ".model"}
+    )
 
 
-def run(spec: str, threads: int, runs: int, with_energy: bool, powercap_root: str, window_s: float,
-        repeats: int) -> dict:
+def run(
+    spec: str, threads: int, runs: int, with_energy: bool, powercap_root: str, window_s: float, repeats: int
+) -> dict:
     t0 = time.perf_counter()
     encode, size, desc = _load(spec, threads)
     load_s = time.perf_counter() - t0

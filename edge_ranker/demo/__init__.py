@@ -19,8 +19,11 @@ from edge_ranker.runtime.store import PreferenceStore
 
 def load_feed() -> tuple[list[Document], dict]:
     base = resources.files("edge_ranker.demo")
-    docs = [Document.from_dict(json.loads(line)) for line in base.joinpath("feed.jsonl").read_text("utf-8").splitlines()
-            if line.strip()]
+    docs = [
+        Document.from_dict(json.loads(line))
+        for line in base.joinpath("feed.jsonl").read_text("utf-8").splitlines()
+        if line.strip()
+    ]
     return docs, json.loads(base.joinpath("history.json").read_text("utf-8"))
 
 
@@ -30,8 +33,10 @@ def _show(title: str, ranked: list[Ranked], docs: dict[str, Document], top: int,
         why = []
         if r.personal_score is not None:
             i = r.interest or {}
-            why.append(f"interest {r.personal_score:+.2f} (like-sim {i.get('positive_similarity', 0):.2f}, "
-                       f"dislike-sim {i.get('negative_similarity', 0):.2f})")
+            why.append(
+                f"interest {r.personal_score:+.2f} (like-sim {i.get('positive_similarity', 0):.2f}, "
+                f"dislike-sim {i.get('negative_similarity', 0):.2f})"
+            )
         if r.relevance_score is not None:
             why.append(f"query {r.relevance_score:.2f}")
         if "recency" in r.contributions:

@@ -18,14 +18,31 @@ from edge_ranker.runtime.ranker import Document, Ranker
 from edge_ranker.runtime.store import PreferenceStore
 
 TEXTS = [
-    "", " ", "Hello, World!", "The quick brown fox jumps over the lazy dog.",
-    "Ärger über Öl-Preise: Straße gesperrt, Fußgänger überrascht.", "Ça va? L'été à Noël, façade et œuvre.",
-    "¿Dónde está la estación? ¡Mañana!", "Zażółć gęślą jaźń — Łódź, Kraków.", "São Paulo: ação, coração, não.",
-    "Съешь же ещё этих мягких французских булок, да выпей чаю.", "Işık, ağaç, şehir, çiçek, öğrenci, İstanbul.",
-    "Het is een mooie dag in Amsterdam, nietwaar?", "日本語のテキストと中文文本混在", "emoji 😀🎉👍🏽 and flags 🇩🇪🇹🇷",
-    "tabs\tnew\nlines\r\nand\x00control\x07chars", "ﬁ ligature ＦＵＬＬ-width ①②", "a" * 150 + " " + "b" * 99,
-    "caf\u0065\u0301 combining accent", "lone surrogate \ud800 here", "word " * 300,
-    "Ünïcödé ÀÉÎÕÜ ÿ ñ ß", "مرحبا بالعالم", "Ελληνικά γράμματα", "क्या हाल है", "x-ray, e-mail; (brackets) [and] {braces}",
+    "",
+    " ",
+    "Hello, World!",
+    "The quick brown fox jumps over the lazy dog.",
+    "Ärger über Öl-Preise: Straße gesperrt, Fußgänger überrascht.",
+    "Ça va? L'été à Noël, façade et œuvre.",
+    "¿Dónde está la estación? ¡Mañana!",
+    "Zażółć gęślą jaźń — Łódź, Kraków.",
+    "São Paulo: ação, coração, não.",
+    "Съешь же ещё этих мягких французских булок, да выпей чаю.",
+    "Işık, ağaç, şehir, çiçek, öğrenci, İstanbul.",
+    "Het is een mooie dag in Amsterdam, nietwaar?",
+    "日本語のテキストと中文文本混在",
+    "emoji 😀🎉👍🏽 and flags 🇩🇪🇹🇷",
+    "tabs\tnew\nlines\r\nand\x00control\x07chars",
+    "ﬁ ligature ＦＵＬＬ-width ①②",
+    "a" * 150 + " " + "b" * 99,
+    "caf\u0065\u0301 combining accent",
+    "lone surrogate \ud800 here",
+    "word " * 300,
+    "Ünïcödé ÀÉÎÕÜ ÿ ñ ß",
+    "مرحبا بالعالم",
+    "Ελληνικά γράμματα",
+    "क्या हाल है",
+    "x-ray, e-mail; (brackets) [and] {braces}",
 ]
 
 
@@ -70,17 +87,21 @@ def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -
     rel = relevance.encode([d.text for d in docs], role="passage")
     q = relevance.encode([history["query"]], role="query")[0]
     (out / "documents.tsv").write_text(
-        "\n".join(f"{d.id}\t{_vec(s)}\t{_vec(r)}" for d, s, r in zip(docs, sem, rel)) + "\n", encoding="ascii")
+        "\n".join(f"{d.id}\t{_vec(s)}\t{_vec(r)}" for d, s, r in zip(docs, sem, rel)) + "\n", encoding="ascii"
+    )
     (out / "scenario.tsv").write_text(
         f"now\t{now!r}\nquery\t{_vec(q)}\nshift_factor\t{cfg.shift_factor}\nthreshold\t{cfg.threshold}\n"
         f"horizon_days\t{cfg.horizon_days}\ndecay_rate_per_day\t{cfg.decay_rate_per_day}\n"
         f"personal_weight\t{ranker.personal_weight}\nquery_weight\t{ranker.query_weight}\nk\t{ranker.k}\n",
-        encoding="ascii")
+        encoding="ascii",
+    )
     for name, query in (("personal", None), ("search", history["query"])):
         ranked = ranker.rank([Document(d.id, d.text, d.published) for d in docs], query=query, now=now)
-        (out / f"expected_{name}.tsv").write_text("\n".join(
-            f"{r.rank}\t{r.id}\t{r.score!r}\t{r.personal_score!r}\t{r.relevance_score!r}" for r in ranked) + "\n",
-            encoding="ascii")
+        (out / f"expected_{name}.tsv").write_text(
+            "\n".join(f"{r.rank}\t{r.id}\t{r.score!r}\t{r.personal_score!r}\t{r.relevance_score!r}" for r in ranked)
+            + "\n",
+            encoding="ascii",
+        )
     ranker.store.close()
 
 
@@ -93,8 +114,10 @@ def generate(out_dir: str | Path, semantic: str = "semantic", relevance: str = "
     for name, enc in (("semantic", sem), ("relevance", rel)):
         m = enc.manifest
         (out / f"{name}_config.tsv").write_text(
-            f"max_length\t{m.max_length}\n" + "".join(f"prefix_{r}\t{_b64(p)}\n" for r, p in sorted(m.prefixes.items())),
-            encoding="ascii")
+            f"max_length\t{m.max_length}\n"
+            + "".join(f"prefix_{r}\t{_b64(p)}\n" for r, p in sorted(m.prefixes.items())),
+            encoding="ascii",
+        )
         write_tokens(enc, out / f"{name}_tokens.tsv")
         write_embeddings(enc, out / f"{name}_embeddings.tsv")
     with tempfile.TemporaryDirectory() as tmp:

@@ -13,7 +13,15 @@ from edge_ranker.errors import EdgeRankerError
 from edge_ranker.textio import read_lines
 
 LANG3 = {
-    "de": "deu", "fr": "fra", "it": "ita", "es": "spa", "pl": "pol", "pt": "por", "nl": "nld", "ru": "rus", "tr": "tur",
+    "de": "deu",
+    "fr": "fra",
+    "it": "ita",
+    "es": "spa",
+    "pl": "pol",
+    "pt": "por",
+    "nl": "nld",
+    "ru": "rus",
+    "tr": "tur",
 }
 
 

@@ -32,8 +32,9 @@ def relational(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor, temperatur
     sn, tn = F.normalize(s, dim=-1), F.normalize(t, dim=-1)
     student_logits = sn @ tn.T / temperature  # (rows, groups): how the student row sees all targets
     teacher_logits = tn[group] @ tn.T / temperature  # how its own target sees all targets
-    return F.kl_div(F.log_softmax(student_logits, -1), F.log_softmax(teacher_logits, -1), log_target=True,
-                    reduction="batchmean")
+    return F.kl_div(
+        F.log_softmax(student_logits, -1), F.log_softmax(teacher_logits, -1), log_target=True, reduction="batchmean"
+    )
 
 
 def contrastive(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor, temperature: float = 0.05) -> torch.Tensor:
@@ -44,8 +45,9 @@ def contrastive(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor, temperatu
 _FUNCS = {"mse": mse, "l2": l2, "cosine": cosine, "relational": relational, "contrastive": contrastive}
 
 
-def combined(weights: dict[str, float], s: torch.Tensor, t: torch.Tensor, group: torch.Tensor) -> tuple[
-        torch.Tensor, dict[str, float]]:
+def combined(
+    weights: dict[str, float], s: torch.Tensor, t: torch.Tensor, group: torch.Tensor
+) -> tuple[torch.Tensor, dict[str, float]]:
     """Weighted sum of the named losses; also returns each part for logging."""
     unknown = set(weights) - set(_FUNCS)
     if unknown:

@@ -27,11 +27,16 @@ from edge_ranker.textio import read_lines
 
 LANGS = ["de", "fr", "it", "es", "pl", "pt", "nl", "ru", "tr"]
 PASSAGE_SOURCES = {  # monolingual text for passage-role training (never evaluation sets)
-    "en": "mono/leipzig_wiki_10k/eng_*.txt", "de": "mono/leipzig_wiki_10k/deu_*.txt",
-    "fr": "mono/leipzig_wiki_10k/fra_*.txt", "it": "mono/leipzig_wiki_10k/ita_*.txt",
-    "es": "mono/leipzig_wiki_10k/spa_*.txt", "ru": "mono/wmt_newstest_mono/rus/newstest2019.rus",
-    "tr": "mono/wmt_newstest_mono/tur/newstest2017.tur", "pl": "mono/wmt_newstest_mono/pol/*",
-    "pt": "parallel/ntrex128/newstest2019-ref.por.txt", "nl": "parallel/ntrex128/newstest2019-ref.nld.txt",
+    "en": "mono/leipzig_wiki_10k/eng_*.txt",
+    "de": "mono/leipzig_wiki_10k/deu_*.txt",
+    "fr": "mono/leipzig_wiki_10k/fra_*.txt",
+    "it": "mono/leipzig_wiki_10k/ita_*.txt",
+    "es": "mono/leipzig_wiki_10k/spa_*.txt",
+    "ru": "mono/wmt_newstest_mono/rus/newstest2019.rus",
+    "tr": "mono/wmt_newstest_mono/tur/newstest2017.tur",
+    "pl": "mono/wmt_newstest_mono/pol/*",
+    "pt": "parallel/ntrex128/newstest2019-ref.por.txt",
+    "nl": "parallel/ntrex128/newstest2019-ref.nld.txt",
 }
 
 
@@ -53,8 +58,12 @@ class Recipe:
 RECIPES: dict[str, Recipe] = {
     "semantic": Recipe(kind="semantic", teacher="use-multilingual-v3", train=TrainConfig(epochs=4, max_length=64)),
     "relevance": Recipe(
-        kind="relevance", teacher="multilingual-e5-small", max_pairs_per_lang=5000, roles=["query", "passage"],
-        prefixes={"query": "query: ", "passage": "passage: "}, passages_per_lang=1500,
+        kind="relevance",
+        teacher="multilingual-e5-small",
+        max_pairs_per_lang=5000,
+        roles=["query", "passage"],
+        prefixes={"query": "query: ", "passage": "passage: "},
+        passages_per_lang=1500,
         train=TrainConfig(epochs=3, max_length=256, batch_size=128),
     ),
 }
@@ -73,8 +82,9 @@ def _passages(root: Path, per_lang: int, size: int, seed: int) -> list[str]:
     return out
 
 
-def build_training_set(recipe: Recipe, teacher: CachedTeacher, data_root: str | Path, seed: int = 0,
-                       show_progress: bool = True) -> tuple[list[Group], np.ndarray, list[str]]:
+def build_training_set(
+    recipe: Recipe, teacher: CachedTeacher, data_root: str | Path, seed: int = 0, show_progress: bool = True
+) -> tuple[list[Group], np.ndarray, list[str]]:
     """Groups of student texts sharing one teacher target; returns groups, raw targets, teacher texts."""
     root = Path(data_root)
     pairs = tatoeba_pairs(root, recipe.langs, recipe.max_pairs_per_lang, seed=seed)
@@ -134,9 +144,14 @@ def distill(
         if init.shape[1] != cfg.hidden:
             raise EdgeRankerError("init_from_teacher needs pca_dim == hidden size")
     info = StudentInfo(
-        max_length=cfg.max_length, prefixes=dict(r.prefixes), kind=r.kind, teacher=cached.name,
-        teacher_dim=int(raw.shape[1]), pca_dim=r.pca_dim,
-        pca_explained_variance=float(np.sum(pca.explained_variance_ratio)), languages=["en", *r.langs],
+        max_length=cfg.max_length,
+        prefixes=dict(r.prefixes),
+        kind=r.kind,
+        teacher=cached.name,
+        teacher_dim=int(raw.shape[1]),
+        pca_dim=r.pca_dim,
+        pca_explained_variance=float(np.sum(pca.explained_variance_ratio)),
+        languages=["en", *r.langs],
     )
     log = train_student(groups, targets, tokenizer, info, out_dir, cfg, init, show_progress)
     log["pca_explained_variance"] = info.pca_explained_variance

@@ -104,19 +104,32 @@ def train_student(
     accelerator = Accelerator(cpu=not torch.cuda.is_available())
     set_seed(config.seed)
     info.max_length = config.max_length
-    model = Student.create(tokenizer.get_vocab_size(), config.hidden, config.layers, config.heads, config.ffn,
-                           max_length=max(config.max_length, 128))
+    model = Student.create(
+        tokenizer.get_vocab_size(),
+        config.hidden,
+        config.layers,
+        config.heads,
+        config.ffn,
+        max_length=max(config.max_length, 128),
+    )
     if init_embeddings is not None:
         with torch.no_grad():
             model.bert.embeddings.word_embeddings.weight.copy_(torch.from_numpy(init_embeddings))
     tgt = torch.from_numpy(np.asarray(targets, dtype=np.float32))
-    loader = DataLoader(_Groups(groups), batch_size=config.batch_size, shuffle=True, drop_last=len(groups) >
-                        config.batch_size, collate_fn=_collate(StudentTokenizer(tokenizer, config.max_length), tgt),
-                        generator=torch.Generator().manual_seed(config.seed))
+    loader = DataLoader(
+        _Groups(groups),
+        batch_size=config.batch_size,
+        shuffle=True,
+        drop_last=len(groups) > config.batch_size,
+        collate_fn=_collate(StudentTokenizer(tokenizer, config.max_length), tgt),
+        generator=torch.Generator().manual_seed(config.seed),
+    )
     no_decay = [p for n, p in model.named_parameters() if "LayerNorm" in n or n.endswith("bias")]
     decay = [p for n, p in model.named_parameters() if not ("LayerNorm" in n or n.endswith("bias"))]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
-                             {"params": no_decay, "weight_decay": 0.0}], lr=config.lr)
+    opt = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=config.lr,
+    )
     model, opt, loader = accelerator.prepare(model, opt, loader)
     total = max(1, len(loader) * config.epochs)
     sched = accelerator.prepare(get_linear_schedule_with_warmup(opt, math.ceil(config.warmup * total), total))

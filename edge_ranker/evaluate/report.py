@@ -10,8 +10,15 @@ from edge_ranker.evaluate.retrieval import evaluate_retrieval, load_retrieval
 from edge_ranker.evaluate.sts import evaluate_sts
 
 
-def evaluate_models(models: list[str], data_root: Path, cache_dir: Path, sts: bool = True,
-                    retrieval: list[str] | None = None, docs: str | None = None, split: str = "test") -> dict:
+def evaluate_models(
+    models: list[str],
+    data_root: Path,
+    cache_dir: Path,
+    sts: bool = True,
+    retrieval: list[str] | None = None,
+    docs: str | None = None,
+    split: str = "test",
+) -> dict:
     sets = {name: load_retrieval(name, data_root) for name in retrieval or []}
     doc_encoder = resolve_encoder(docs, cache_dir) if docs else None
     out: dict = {}

@@ -37,8 +37,12 @@ def load_scifact(data_root: str | Path) -> RetrievalSet:
         for row in csv.DictReader(fh):
             raw = row["abstract"].strip()
             try:  # numpy-style list repr: "['s1'\n 's2']" -> make it a Python list literal
-                sents = ast.literal_eval(raw.replace("'\n '", "', '").replace("\"\n '", "\", '")
-                                         .replace("'\n \"", "', \"").replace("\"\n \"", "\", \""))
+                sents = ast.literal_eval(
+                    raw.replace("'\n '", "', '")
+                    .replace("\"\n '", "\", '")
+                    .replace("'\n \"", "', \"")
+                    .replace('"\n "', '", "')
+                )
             except (ValueError, SyntaxError):
                 sents = [raw.strip("[]")]
             corpus[row["doc_id"]] = (row["title"] + ". " + " ".join(sents)).strip()

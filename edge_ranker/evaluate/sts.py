@@ -43,15 +43,16 @@ def _cos(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return (x * y).sum(1)
 
 
-def evaluate_sts(encoder, data_root: str | Path, langs: list[str] | None = None, split: str = "test",
-                 cross_lingual: bool = True) -> dict[str, float]:
+def evaluate_sts(
+    encoder, data_root: str | Path, langs: list[str] | None = None, split: str = "test", cross_lingual: bool = True
+) -> dict[str, float]:
     """Spearman x100 per language ("de-de"), per en-xx pair ("en-de") and their average ("avg")."""
     langs = langs or STS_LANGS
     data = {lang: load_sts(data_root, lang, split) for lang in set(langs) | ({"en"} if cross_lingual else set())}
     emb: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for lang, (a, b, _) in data.items():
         e = encoder.encode(a + b, role="passage")
-        emb[lang] = (e[: len(a)], e[len(a):])
+        emb[lang] = (e[: len(a)], e[len(a) :])
     out: dict[str, float] = {}
     for lang in langs:
         out[f"{lang}-{lang}"] = 100 * spearman(_cos(*emb[lang]), data[lang][2])

@@ -31,8 +31,12 @@ class _Graph(torch.nn.Module):
         # Explicit position and type ids keep the graph free of the slice-by-min() that defeats ORT's
         # symbolic shape inference (and with it quantization pre-processing).
         positions = torch.arange(input_ids.shape[1], dtype=torch.long).unsqueeze(0).expand_as(input_ids)
-        hidden = self.student.bert(input_ids=input_ids, attention_mask=attention_mask, position_ids=positions,
-                                   token_type_ids=torch.zeros_like(input_ids)).last_hidden_state
+        hidden = self.student.bert(
+            input_ids=input_ids,
+            attention_mask=attention_mask,
+            position_ids=positions,
+            token_type_ids=torch.zeros_like(input_ids),
+        ).last_hidden_state
         return torch.nn.functional.normalize(masked_mean(hidden, attention_mask), dim=-1)
 
 
@@ -44,16 +48,29 @@ def export_onnx(student: Student, path: str | Path) -> Path:
     path = Path(path)
     with torch.inference_mode():
         torch.onnx.export(
-            _Graph(student), (ids, mask), str(path), dynamo=False, opset_version=OPSET,
-            input_names=["input_ids", "attention_mask"], output_names=["embedding"],
-            dynamic_axes={"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"},
-                          "embedding": {0: "batch"}},
+            _Graph(student),
+            (ids, mask),
+            str(path),
+            dynamo=False,
+            opset_version=OPSET,
+            input_names=["input_ids", "attention_mask"],
+            output_names=["embedding"],
+            dynamic_axes={
+                "input_ids": {0: "batch", 1: "seq"},
+                "attention_mask": {0: "batch", 1: "seq"},
+                "embedding": {0: "batch"},
+            },
         )
     return path
 
 
-def export_model(student_dir: str | Path, out_dir: str | Path, quantize: str = "int8-rowwise",
-                 name: str | None = None, metrics: dict | None = None) -> Path:
+def export_model(
+    student_dir: str | Path,
+    out_dir: str | Path,
+    quantize: str = "int8-rowwise",
+    name: str | None = None,
+    metrics: dict | None = None,
+) -> Path:
     """Export a student folder to a model folder with the chosen quantization variant and a manifest."""
     from edge_ranker.export.quantize import VARIANTS, quantize_model
 
@@ -74,9 +91,17 @@ def export_model(student_dir: str | Path, out_dir: str | Path, quantize: str = "
     if (Path(student_dir) / "pca.npz").exists():
         pca = {"dim": info.pca_dim, "explained_variance": info.pca_explained_variance}
     manifest = Manifest(
-        name=name or Path(student_dir).name, kind=info.kind, dim=student.config.hidden_size,
-        max_length=info.max_length, prefixes=info.prefixes, quantization=quantize, teacher=info.teacher,
-        teacher_dim=info.teacher_dim, pca=pca, languages=info.languages, metrics=metrics or info.metrics,
+        name=name or Path(student_dir).name,
+        kind=info.kind,
+        dim=student.config.hidden_size,
+        max_length=info.max_length,
+        prefixes=info.prefixes,
+        quantization=quantize,
+        teacher=info.teacher,
+        teacher_dim=info.teacher_dim,
+        pca=pca,
+        languages=info.languages,
+        metrics=metrics or info.metrics,
         created_by=f"edge-ranker {__version__}",
     )
     write_manifest(out, manifest)
@@ -95,9 +120,15 @@ def export_sentence_transformers(student_dir: str | Path, out_dir: str | Path) -
     tmp = Path(out_dir) / "_hf"
     tmp.mkdir(parents=True, exist_ok=True)
     student.bert.save_pretrained(tmp)
-    hf_tok = PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token="[UNK]", pad_token="[PAD]",
-                                     cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]",
-                                     model_max_length=info.max_length)
+    hf_tok = PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer,
+        unk_token="[UNK]",
+        pad_token="[PAD]",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        mask_token="[MASK]",
+        model_max_length=info.max_length,
+    )
     hf_tok.save_pretrained(tmp)
     word = models.Transformer(str(tmp), max_seq_length=info.max_length)
     pool = models.Pooling(word.get_word_embedding_dimension(), pooling_mode="mean")

@@ -28,7 +28,9 @@ VARIANTS: dict[str, tuple[str, dict | None]] = {
     "int8-gather-rr": ("fp32", {"op_types_to_quantize": ["MatMul", "Gather"], "reduce_range": True}),
     "int8-gather-perchannel": ("fp32", {"op_types_to_quantize": ["MatMul", "Gather"], "per_channel": True}),
     "int8-gather-perchannel-rr": (
-        "fp32", {"op_types_to_quantize": ["MatMul", "Gather"], "per_channel": True, "reduce_range": True}),
+        "fp32",
+        {"op_types_to_quantize": ["MatMul", "Gather"], "per_channel": True, "reduce_range": True},
+    ),
     "int8-rowwise": ("int8-rowwise", {"op_types_to_quantize": ["MatMul"]}),
 }
 
@@ -61,8 +63,12 @@ def _replace_table(model: onnx.ModelProto, storage: str) -> None:
     else:  # int8-rowwise: symmetric int8 per row, one fp32 scale per row
         scale = np.maximum(np.abs(table).max(axis=1, keepdims=True), 1e-12) / 127.0
         q = np.clip(np.round(table / scale), -127, 127).astype(np.int8)
-        model.graph.initializer.extend([numpy_helper.from_array(q, base + "_q"),
-                                        numpy_helper.from_array(scale.astype(np.float32), base + "_scale")])
+        model.graph.initializer.extend(
+            [
+                numpy_helper.from_array(q, base + "_q"),
+                numpy_helper.from_array(scale.astype(np.float32), base + "_scale"),
+            ]
+        )
         node.input[0] = base + "_q"
         node.output[0] = out + "_q"
         ids = node.input[1]

@@ -47,8 +47,15 @@ def clean_text(text: str | bytes | None) -> str:
 class Encoder:
     """Load with ``Encoder.load(path_or_name)``; ``encode(texts, role)`` returns (n, dim) unit vectors."""
 
-    def __init__(self, folder: Path, manifest: Manifest, threads: int = 1, batch_size: int = 32,
-                 session_options: ort.SessionOptions | None = None, providers: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        manifest: Manifest,
+        threads: int = 1,
+        batch_size: int = 32,
+        session_options: ort.SessionOptions | None = None,
+        providers: list[str] | None = None,
+    ) -> None:
         self.folder, self.manifest = folder, manifest
         self.dim, self.max_length, self.batch_size = manifest.dim, manifest.max_length, batch_size
         opts = session_options or ort.SessionOptions()
@@ -57,8 +64,9 @@ class Encoder:
             opts.inter_op_num_threads = 1
             opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         try:
-            self.session = ort.InferenceSession(str(folder / manifest.onnx), sess_options=opts,
-                                                providers=providers or ["CPUExecutionProvider"])
+            self.session = ort.InferenceSession(
+                str(folder / manifest.onnx), sess_options=opts, providers=providers or ["CPUExecutionProvider"]
+            )
             self.tokenizer = Tokenizer.from_file(str(folder / manifest.tokenizer))
         except Exception as exc:  # onnxruntime/tokenizers raise their own types for bad files
             raise EdgeRankerError(f"cannot load model from {folder}: {exc}") from exc
@@ -69,8 +77,15 @@ class Encoder:
         self.name = manifest.name
 
     @classmethod
-    def load(cls, name_or_path: str | Path, threads: int = 1, batch_size: int = 32, verify: bool = True,
-             session_options: ort.SessionOptions | None = None, providers: list[str] | None = None) -> Encoder:
+    def load(
+        cls,
+        name_or_path: str | Path,
+        threads: int = 1,
+        batch_size: int = 32,
+        verify: bool = True,
+        session_options: ort.SessionOptions | None = None,
+        providers: list[str] | None = None,
+    ) -> Encoder:
         folder = resolve_model_path(name_or_path)
         return cls(folder, read_manifest(folder, verify=verify), threads, batch_size, session_options, providers)
 

@@ -99,8 +99,9 @@ class PersonalScore:
     negative_coi: int | None
 
 
-def personal_scores(docs: np.ndarray, positive: list[CoI], negative: list[CoI], now: float,
-                    cfg: CoIConfig) -> list[PersonalScore]:
+def personal_scores(
+    docs: np.ndarray, positive: list[CoI], negative: list[CoI], now: float, cfg: CoIConfig
+) -> list[PersonalScore]:
     """Per document: ``pos_sim*decay(pos) + relevance(pos) - neg_sim*decay(neg)`` (Xayn 2022), terms kept
     apart so an explanation adds up to the score; a missing polarity contributes 0."""
     out: list[PersonalScore] = []

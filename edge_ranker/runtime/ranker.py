@@ -82,9 +82,16 @@ class EmbeddingCache:
 
 
 class Ranker:
-    def __init__(self, semantic: Encoder, relevance: Encoder | None, store: PreferenceStore,
-                 personal_weight: float = 0.5, query_weight: float = 1.0, k: int = 60,
-                 config: CoIConfig | None = None) -> None:
+    def __init__(
+        self,
+        semantic: Encoder,
+        relevance: Encoder | None,
+        store: PreferenceStore,
+        personal_weight: float = 0.5,
+        query_weight: float = 1.0,
+        k: int = 60,
+        config: CoIConfig | None = None,
+    ) -> None:
         if k <= 0:
             raise EdgeRankerError("RRF k must be positive")
         if personal_weight < 0 or query_weight < 0:
@@ -152,11 +159,24 @@ class Ranker:
             interest = None
             if personal is not None:
                 p = personal[i]
-                interest = {"positive_interest": p.positive_coi, "positive_similarity": p.positive_similarity,
-                            "positive_decay": p.positive_decay, "interest_relevance": p.interest_relevance,
-                            "negative_interest": p.negative_coi, "negative_similarity": p.negative_similarity,
-                            "negative_decay": p.negative_decay}
-            out.append(Ranked(docs[i].id, float(total[i]), r,
-                              personal[i].score if personal is not None else None,
-                              float(relevance[i]) if relevance is not None else None, parts[i], interest))
+                interest = {
+                    "positive_interest": p.positive_coi,
+                    "positive_similarity": p.positive_similarity,
+                    "positive_decay": p.positive_decay,
+                    "interest_relevance": p.interest_relevance,
+                    "negative_interest": p.negative_coi,
+                    "negative_similarity": p.negative_similarity,
+                    "negative_decay": p.negative_decay,
+                }
+            out.append(
+                Ranked(
+                    docs[i].id,
+                    float(total[i]),
+                    r,
+                    personal[i].score if personal is not None else None,
+                    float(relevance[i]) if relevance is not None else None,
+                    parts[i],
+                    interest,
+                )
+            )
         return out

@@ -120,8 +120,15 @@ class PreferenceStore:
         self.close()
 
     # --- writes -------------------------------------------------------------------------------
-    def add_feedback(self, doc_id: str, embedding: np.ndarray, reaction: str, model: str, text: str | None = None,
-                     ts: float | None = None) -> int:
+    def add_feedback(
+        self,
+        doc_id: str,
+        embedding: np.ndarray,
+        reaction: str,
+        model: str,
+        text: str | None = None,
+        ts: float | None = None,
+    ) -> int:
         """Record a like/dislike and update the centers of interest, atomically; returns the event id."""
         if reaction not in REACTIONS:
             raise EdgeRankerError(f"reaction must be one of {REACTIONS}, got {reaction!r}")
@@ -152,8 +159,10 @@ class PreferenceStore:
             c = cois[i]
             point = unit((1 - cfg.shift_factor) * c.point + cfg.shift_factor * emb)
             count = c.view_count + 1 if positive else c.view_count
-            self._db.execute("UPDATE interests SET point=?, view_count=?, last_view=? WHERE id=?",
-                             (point.tobytes(), count, max(ts, c.last_view), c.id))
+            self._db.execute(
+                "UPDATE interests SET point=?, view_count=?, last_view=? WHERE id=?",
+                (point.tobytes(), count, max(ts, c.last_view), c.id),
+            )
         else:
             self._db.execute(
                 "INSERT INTO interests (positive, point, view_count, view_time, last_view, model) VALUES (?,?,?,?,?,?)",
@@ -185,7 +194,9 @@ class PreferenceStore:
     def _interests(self, model: str, positive: bool) -> list[CoI]:
         rows = self._db.execute(
             "SELECT id, point, view_count, view_time, last_view FROM interests WHERE model=? AND positive=? "
-            "ORDER BY id", (model, int(positive))).fetchall()
+            "ORDER BY id",
+            (model, int(positive)),
+        ).fetchall()
         return [CoI(r[0], positive, np.frombuffer(r[1], dtype=np.float32).copy(), r[2], r[3], r[4]) for r in rows]
 
     def interests(self, model: str) -> tuple[list[CoI], list[CoI]]:
@@ -200,15 +211,34 @@ class PreferenceStore:
         """Everything stored, as JSON-ready data (vectors as lists)."""
         with self._lock:
             fb = self._db.execute("SELECT id, doc_id, text, embedding, reaction, ts, model FROM feedback ORDER BY id")
-            feedback = [{"id": r[0], "doc_id": r[1], "text": r[2],
-                         "embedding": np.frombuffer(r[3], dtype=np.float32).tolist(), "reaction": r[4],
-                         "timestamp": r[5], "model": r[6]} for r in fb]
-            it = self._db.execute("SELECT id, positive, point, view_count, view_time, last_view, model FROM interests "
-                                  "ORDER BY id")
-            interests = [{"id": r[0], "positive": bool(r[1]), "point": np.frombuffer(r[2], dtype=np.float32).tolist(),
-                          "view_count": r[3], "view_time": r[4], "last_view": r[5], "model": r[6]} for r in it]
-        return {"schema_version": SCHEMA_VERSION, "path": str(self.path), "feedback": feedback,
-                "interests": interests}
+            feedback = [
+                {
+                    "id": r[0],
+                    "doc_id": r[1],
+                    "text": r[2],
+                    "embedding": np.frombuffer(r[3], dtype=np.float32).tolist(),
+                    "reaction": r[4],
+                    "timestamp": r[5],
+                    "model": r[6],
+                }
+                for r in fb
+            ]
+            it = self._db.execute(
+                "SELECT id, positive, point, view_count, view_time, last_view, model FROM interests ORDER BY id"
+            )
+            interests = [
+                {
+                    "id": r[0],
+                    "positive": bool(r[1]),
+                    "point": np.frombuffer(r[2], dtype=np.float32).tolist(),
+                    "view_count": r[3],
+                    "view_time": r[4],
+                    "last_view": r[5],
+                    "model": r[6],
+                }
+                for r in it
+            ]
+        return {"schema_version": SCHEMA_VERSION, "path": str(self.path), "feedback": feedback, "interests": interests}
 
     def export_json(self) -> str:
         return json.dumps(self.export(), ensure_ascii=False)

@@ -119,8 +119,9 @@ def _load_language(paths: list[str | Path]) -> tuple[list[str], list[str], ReadS
     return lines, words, stats
 
 
-def split_corpora(corpora: dict[str, list[str | Path]], rng: random.Random, heldout_lines: int) -> tuple[
-        dict[str, list[str]], dict[str, list[str]], dict[str, ReadStats]]:
+def split_corpora(
+    corpora: dict[str, list[str | Path]], rng: random.Random, heldout_lines: int
+) -> tuple[dict[str, list[str]], dict[str, list[str]], dict[str, ReadStats]]:
     """Read each language, de-duplicate, shuffle, hold out up to ``heldout_lines`` corpus lines for the report.
 
     The split depends only on the corpora and the seed (not on alpha or size), so reports of vocabularies

@@ -27,8 +27,9 @@ def _e5_fertility(lines: list[str]) -> float | None:
     return tokens / words if words else None
 
 
-def compare_vocabs(corpora: dict, folders: dict[str, Path], seed: int = 0, heldout_lines: int = 500,
-                   with_e5: bool = True) -> dict:
+def compare_vocabs(
+    corpora: dict, folders: dict[str, Path], seed: int = 0, heldout_lines: int = 500, with_e5: bool = True
+) -> dict:
     """{column name: {lang: {"fertility", "unk_rate"}}} on held-out lines split exactly as the builder did.
 
     Fertility here is subword tokens per whitespace word (the builder's report counts per pre-tokenized
