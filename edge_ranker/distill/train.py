@@ -49,6 +49,7 @@ class TrainConfig:
     layers: int = 1
     grad_clip: float = 1.0
     checkpoint_dir: str | None = None
+    threads: int = 1  # per process: a 1-layer student's small matmuls gain nothing from more on CPU
 
 
 class _Groups(Dataset):
@@ -102,6 +103,8 @@ def train_student(
     if not groups:
         raise EdgeRankerError("no training data")
     accelerator = Accelerator(cpu=not torch.cuda.is_available())
+    if accelerator.device.type == "cpu":
+        torch.set_num_threads(config.threads)
     set_seed(config.seed)
     info.max_length = config.max_length
     model = Student.create(
