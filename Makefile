@@ -1,6 +1,7 @@
 # Two entry points on a fresh machine (Python 3.10+):
 #   make demo   set up the runtime (numpy, onnxruntime, tokenizers) and rank a feed with the shipped models
-#   make test   set up everything (torch==2.13.0 CPU build first, then the train and dev extras) and run the tests
+#   make test   set up everything (torch==2.13.0 CPU build first, then the train and dev extras), run ruff,
+#               the Python tests and the Android core's JVM golden test
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -27,3 +28,4 @@ lint: setup-dev
 
 test: setup-dev lint
 	$(BIN)/python -m pytest -q
+	bash android_demo/core/run_tests.sh

@@ -9,8 +9,8 @@ cd "$(dirname "$0")/../.."
 export EDGE_RANKER_DATA=${EDGE_RANKER_DATA:-../shared/data} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 VOCAB=vocab/build/wp50k-a0.7
 WHICH=${1:-both}
-SEM_LOSS=${SEM_LOSS:-"--loss mse=1 --loss relational=1"}
-REL_LOSS=${REL_LOSS:-"--loss mse=1 --loss relational=1"}
+SEM_LOSS=${SEM_LOSS:-}  # empty: the recipe default (mse + relational + contrastive)
+REL_LOSS=${REL_LOSS:-}
 ship() {  # kind, eval options
   local kind=$1; shift
   local start=$SECONDS

@@ -57,15 +57,19 @@ class Recipe:
 
 
 RECIPES: dict[str, Recipe] = {
-    "semantic": Recipe(kind="semantic", teacher="use-multilingual-v3", train=TrainConfig(epochs=4, max_length=64)),
+    "semantic": Recipe(
+        kind="semantic", teacher="use-multilingual-v3", bible_verses=10_000,
+        train=TrainConfig(epochs=3, max_length=64, losses={"mse": 1.0, "relational": 1.0, "contrastive": 1.0}),
+    ),
     "relevance": Recipe(
         kind="relevance",
         teacher="multilingual-e5-small",
         max_pairs_per_lang=5000,
         roles=["query", "passage"],
         prefixes={"query": "query: ", "passage": "passage: "},
-        passages_per_lang=1500,
-        train=TrainConfig(epochs=3, max_length=256, batch_size=128),
+        passages_per_lang=300,
+        train=TrainConfig(epochs=3, max_length=256, batch_size=128,
+                          losses={"mse": 1.0, "relational": 1.0, "contrastive": 1.0}),
     ),
 }
 
