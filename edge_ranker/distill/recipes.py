@@ -58,7 +58,9 @@ class Recipe:
 
 RECIPES: dict[str, Recipe] = {
     "semantic": Recipe(
-        kind="semantic", teacher="use-multilingual-v3", bible_verses=10_000,
+        kind="semantic",
+        teacher="use-multilingual-v3",
+        bible_verses=10_000,
         train=TrainConfig(epochs=3, max_length=64, losses={"mse": 1.0, "relational": 1.0, "contrastive": 1.0}),
     ),
     "relevance": Recipe(
@@ -68,8 +70,9 @@ RECIPES: dict[str, Recipe] = {
         roles=["query", "passage"],
         prefixes={"query": "query: ", "passage": "passage: "},
         passages_per_lang=300,
-        train=TrainConfig(epochs=3, max_length=256, batch_size=128,
-                          losses={"mse": 1.0, "relational": 1.0, "contrastive": 1.0}),
+        train=TrainConfig(
+            epochs=3, max_length=256, batch_size=128, losses={"mse": 1.0, "relational": 1.0, "contrastive": 1.0}
+        ),
     ),
 }
 

@@ -177,11 +177,11 @@ def teacher_token_embeddings(tokenizer: Tokenizer, encode, pca_transform, std: f
     ``##`` continuation pieces are embedded as their bare text; special tokens get small random rows.
     """
     vocab = sorted(tokenizer.get_vocab().items(), key=lambda kv: kv[1])
-    texts = [t[2:] if t.startswith("##") else t for t, _ in vocab]
+    texts = [t[2:] if t.startswith("##") else t.lstrip("▁") or t for t, _ in vocab]  # WordPiece "##", SP "▁"
     emb = pca_transform(encode(texts))
     emb = (emb - emb.mean(0)) / (emb.std() + 1e-12) * std
     rng = np.random.default_rng(0)
     for i, (t, _) in enumerate(vocab):
-        if t.startswith("[") and t.endswith("]"):
+        if (t.startswith("[") and t.endswith("]")) or (t.startswith("<") and t.endswith(">")):
             emb[i] = rng.normal(0, 0.02, emb.shape[1])
     return emb.astype(np.float32)

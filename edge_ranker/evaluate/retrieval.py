@@ -44,8 +44,12 @@ def subsample(ds: RetrievalSet, max_queries: int, max_docs: int, seed: int = 0) 
     others = sorted(set(ds.corpus) - set(relevant))
     rng.shuffle(others)
     docs = relevant + others[: max(0, max_docs - len(relevant))]
-    return RetrievalSet(ds.name, {q: ds.queries[q] for q in qids}, {d: ds.corpus[d] for d in sorted(docs)},
-                        {q: ds.qrels[q] for q in qids})
+    return RetrievalSet(
+        ds.name,
+        {q: ds.queries[q] for q in qids},
+        {d: ds.corpus[d] for d in sorted(docs)},
+        {q: ds.qrels[q] for q in qids},
+    )
 
 
 def load_scifact(data_root: str | Path, max_queries: int = 300, max_docs: int = 1000) -> RetrievalSet:
