@@ -17,7 +17,7 @@ _LAZY = {
     "Document": "edge_ranker.runtime.ranker",
     "PreferenceStore": "edge_ranker.runtime.store",
     "build_vocab": "edge_ranker.vocab.builder",
-    "distill": "edge_ranker.distill.train",
+    "distill": "edge_ranker.distill.recipes",
     "export_model": "edge_ranker.export.onnx_graph",
 }
 

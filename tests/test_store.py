@@ -151,3 +151,21 @@ def test_sigkill_while_writing_loses_nothing_acknowledged(tmp_path):
     views = con.execute("SELECT COALESCE(SUM(view_count), 0) FROM interests WHERE positive=1").fetchone()[0]
     assert views == events
     con.close()
+
+
+def test_view_time_goes_to_closest_positive_interest(tmp_path):
+    s = PreferenceStore(tmp_path / "p.db")
+    s.add_feedback("a", vec(1, 0), "like", "m")
+    s.add_feedback("b", vec(0, 1), "like", "m")
+    s.add_view_time(vec(0.1, 1), 42.0, "m")
+    pos, _ = s.interests("m")
+    assert [c.view_time for c in pos] == [0.0, 42.0]
+    with pytest.raises(EdgeRankerError):
+        s.add_view_time(vec(1, 0), -1, "m")
+
+
+def test_public_api_names_resolve():
+    import edge_ranker
+
+    for name in edge_ranker.__all__:
+        assert callable(getattr(edge_ranker, name))
