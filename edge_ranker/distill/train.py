@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import random
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -61,6 +62,37 @@ class _Groups(Dataset):
 
     def __getitem__(self, i: int) -> Group:
         return self.groups[i]
+
+
+class LengthBucketSampler(torch.utils.data.Sampler):
+    """Shuffled batches of groups with similar text length, so short sentences are not padded to passage length.
+
+    Each epoch: shuffle, cut into windows of 50 batches, sort each window by length, batch, shuffle the batches.
+    """
+
+    def __init__(self, groups: list[Group], batch_size: int, seed: int, window: int = 50) -> None:
+        self.lengths = [max(len(t) for t in g.texts) for g in groups]
+        self.batch_size, self.seed, self.window, self.epoch = batch_size, seed, window, 0
+
+    def _batches(self) -> list[list[int]]:
+        rng = random.Random(self.seed + self.epoch)
+        idx = list(range(len(self.lengths)))
+        rng.shuffle(idx)
+        span = self.batch_size * self.window
+        batches = []
+        for start in range(0, len(idx), span):
+            chunk = sorted(idx[start : start + span], key=self.lengths.__getitem__)
+            batches += [chunk[i : i + self.batch_size] for i in range(0, len(chunk), self.batch_size)]
+        rng.shuffle(batches)
+        return batches
+
+    def __iter__(self):
+        batches = self._batches()
+        self.epoch += 1
+        return iter(batches)
+
+    def __len__(self) -> int:
+        return math.ceil(len(self.lengths) / self.batch_size)
 
 
 def _collate(tokenize: StudentTokenizer, targets: torch.Tensor):
@@ -121,11 +153,8 @@ def train_student(
     tgt = torch.from_numpy(np.asarray(targets, dtype=np.float32))
     loader = DataLoader(
         _Groups(groups),
-        batch_size=config.batch_size,
-        shuffle=True,
-        drop_last=len(groups) > config.batch_size,
+        batch_sampler=LengthBucketSampler(groups, config.batch_size, config.seed),
         collate_fn=_collate(StudentTokenizer(tokenizer, config.max_length), tgt),
-        generator=torch.Generator().manual_seed(config.seed),
     )
     no_decay = [p for n, p in model.named_parameters() if "LayerNorm" in n or n.endswith("bias")]
     decay = [p for n, p in model.named_parameters() if not ("LayerNorm" in n or n.endswith("bias"))]
