@@ -104,22 +104,27 @@ def personal_scores(
 ) -> list[PersonalScore]:
     """Per document: ``pos_sim*decay(pos) + relevance(pos) - neg_sim*decay(neg)`` (Xayn 2022), terms kept
     apart so an explanation adds up to the score; a missing polarity contributes 0."""
-    out: list[PersonalScore] = []
-    rel = relevances(positive, now, cfg)
-    pos_m = np.stack([c.point for c in positive]) if positive else None
-    neg_m = np.stack([c.point for c in negative]) if negative else None
-    pos_d = [decay(c.last_view, now, cfg) for c in positive]
-    neg_d = [decay(c.last_view, now, cfg) for c in negative]
-    pos_sims = docs @ pos_m.T if pos_m is not None else None
-    neg_sims = docs @ neg_m.T if neg_m is not None else None
-    for i in range(docs.shape[0]):
-        ps = pd = pr = ns = nd = 0.0
-        pid = nid = None
-        if pos_sims is not None:
-            j = int(np.argmax(pos_sims[i]))
-            ps, pd, pr, pid = float(pos_sims[i, j]), pos_d[j], float(rel[j]), positive[j].id
-        if neg_sims is not None:
-            j = int(np.argmax(neg_sims[i]))
-            ns, nd, nid = float(neg_sims[i, j]), neg_d[j], negative[j].id
-        out.append(PersonalScore(ps * pd + pr - ns * nd, ps, pd, pr, ns, nd, pid, nid))
-    return out
+    n = docs.shape[0]
+    zeros = np.zeros(n)
+    ps = pd = pr = ns = nd = zeros
+    pid = nid = [None] * n
+    if positive:
+        sims = docs @ np.stack([c.point for c in positive]).T
+        j = sims.argmax(axis=1)
+        ps = sims[np.arange(n), j].astype(np.float64)
+        pd = np.array([decay(c.last_view, now, cfg) for c in positive])[j]
+        pr = relevances(positive, now, cfg)[j]
+        pid = [positive[k].id for k in j]
+    if negative:
+        sims = docs @ np.stack([c.point for c in negative]).T
+        j = sims.argmax(axis=1)
+        ns = sims[np.arange(n), j].astype(np.float64)
+        nd = np.array([decay(c.last_view, now, cfg) for c in negative])[j]
+        nid = [negative[k].id for k in j]
+    score = ps * pd + pr - ns * nd
+    return [
+        PersonalScore(
+            float(score[i]), float(ps[i]), float(pd[i]), float(pr[i]), float(ns[i]), float(nd[i]), pid[i], nid[i]
+        )
+        for i in range(n)
+    ]

@@ -10,7 +10,6 @@ input order). Every explanation's contributions add up to its fused score.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import time
 from collections import OrderedDict
@@ -61,23 +60,24 @@ class Ranked:
 
 
 class EmbeddingCache:
-    """LRU of document vectors keyed by (model, role, text), so a feed is embedded once."""
+    """LRU of document vectors keyed by (model, role, text), so a feed is embedded once per process."""
 
     def __init__(self, capacity: int = 50_000) -> None:
         self.capacity, self._d = capacity, OrderedDict()
 
     def embed(self, encoder: Encoder, texts: list[str], role: str | None) -> np.ndarray:
-        keys = [hashlib.sha1(f"{encoder.name}\0{role}\0{t}".encode("utf-8", "replace")).digest() for t in texts]
+        keys = [(encoder.name, role, t) for t in texts]  # str hashes are cached by Python: cheap to rebuild
         missing = [i for i, k in enumerate(keys) if k not in self._d]
         if missing:
             vecs = encoder.encode([texts[i] for i in missing], role=role)
             for i, v in zip(missing, vecs):
                 self._d[keys[i]] = v
         out = np.stack([self._d[k] for k in keys]) if keys else np.zeros((0, encoder.dim), np.float32)
-        for k in keys:
-            self._d.move_to_end(k)
-        while len(self._d) > self.capacity:
-            self._d.popitem(last=False)
+        if len(self._d) > self.capacity:
+            for k in keys:
+                self._d.move_to_end(k)
+            while len(self._d) > self.capacity:
+                self._d.popitem(last=False)
         return out
 
 

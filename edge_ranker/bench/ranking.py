@@ -1,0 +1,54 @@
+"""Runtime benchmark of what an app does per request: encode a query, rank an already-embedded feed against
+stored interests and a query, and embed new documents. ``python -m edge_ranker.bench.ranking``."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from edge_ranker.bench.measure import LONG, latency
+from edge_ranker.runtime.encoder import Encoder
+from edge_ranker.runtime.ranker import Document, Ranker
+from edge_ranker.runtime.store import PreferenceStore
+
+
+def run(
+    semantic: str = "semantic",
+    relevance: str = "relevance",
+    n_docs: int = 1000,
+    n_interests: int = 100,
+    threads: int = 1,
+) -> dict:
+    sem, rel = Encoder.load(semantic, threads=threads), Encoder.load(relevance, threads=threads)
+    query = "how do small language models run on phones"  # 16 tokens with the relevance prefix
+    out: dict = {"threads": threads, "query_tokens": len(rel.tokenize([query], role="query")[0])}
+    out["query_encode_ms"] = latency(lambda: rel.encode([query], role="query"), 500, warmup=20)
+    rng = np.random.default_rng(0)
+    docs = [Document(str(i), f"{LONG[i % len(LONG)]} item {i}") for i in range(n_docs)]
+    with tempfile.TemporaryDirectory() as tmp:
+        store = PreferenceStore(Path(tmp) / "bench.sqlite")
+        ranker = Ranker(sem, rel, store)
+        t0 = time.perf_counter()
+        ranker.cache.embed(sem, [d.text for d in docs], None)
+        ranker.cache.embed(rel, [d.text for d in docs], "passage")
+        out["embed_docs_per_s"] = 2 * n_docs / (time.perf_counter() - t0)  # both models, news-length texts
+        out["doc_tokens_mean"] = float(np.mean([len(x) for x in sem.tokenize([d.text for d in docs[:50]])]))
+        for i in range(n_interests):  # spread-out random interests: each creates its own center
+            store.add_feedback(f"h{i}", rng.normal(size=sem.dim), "like" if i % 4 else "dislike", ranker.model_key)
+        pos, neg = store.interests(ranker.model_key)
+        out["interests"] = len(pos) + len(neg)
+        ranker.rank(docs, query=query)
+        out["rank_ms"] = latency(lambda: ranker.rank(docs, query=query), 50, warmup=3)
+        out["rank_without_query_ms"] = latency(lambda: ranker.rank(docs), 50, warmup=3)
+        store.close()
+    return out
+
+
+if __name__ == "__main__":
+    res = run(*sys.argv[1:3])
+    print(json.dumps(res, indent=2))
