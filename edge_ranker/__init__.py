@@ -2,6 +2,7 @@
 
 The top-level names resolve lazily so that ``import edge_ranker`` (and the runtime) never pulls in
 torch, transformers or scikit-learn: an app that only ranks needs numpy, onnxruntime and tokenizers.
+Training entry points live in their lifecycle packages (``from edge_ranker.distill import distill``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ _LAZY = {
     "Document": "edge_ranker.runtime.ranker",
     "PreferenceStore": "edge_ranker.runtime.store",
     "build_vocab": "edge_ranker.vocab.builder",
-    "distill": "edge_ranker.distill.recipes",
     "export_model": "edge_ranker.export.onnx_graph",
 }
 

@@ -169,3 +169,6 @@ def test_public_api_names_resolve():
 
     for name in edge_ranker.__all__:
         assert callable(getattr(edge_ranker, name))
+    from edge_ranker.distill import distill
+
+    assert callable(distill)

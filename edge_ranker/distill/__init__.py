@@ -1,1 +1,16 @@
-"""Distillation: teacher targets, PCA, the 1-layer student, losses and the Accelerate training loop."""
+"""Distillation: teacher targets, PCA, the 1-layer student, losses and the Accelerate training loop.
+
+``distill`` (the library function behind ``edge-ranker distill``) is importable from here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def __getattr__(name: str) -> Any:
+    if name == "distill":  # lazy, so importing a submodule does not pull in every training dependency
+        from edge_ranker.distill.recipes import distill
+
+        return distill
+    raise AttributeError(name)
