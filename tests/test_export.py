@@ -118,3 +118,19 @@ def test_sentence_transformers_folder(tiny_student, tmp_path):
     ref = TorchStudentEncoder(tiny_student).encode(texts, role="passage")
     got = st.encode(texts, prompt_name="passage", normalize_embeddings=True)
     assert ((ref * got).sum(1) > 0.9999).all()
+
+
+def test_any_sentence_transformers_folder_is_a_teacher(tiny_student, tmp_path):
+    """The hub path: load_teacher accepts a sentence-transformers id or folder (here a folder we wrote)."""
+    from edge_ranker.export.onnx_graph import export_sentence_transformers
+    from edge_ranker.teachers import CachedTeacher, load_teacher
+
+    folder = export_sentence_transformers(tiny_student, tmp_path / "st")
+    teacher = load_teacher(str(folder), query_prefix="query: ", passage_prefix="passage: ")
+    q = teacher.encode(["the green river"], role="query")
+    p = teacher.encode(["the green river"], role="passage")
+    assert q.shape == (1, 32) and not np.allclose(q, p)
+    ref = TorchStudentEncoder(tiny_student).encode(["the green river"], role="query")
+    assert float((q * ref).sum()) > 0.9999  # same model, same prefix
+    cached = CachedTeacher(teacher, tmp_path / "cache")
+    np.testing.assert_allclose(cached.encode(["the green river"], role="query"), q, rtol=1e-6)

@@ -2,7 +2,7 @@
 # Trains, evaluates, exports and installs the two shipped default models (seeded, reproducible):
 #   edge_ranker/models/semantic   <- USE-multilingual-v3, 50k vocabulary, 128-d
 #   edge_ranker/models/relevance  <- multilingual-e5-small, 50k vocabulary, 128-d
-# Needs: pip install torch==2.13.0 && pip install -e ".[train,teachers]"; data at $EDGE_RANKER_DATA.
+# Needs: pip install torch==2.13.0 && pip install -e ".[train,teachers,data]"; data at $EDGE_RANKER_DATA.
 # Usage: bash bench/scripts/train_defaults.sh [semantic|relevance|both]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
