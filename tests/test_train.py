@@ -138,3 +138,17 @@ def test_distill_recipe_end_to_end(tiny_vocab, tmp_path):
     assert (tmp_path / "cache" / "hash-teacher.sqlite").exists()
     info = json.loads((tmp_path / "out" / "student.json").read_text())
     assert info["teacher"] == "hash-teacher" and info["pca_dim"] == 16 and info["languages"] == ["en", "de"]
+
+
+def test_length_bucket_sampler_covers_every_group_once_per_epoch():
+    from edge_ranker.distill.train import LengthBucketSampler
+
+    groups = [Group(["x" * (i % 97 + 1)], i) for i in range(1000)]
+    sampler = LengthBucketSampler(groups, batch_size=32, seed=0, window=5)
+    first = list(sampler)
+    second = list(sampler)
+    assert sorted(i for b in first for i in b) == list(range(1000))
+    assert first != second  # reshuffled each epoch
+    assert len(first) == len(sampler)
+    spread = np.mean([max(len(groups[i].texts[0]) for i in b) - min(len(groups[i].texts[0]) for i in b) for b in first])
+    assert spread < 40  # random batches would span ~90 characters

@@ -60,8 +60,8 @@ RECIPES: dict[str, Recipe] = {
     "semantic": Recipe(
         kind="semantic",
         teacher="use-multilingual-v3",
-        bible_verses=40_000,  # all 31,102 verses
-        train=TrainConfig(epochs=4, max_length=64, losses={"mse": 1.0, "relational": 1.0, "contrastive": 1.0}),
+        bible_verses=10_000,
+        train=TrainConfig(epochs=3, max_length=64, losses={"mse": 1.0, "relational": 1.0, "contrastive": 1.0}),
     ),
     "relevance": Recipe(
         kind="relevance",
@@ -71,7 +71,11 @@ RECIPES: dict[str, Recipe] = {
         prefixes={"query": "query: ", "passage": "passage: "},
         passages_per_lang=300,
         train=TrainConfig(
-            epochs=8, max_length=256, batch_size=128, losses={"mse": 1.0, "relational": 1.0, "contrastive": 1.0}
+            epochs=8,
+            max_length=256,
+            batch_size=128,
+            bucket_by_length=True,
+            losses={"mse": 1.0, "relational": 1.0, "contrastive": 1.0},
         ),
     ),
 }

@@ -51,6 +51,9 @@ class TrainConfig:
     grad_clip: float = 1.0
     checkpoint_dir: str | None = None
     threads: int = 1  # per process: a 1-layer student's small matmuls gain nothing from more on CPU
+    # Batches of similar length: 5x faster when passages mix with short sentences, but ~2 STS points worse
+    # on sentence-only data (bench/RESULTS.md), so only the relevance recipe turns it on.
+    bucket_by_length: bool = False
 
 
 class _Groups(Dataset):
@@ -151,11 +154,19 @@ def train_student(
         with torch.no_grad():
             model.bert.embeddings.word_embeddings.weight.copy_(torch.from_numpy(init_embeddings))
     tgt = torch.from_numpy(np.asarray(targets, dtype=np.float32))
-    loader = DataLoader(
-        _Groups(groups),
-        batch_sampler=LengthBucketSampler(groups, config.batch_size, config.seed),
-        collate_fn=_collate(StudentTokenizer(tokenizer, config.max_length), tgt),
-    )
+    collate = _collate(StudentTokenizer(tokenizer, config.max_length), tgt)
+    if config.bucket_by_length:
+        sampler = LengthBucketSampler(groups, config.batch_size, config.seed)
+        loader = DataLoader(_Groups(groups), batch_sampler=sampler, collate_fn=collate)
+    else:
+        loader = DataLoader(
+            _Groups(groups),
+            batch_size=config.batch_size,
+            shuffle=True,
+            drop_last=len(groups) > config.batch_size,
+            collate_fn=collate,
+            generator=torch.Generator().manual_seed(config.seed),
+        )
     no_decay = [p for n, p in model.named_parameters() if "LayerNorm" in n or n.endswith("bias")]
     decay = [p for n, p in model.named_parameters() if not ("LayerNorm" in n or n.endswith("bias"))]
     opt = torch.optim.AdamW(
