@@ -122,32 +122,32 @@ def test_energy_measurement_with_fake_meter():
     assert r["note"].startswith("RAPL measures the whole")
 
 
-def test_bench_cli_runs_without_energy_counters(tiny_model, tmp_path):
+def bench_cli(model, powercap_root, out_dir, tag, *extra):
+    """``edge-ranker bench --energy`` on one model in a subprocess, results under ``out_dir/tag.*``."""
+    args = [
+        "bench",
+        model,
+        "--energy",
+        "--runs",
+        "20",
+        "--powercap-root",
+        powercap_root,
+        "--out",
+        out_dir,
+        "--tag",
+        tag,
+        *extra,
+    ]
     out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "edge_ranker.cli",
-            "bench",
-            str(tiny_model),
-            "--energy",
-            "--runs",
-            "20",
-            "--powercap-root",
-            str(tmp_path / "no-powercap"),
-            "--out",
-            str(tmp_path),
-            "--tag",
-            "t",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
+        [sys.executable, "-m", "edge_ranker.cli", *map(str, args)], capture_output=True, text=True, timeout=300
     )
     assert out.returncode == 0, out.stderr[-2000:]
-    assert "energy: unavailable (powercap: no powercap interface" in out.stdout
-    res = json.loads((tmp_path / "t.json").read_text())
-    m = res["models"][0]
+    return out.stdout, json.loads((Path(out_dir) / f"{tag}.json").read_text())["models"][0]
+
+
+def test_bench_cli_runs_without_energy_counters(tiny_model, tmp_path):
+    stdout, m = bench_cli(tiny_model, tmp_path / "no-powercap", tmp_path, "t")
+    assert "energy: unavailable (powercap: no powercap interface" in stdout
     assert m["latency_ms_b1_short"]["p50"] > 0 and m["size_bytes"] > 0 and m["peak_rss_mb"] > 0
     assert m["cpu_s_b1_short"] > 0 and "energy_unavailable" in m
     assert (tmp_path / "t.png").stat().st_size > 10_000
@@ -155,33 +155,7 @@ def test_bench_cli_runs_without_energy_counters(tiny_model, tmp_path):
 
 def test_bench_with_fake_counters(tiny_model, tmp_path):
     root = fake_tree(tmp_path / "pc", {"intel-rapl:0": ("package-0", 0, 2**32)})
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "edge_ranker.cli",
-            "bench",
-            str(tiny_model),
-            "--energy",
-            "--runs",
-            "20",
-            "--window",
-            "0.2",
-            "--repeats",
-            "2",
-            "--powercap-root",
-            str(root),
-            "--out",
-            str(tmp_path),
-            "--tag",
-            "f",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert "energy: powercap" in out.stdout
-    m = json.loads((tmp_path / "f.json").read_text())["models"][0]
+    stdout, m = bench_cli(tiny_model, root, tmp_path, "f", "--window", "0.2", "--repeats", "2")
+    assert "energy: powercap" in stdout
     assert m["energy_b1_short"]["backend"] == "powercap"  # a frozen counter reads 0 J, honestly
     assert m["energy_b1_short"]["gross_j"]["p50"] == 0.0
