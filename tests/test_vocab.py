@@ -120,39 +120,15 @@ def test_empty_corpus_and_language_without_text(tmp_path, corpora):
         build_vocab({}, tmp_path / "o", vocab_size=100)
 
 
-def test_cli_errors_are_messages_not_tracebacks(tmp_path):
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "edge_ranker.cli",
-            "vocab",
-            "build",
-            "--corpus",
-            f"en={tmp_path / 'missing.txt'}",
-            "--out",
-            str(tmp_path / "o"),
-        ],
-        capture_output=True,
-        text=True,
+def vocab_build_cli(*args) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "edge_ranker.cli", "vocab", "build", *map(str, args)], capture_output=True, text=True
     )
+
+
+def test_cli_errors_are_messages_not_tracebacks(tmp_path):
+    r = vocab_build_cli("--corpus", f"en={tmp_path / 'missing.txt'}", "--out", tmp_path / "o")
     assert r.returncode == 2
     assert "corpus file not found" in r.stderr and "Traceback" not in r.stderr
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "edge_ranker.cli",
-            "vocab",
-            "build",
-            "--corpus",
-            "en=x",
-            "--alpha",
-            "2",
-            "--out",
-            str(tmp_path / "o"),
-        ],
-        capture_output=True,
-        text=True,
-    )
+    r = vocab_build_cli("--corpus", "en=x", "--alpha", "2", "--out", tmp_path / "o")
     assert r.returncode == 2 and "alpha" in r.stderr and "Traceback" not in r.stderr
