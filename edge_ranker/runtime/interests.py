@@ -99,28 +99,28 @@ class PersonalScore:
     negative_coi: int | None
 
 
+def _nearest(
+    docs: np.ndarray, cois: list[CoI], now: float, cfg: CoIConfig
+) -> tuple[np.ndarray, np.ndarray, list[int | None], np.ndarray]:
+    """For each document, the closest CoI: its cosine, its decay, its id and its index (zeros/None if none)."""
+    n = docs.shape[0]
+    if not cois:
+        return np.zeros(n), np.zeros(n), [None] * n, np.zeros(n, dtype=np.int64)
+    sims = docs @ np.stack([c.point for c in cois]).T
+    j = sims.argmax(axis=1)
+    decays = np.array([decay(c.last_view, now, cfg) for c in cois])[j]
+    return sims[np.arange(n), j].astype(np.float64), decays, [cois[k].id for k in j], j
+
+
 def personal_scores(
     docs: np.ndarray, positive: list[CoI], negative: list[CoI], now: float, cfg: CoIConfig
 ) -> list[PersonalScore]:
     """Per document: ``pos_sim*decay(pos) + relevance(pos) - neg_sim*decay(neg)`` (Xayn 2022), terms kept
     apart so an explanation adds up to the score; a missing polarity contributes 0."""
     n = docs.shape[0]
-    zeros = np.zeros(n)
-    ps = pd = pr = ns = nd = zeros
-    pid = nid = [None] * n
-    if positive:
-        sims = docs @ np.stack([c.point for c in positive]).T
-        j = sims.argmax(axis=1)
-        ps = sims[np.arange(n), j].astype(np.float64)
-        pd = np.array([decay(c.last_view, now, cfg) for c in positive])[j]
-        pr = relevances(positive, now, cfg)[j]
-        pid = [positive[k].id for k in j]
-    if negative:
-        sims = docs @ np.stack([c.point for c in negative]).T
-        j = sims.argmax(axis=1)
-        ns = sims[np.arange(n), j].astype(np.float64)
-        nd = np.array([decay(c.last_view, now, cfg) for c in negative])[j]
-        nid = [negative[k].id for k in j]
+    ps, pd, pid, j = _nearest(docs, positive, now, cfg)
+    pr = relevances(positive, now, cfg)[j] if positive else np.zeros(n)
+    ns, nd, nid, _ = _nearest(docs, negative, now, cfg)
     score = ps * pd + pr - ns * nd
     return [
         PersonalScore(

@@ -110,11 +110,15 @@ class Ranker:
         emb = self.cache.embed(self.semantic, [doc.text], None)[0]
         return self.store.add_feedback(doc.id, emb, reaction, self.model_key, text=doc.text, ts=ts)
 
-    def _rrf(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _fuse(self, name: str, scores: np.ndarray, weight: float, total: np.ndarray, parts: list[dict]) -> None:
+        """Add ``weight / (k + rank)`` of one ranked list to the totals, recording it as contribution ``name``."""
         order = np.argsort(-scores, kind="stable")
         ranks = np.empty(len(scores), dtype=np.int64)
         ranks[order] = np.arange(1, len(scores) + 1)
-        return ranks, 1.0 / (self.k + ranks)
+        contrib = weight * (1.0 / (self.k + ranks))
+        total += contrib
+        for i, c in enumerate(contrib):
+            parts[i][name] = float(c)
 
     def rank(self, docs: list[Document | dict], query: str | None = None, now: float | None = None) -> list[Ranked]:
         docs = [d if isinstance(d, Document) else Document.from_dict(d) for d in docs]
@@ -134,25 +138,16 @@ class Ranker:
         if use_personal:
             emb = self.cache.embed(self.semantic, [d.text for d in docs], None)
             personal = personal_scores(emb, positive, negative, now, self.config)
-            _, contrib = self._rrf(np.array([p.score for p in personal]))
-            total += self.personal_weight * contrib
-            for i in range(n):
-                parts[i]["personal"] = float(self.personal_weight * contrib[i])
+            self._fuse("personal", np.array([p.score for p in personal]), self.personal_weight, total, parts)
         if use_query:
             q = self.relevance.encode([query], role="query")[0]
             d = self.cache.embed(self.relevance, [doc.text for doc in docs], "passage")
             relevance = d @ q
-            _, contrib = self._rrf(relevance)
-            total += self.query_weight * contrib
-            for i in range(n):
-                parts[i]["query"] = float(self.query_weight * contrib[i])
+            self._fuse("query", relevance, self.query_weight, total, parts)
         if not use_personal and not use_query:  # cold start: newest first, unknown dates last, then input order
             recency = np.array([d.published if d.published is not None else -math.inf for d in docs])
             recency = np.where(np.isfinite(recency), recency, -1e18) - np.arange(n) * 1e-9
-            _, contrib = self._rrf(recency)
-            total += contrib
-            for i in range(n):
-                parts[i]["recency"] = float(contrib[i])
+            self._fuse("recency", recency, 1.0, total, parts)
         order = sorted(range(n), key=lambda i: (-total[i], i))
         out = []
         for r, i in enumerate(order, start=1):
