@@ -71,24 +71,28 @@ def _ranker(tmp_path):
     return Ranker(Encoder.load("semantic"), Encoder.load("relevance"), PreferenceStore(tmp_path / "p.db"))
 
 
+def _teach(r, likes, dislikes):
+    for i, t in enumerate(likes):
+        r.feedback({"id": f"l{i}", "text": t}, "like")
+    for i, t in enumerate(dislikes):
+        r.feedback({"id": f"d{i}", "text": t}, "dislike")
+
+
 def _mean_rank(ranked, prefix):
     return np.mean([r.rank for r in ranked if r.id.startswith(prefix)])
 
 
 def test_likes_lift_a_topic_in_english(tmp_path):
     r = _ranker(tmp_path)
-    for i, t in enumerate(
+    _teach(
+        r,
         [
             "The space telescope photographed a new galaxy.",
             "Astronauts returned from the space station.",
             "A comet will pass close to the Earth next month.",
-        ]
-    ):
-        r.feedback({"id": f"l{i}", "text": t}, "like")
-    for i, t in enumerate(
-        ["The goalkeeper saved a penalty in the final.", "The football league suspended the player."]
-    ):
-        r.feedback({"id": f"d{i}", "text": t}, "dislike")
+        ],
+        ["The goalkeeper saved a penalty in the final.", "The football league suspended the player."],
+    )
     docs = [{"id": f"foot{i}", "text": t} for i, t in enumerate(FOOTBALL)] + [
         {"id": f"space{i}", "text": t} for i, t in enumerate(SPACE)
     ]
@@ -99,16 +103,15 @@ def test_likes_lift_a_topic_in_english(tmp_path):
 
 def test_likes_in_german_lift_the_topic_in_english_and_german(tmp_path):
     r = _ranker(tmp_path)
-    for i, t in enumerate(
+    _teach(
+        r,
         [
             "Das Weltraumteleskop hat eine neue Galaxie fotografiert.",
             "Die Astronauten sind von der Raumstation zurückgekehrt.",
             "Ein Komet fliegt nächsten Monat nahe an der Erde vorbei.",
-        ]
-    ):
-        r.feedback({"id": f"l{i}", "text": t}, "like")
-    for i, t in enumerate(["Der Torwart hielt im Finale einen Elfmeter.", "Die Fußballliga hat den Spieler gesperrt."]):
-        r.feedback({"id": f"d{i}", "text": t}, "dislike")
+        ],
+        ["Der Torwart hielt im Finale einen Elfmeter.", "Die Fußballliga hat den Spieler gesperrt."],
+    )
     english = r.rank(
         [{"id": f"foot{i}", "text": t} for i, t in enumerate(FOOTBALL)]
         + [{"id": f"space{i}", "text": t} for i, t in enumerate(SPACE)]
