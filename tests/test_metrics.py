@@ -5,24 +5,31 @@ import math
 import numpy as np
 import pytest
 
-from edge_ranker.evaluate.metrics import map_at_k, mrr_at_k, ndcg_at_k, spearman
+from edge_ranker.errors import EdgeRankerError
+from edge_ranker.evaluate.metrics import retrieval_metrics, spearman
 from edge_ranker.evaluate.retrieval import RetrievalSet, evaluate_retrieval
 
 
-def test_mrr():
-    assert mrr_at_k(["a", "b", "c"], {"c"}) == pytest.approx(1 / 3)
-    assert mrr_at_k(["a"] * 10 + ["x"], {"x"}, 10) == 0.0
+def test_mrr_at_10_hand_computed():
+    run = {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {f"n{i}": 20.0 - i for i in range(10)} | {"x": 1.0}}
+    m = retrieval_metrics(run, {"q1": {"c"}, "q2": {"x"}})
+    assert m["mrr@10"] == pytest.approx(100 * (1 / 3 + 0.0) / 2)  # q2's hit is at rank 11: beyond the cut
 
 
-def test_ndcg_hand_computed():
-    # relevant at ranks 1 and 3, two relevant in total
+def test_ndcg_map_recall_hand_computed():
+    # relevant at ranks 1 and 3, plus one relevant document never retrieved
+    run = {"q": {"r1": 0.9, "n": 0.8, "r2": 0.7}}
+    m = retrieval_metrics(run, {"q": {"r1", "r2", "r3"}})
     dcg = 1 + 1 / math.log2(4)
-    idcg = 1 + 1 / math.log2(3)
-    assert ndcg_at_k(["r1", "n", "r2"], {"r1", "r2"}) == pytest.approx(dcg / idcg)
+    idcg = 1 + 1 / math.log2(3) + 1 / math.log2(4)
+    assert m["ndcg@10"] == pytest.approx(100 * dcg / idcg)
+    assert m["map@100"] == pytest.approx(100 * (1 + 2 / 3) / 3)
+    assert m["recall@100"] == pytest.approx(100 * 2 / 3)
 
 
-def test_map_hand_computed():
-    assert map_at_k(["r1", "n", "r2"], {"r1", "r2"}) == pytest.approx((1 + 2 / 3) / 2)
+def test_unjudged_run_is_an_error():
+    with pytest.raises(EdgeRankerError):
+        retrieval_metrics({"q": {"d": 1.0}}, {"other": {"d"}})
 
 
 def test_spearman():
@@ -36,6 +43,6 @@ class OneHot:
 
 
 def test_retrieval_end_to_end():
-    ds = RetrievalSet("toy", {"q1": "a", "q2": "b"}, {"d1": "a", "d2": "b", "d3": "c"}, {"q1": {"d1"}, "q2": {"d3"}})
+    ds = RetrievalSet("toy", {"q1": "a", "q2": "b"}, {"d1": "ab", "d2": "b", "d3": "c"}, {"q1": {"d1"}, "q2": {"d3"}})
     r = evaluate_retrieval(OneHot(), ds)
     assert r["mrr@10"] == pytest.approx(100 * (1 + 1 / 3) / 2, rel=1e-6)

@@ -37,7 +37,7 @@ def main(kind: str, *paths: str) -> None:
                 if "sts" in res:
                     print(sts_row(label if label and len(data) == 1 else f"{label} {name}".strip(), res["sts"]))
     elif kind == "retrieval":
-        print("| model | set | queries | docs | MRR@10 | nDCG@10 | MAP@100 |\n|---|---|---|---|---|---|---|")
+        print("| model | set | queries | docs | MRR@10 | nDCG@10 | MAP@100 | Recall@100 |\n|---|---|---|---|---|---|---|---|")
         for p in paths:
             label, _, file = p.partition("=")
             data = load(file)
@@ -47,7 +47,7 @@ def main(kind: str, *paths: str) -> None:
                     if ds in res:
                         r = res[ds]
                         print(f"| {row} | {ds} | {r['queries']} | {r['docs']} | {r['mrr@10']:.2f} | "
-                              f"{r['ndcg@10']:.2f} | {r['map@100']:.2f} |")
+                              f"{r['ndcg@10']:.2f} | {r['map@100']:.2f} | {r.get('recall@100', float('nan')):.2f} |")
     elif kind == "quant":
         res = load(paths[0])
         print("| variant | size MB | mean cos vs torch | min cos | Spearman pairwise sims | p50 ms 16 tok | "

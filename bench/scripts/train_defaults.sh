@@ -28,7 +28,7 @@ student = ev[f"runs/{kind}-int8"]
 metrics = {"split": "test", "train_seconds": json.load(open(f"runs/{kind}.time.json"))["train_seconds"]}
 for k, v in student.items():
     if isinstance(v, dict):
-        metrics[k] = {m: round(x, 2) for m, x in v.items() if m in ("avg", "ndcg@10", "mrr@10", "map@100")}
+        metrics[k] = {m: round(x, 2) for m, x in v.items() if m in ("avg", "ndcg@10", "mrr@10", "map@100", "recall@100")}
 metrics["teacher_pca128"] = {k: {m: round(x, 2) for m, x in v.items() if m in ("avg", "ndcg@10", "mrr@10")}
                              for k, v in ev[f"reduced:runs/{kind}"].items() if isinstance(v, dict)}
 json.dump(metrics, open(f"runs/{kind}.metrics.json", "w"), indent=2)

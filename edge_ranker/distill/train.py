@@ -48,6 +48,7 @@ class TrainConfig:
     heads: int = 2
     ffn: int = 512
     layers: int = 1
+    dropout: float = 0.1
     grad_clip: float = 1.0
     checkpoint_dir: str | None = None
     threads: int = 1  # per process: a 1-layer student's small matmuls gain nothing from more on CPU
@@ -149,6 +150,7 @@ def train_student(
         config.heads,
         config.ffn,
         max_length=max(config.max_length, 128),
+        dropout=config.dropout,
     )
     if init_embeddings is not None:
         with torch.no_grad():

@@ -1,35 +1,39 @@
-"""Ranking and correlation metrics, written out so tests can check them against hand-computed values."""
+"""Ranking and correlation metrics from well-kept libraries: trec_eval (via pytrec_eval) and scipy.
+
+trec_eval's ``recip_rank`` has no cut-off, so MRR@10 is computed on each query's top 10 only.
+"""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from scipy.stats import spearmanr
+
+from edge_ranker.errors import EdgeRankerError
+
+RunScores = dict[str, dict[str, float]]  # query id -> {doc id: score}
 
 
 def spearman(a: np.ndarray, b: np.ndarray) -> float:
     return float(spearmanr(a, b).statistic)
 
 
-def mrr_at_k(ranked: list[str], relevant: set[str], k: int = 10) -> float:
-    for i, d in enumerate(ranked[:k]):
-        if d in relevant:
-            return 1.0 / (i + 1)
-    return 0.0
+def _top(run: RunScores, k: int) -> RunScores:
+    return {q: dict(sorted(docs.items(), key=lambda kv: -kv[1])[:k]) for q, docs in run.items()}
 
 
-def ndcg_at_k(ranked: list[str], relevant: set[str], k: int = 10) -> float:
-    """Binary-gain nDCG (log2 discount), as sentence-transformers' InformationRetrievalEvaluator."""
-    dcg = sum(1.0 / math.log2(i + 2) for i, d in enumerate(ranked[:k]) if d in relevant)
-    ideal = sum(1.0 / math.log2(i + 2) for i in range(min(len(relevant), k)))
-    return dcg / ideal if ideal else 0.0
-
-
-def map_at_k(ranked: list[str], relevant: set[str], k: int = 100) -> float:
-    hits, total = 0, 0.0
-    for i, d in enumerate(ranked[:k]):
-        if d in relevant:
-            hits += 1
-            total += hits / (i + 1)
-    return total / min(len(relevant), k) if relevant else 0.0
+def retrieval_metrics(run: RunScores, qrels: dict[str, set[str]]) -> dict[str, float]:
+    """MRR@10, nDCG@10, MAP@100 and Recall@100 (x100, averaged over queries) with binary relevance."""
+    try:
+        import pytrec_eval
+    except ImportError as exc:
+        raise EdgeRankerError("retrieval metrics need pytrec_eval: pip install 'edge-ranker[train]'") from exc
+    judged = {q: {d: 1 for d in rel} for q, rel in qrels.items() if q in run and rel}
+    if not judged:
+        raise EdgeRankerError("no query of the run has relevance judgments")
+    top100 = _top({q: run[q] for q in judged}, 100)
+    deep = pytrec_eval.RelevanceEvaluator(judged, {"ndcg_cut.10", "map_cut.100", "recall.100"}).evaluate(top100)
+    mrr = pytrec_eval.RelevanceEvaluator(judged, {"recip_rank"}).evaluate(_top(top100, 10))
+    names = {"ndcg@10": "ndcg_cut_10", "map@100": "map_cut_100", "recall@100": "recall_100"}
+    out = {"mrr@10": 100 * float(np.mean([mrr[q]["recip_rank"] for q in judged]))}
+    out |= {name: 100 * float(np.mean([deep[q][m] for q in judged])) for name, m in names.items()}
+    return out

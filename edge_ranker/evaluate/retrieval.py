@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.evaluate.metrics import map_at_k, mrr_at_k, ndcg_at_k
+from edge_ranker.evaluate.metrics import retrieval_metrics
 
 
 @dataclass
@@ -118,11 +118,5 @@ def evaluate_retrieval(query_encoder, ds: RetrievalSet, doc_encoder=None) -> dic
     d = d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-12)
     scores = q @ d.T
     top = np.argsort(-scores, axis=1)[:, :100]
-    m = {"mrr@10": [], "ndcg@10": [], "map@100": []}
-    for qi, qid in enumerate(q_ids):
-        ranked = [doc_ids[j] for j in top[qi]]
-        rel = ds.qrels[qid]
-        m["mrr@10"].append(mrr_at_k(ranked, rel, 10))
-        m["ndcg@10"].append(ndcg_at_k(ranked, rel, 10))
-        m["map@100"].append(map_at_k(ranked, rel, 100))
-    return {k: 100 * float(np.mean(v)) for k, v in m.items()} | {"queries": len(q_ids), "docs": len(doc_ids)}
+    run = {qid: {doc_ids[j]: float(scores[qi, j]) for j in top[qi]} for qi, qid in enumerate(q_ids)}
+    return retrieval_metrics(run, ds.qrels) | {"queries": len(q_ids), "docs": len(doc_ids)}

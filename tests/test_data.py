@@ -1,0 +1,89 @@
+"""Training-data readers on a tiny data root in the shared data's layout: alignment and held-out filtering."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from edge_ranker.distill.data import (
+    drop_held,
+    eval_sentences,
+    mono_groups,
+    news_groups,
+    news_passages,
+    sts_train_groups,
+)
+from edge_ranker.errors import EdgeRankerError
+
+EN = ["A man plays a guitar.", "A dog runs.", "Two cats sleep.", "A woman cooks rice."]
+DE = ["Ein Mann spielt Gitarre.", "Ein Hund rennt.", "Zwei Katzen schlafen.", "Eine Frau kocht Reis."]
+
+
+def _sts(root: Path, split: str, en: list[str], de: list[str]) -> None:
+    (root / "sts" / "stsbenchmark_en").mkdir(parents=True, exist_ok=True)
+    (root / "sts" / "stsb-multi-mt").mkdir(parents=True, exist_ok=True)
+    rows = [f"main-captions\tMSRvid\t2012\t{i:04d}\t3.0\t{a}\t{b}" for i, (a, b) in enumerate(zip(en[::2], en[1::2]))]
+    (root / "sts" / "stsbenchmark_en" / f"sts-{split}.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    rows = [f'"{a}","{b}",3.0' for a, b in zip(de[::2], de[1::2])]
+    (root / "sts" / "stsb-multi-mt" / f"stsb-de-{split}.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
+@pytest.fixture
+def root(tmp_path) -> Path:
+    _sts(tmp_path, "train", EN, DE)
+    _sts(tmp_path, "dev", ["A bird sings.", "A dog runs."], ["Ein Vogel singt.", "Ein Hund rennt."])
+    _sts(tmp_path, "test", ["A car stops.", "A bus waits."], ["Ein Auto hält.", "Ein Bus wartet."])
+    return tmp_path
+
+
+def test_sts_train_groups_are_row_aligned_and_drop_dev_and_test_sentences(root):
+    groups = sts_train_groups(root, ["de"])
+    assert groups == [[EN[i], DE[i]] for i in (0, 2, 1, 3)]  # first sentences, then second sentences
+    held = eval_sentences(root)
+    assert "A dog runs." in held and "Ein Auto hält." in held
+    kept = drop_held(groups, held)
+    assert ["A dog runs.", "Ein Hund rennt."] not in kept and len(kept) == 3
+
+
+def test_drop_held_keeps_a_group_without_its_held_translation():
+    assert drop_held([["en", "held", "fr"], ["held", "x"]], {"held"}) == [["en", "fr"]]
+
+
+def test_sts_train_groups_refuse_misaligned_files(root):
+    _sts(root, "train", EN, DE[:2])
+    with pytest.raises(EdgeRankerError, match="row-aligned"):
+        sts_train_groups(root, ["de"])
+
+
+def _ntrex(root: Path) -> None:
+    d = root / "parallel" / "ntrex128"
+    d.mkdir(parents=True)
+    (d / "newstest2019-src.eng.txt").write_text("\n".join(EN) + "\n", encoding="utf-8")
+    (d / "newstest2019-ref.deu.txt").write_text("\n".join(DE) + "\n", encoding="utf-8")
+    (d / "DOCUMENT_IDS.tsv").write_text("a\na\na\nb\n", encoding="utf-8")
+    w = root / "parallel" / "wmt_newstest" / "eng-deu"
+    w.mkdir(parents=True)
+    (w / "newstest2014.eng").write_text("\n".join(EN) + "\n", encoding="utf-8")
+    (w / "newstest2014.deu").write_text("\n".join(DE) + "\n", encoding="utf-8")
+
+
+def test_news_sentences_and_passages_keep_translations_together(tmp_path):
+    _ntrex(tmp_path)
+    sentences = news_groups(tmp_path, ["de"])
+    assert sentences[:4] == [[e, d] for e, d in zip(EN, DE)] and len(sentences) == 8  # NTREX + WMT
+    passages = news_passages(tmp_path, ["de"], size=2)
+    # document "a" (3 sentences) gives chunks of 2 and 1, document "b" one; WMT gives 2 chunks of 2
+    assert passages[0] == [" ".join(EN[:2]), " ".join(DE[:2])]
+    assert passages[1] == [EN[2], DE[2]] and passages[2] == [EN[3], DE[3]]
+    assert len(passages) == 5
+
+
+def test_mono_groups_sample_each_language(tmp_path):
+    d = tmp_path / "mono" / "leipzig_wiki_10k"
+    d.mkdir(parents=True)
+    (d / "eng_wiki_10K-sentences.txt").write_text("".join(f"{i}\tEnglish sentence {i}.\n" for i in range(30)))
+    (d / "deu_wiki_10K-sentences.txt").write_text("".join(f"{i}\tDeutscher Satz {i}.\n" for i in range(30)))
+    groups = mono_groups(tmp_path, 5, seed=1)
+    assert len(groups) == 10 and all(len(g) == 1 and not g[0][0].isdigit() for g in groups)
+    assert mono_groups(tmp_path, 5, seed=1) == groups
