@@ -98,7 +98,13 @@ def cmd_distill(a: argparse.Namespace) -> None:
     if a.teacher:
         recipe = replace(recipe, teacher=a.teacher)
     log = distill(recipe, a.vocab, a.out, data_root(a.data), cache_root(a.cache), overrides=overrides)
-    _print_json({k: log[k] for k in ("epochs", "world_size", "groups", "pca_explained_variance") if k in log})
+    _print_json(
+        {
+            k: log[k]
+            for k in ("epochs", "world_size", "groups", "pca_explained_variance", "teacher_seconds", "train_seconds")
+            if k in log
+        }
+    )
 
 
 def cmd_eval(a: argparse.Namespace) -> None:
