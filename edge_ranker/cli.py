@@ -87,7 +87,12 @@ def cmd_distill(a: argparse.Namespace) -> None:
         recipe = replace(recipe, max_pairs_per_lang=a.max_pairs)
     if a.bible is not None:
         recipe = replace(recipe, bible_verses=a.bible)
-    for field, value in (("sts_train", a.sts_train), ("news", a.news), ("mono_per_lang", a.mono)):
+    for field, value in (
+        ("sts_train", a.sts_train),
+        ("news", a.news),
+        ("mono_per_lang", a.mono),
+        ("pca_fit", a.pca_fit),
+    ):
         if value is not None:
             recipe = replace(recipe, **{field: value})
     if a.no_init:
@@ -287,6 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--news", action=argparse.BooleanOptionalAction, help="NTREX-128 and WMT news sentences + translations"
     )
     d.add_argument("--mono", type=int, help="single Leipzig Wikipedia sentences per language (en de fr it es)")
+    d.add_argument("--pca-fit", choices=["sources", "passages"], help="fit the PCA on short sentences or on passages")
     d.add_argument("--dropout", type=float, help="student dropout (default 0.1)")
     d.add_argument("--no-init", action="store_true", help="random word embeddings instead of teacher-initialised")
     d.add_argument("--pca-dim", type=int, help="target dimension (and student width); default 128")
