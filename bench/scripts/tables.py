@@ -37,7 +37,8 @@ def main(kind: str, *paths: str) -> None:
                 if "sts" in res:
                     print(sts_row(label if label and len(data) == 1 else f"{label} {name}".strip(), res["sts"]))
     elif kind == "retrieval":
-        print("| model | set | queries | docs | MRR@10 | nDCG@10 | MAP@100 | Recall@100 |\n|---|---|---|---|---|---|---|---|")
+        print("| model | set | queries | docs | MRR@10 | nDCG@10 | MAP@100 | Recall@100 |\n"
+              "|---|---|---|---|---|---|---|---|")
         for p in paths:
             label, _, file = p.partition("=")
             data = load(file)
