@@ -17,7 +17,9 @@ class SentenceTransformerTeacher:
 
         self._model = SentenceTransformer(model, device=device)
         self.name = model.rstrip("/").replace("\\", "/")
-        self.dim = int(self._model.get_sentence_embedding_dimension())
+        # renamed in sentence-transformers 5.x; the old name still works (with a warning) on older versions
+        dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        self.dim = int(dim())
         self.prefixes = {"query": query_prefix, "passage": passage_prefix}
         self.batch_size = batch_size
 
