@@ -87,3 +87,35 @@ def test_mono_groups_sample_each_language(tmp_path):
     groups = mono_groups(tmp_path, 5, seed=1)
     assert len(groups) == 10 and all(len(g) == 1 and not g[0][0].isdigit() for g in groups)
     assert mono_groups(tmp_path, 5, seed=1) == groups
+
+
+def test_training_set_puts_translated_passages_in_passage_role_and_fits_pca_on_them(tmp_path):
+    from conftest import HashTeacher
+
+    from edge_ranker.distill.recipes import Recipe, build_training_set
+    from edge_ranker.teachers import CachedTeacher
+
+    _ntrex(tmp_path)
+    d = tmp_path / "parallel" / "tatoeba_v2021" / "deu-eng"
+    d.mkdir(parents=True)
+    (d / "t.eng").write_text("Good morning.\nThank you.\n", encoding="utf-8")
+    (d / "t.deu").write_text("Guten Morgen.\nDanke.\n", encoding="utf-8")
+    recipe = Recipe(
+        kind="relevance",
+        teacher="unused",
+        langs=["de"],
+        roles=["query", "passage"],
+        prefixes={"query": "query: ", "passage": "passage: "},
+        news_passages=True,
+        sentences_per_passage=2,
+        pca_fit="passages",
+    )
+    teacher = CachedTeacher(HashTeacher(dim=8), tmp_path / "cache")
+    groups, raw, fit = build_training_set(recipe, teacher, tmp_path, show_progress=False)
+    passages = groups[fit]
+    assert len(raw) == len(groups) == 2 * 2 + 5  # two sources in two roles, five passage groups
+    assert all(t.startswith("passage: ") for g in passages for t in g.texts)
+    assert passages[0].texts == ["passage: " + " ".join(EN[:2]), "passage: " + " ".join(DE[:2])]
+    assert [g.target for g in passages] == list(range(4, 9))
+    sources_only = build_training_set(Recipe(kind="relevance", teacher="unused", langs=["de"]), teacher, tmp_path)
+    assert sources_only[2] == slice(0, 2)
