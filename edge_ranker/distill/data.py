@@ -62,11 +62,17 @@ def eval_sentences(data_root: Path) -> set[str]:
 
 
 def tatoeba_pairs(
-    data_root: str | Path, langs: list[str], max_per_lang: int | None = None, max_chars: int = 300, seed: int = 0
+    data_root: str | Path,
+    langs: list[str],
+    max_per_lang: int | None = None,
+    max_chars: int = 300,
+    seed: int = 0,
+    held: set[str] | None = None,
 ) -> list[Pair]:
-    """English-xx pairs from Tatoeba v2021 for each language, minus evaluation sentences, shuffled."""
+    """English-xx pairs from Tatoeba v2021 for each language, minus evaluation sentences (``held``, default
+    ``eval_sentences``), shuffled."""
     root = Path(data_root)
-    held = eval_sentences(root)
+    held = eval_sentences(root) if held is None else held
     rng = random.Random(seed)
     out: list[Pair] = []
     for lang in langs:
@@ -153,21 +159,33 @@ def sts_train_groups(data_root: str | Path, langs: list[str]) -> list[list[str]]
     return out
 
 
+def _ntrex_rows(root: Path, langs: list[str]) -> list[tuple[str, ...]]:
+    """NTREX-128 lines as (English, translation per language), line-aligned; empty if the folder is absent."""
+    ntrex = root / "ntrex128"
+    if not ntrex.is_dir():
+        return []
+    files = [ntrex / "newstest2019-src.eng.txt"] + [ntrex / f"newstest2019-ref.{LANG3[lang]}.txt" for lang in langs]
+    cols = [f.read_text(encoding="utf-8", errors="replace").split("\n") for f in files]
+    if len({len(c) for c in cols}) != 1:
+        raise EdgeRankerError(f"{ntrex} files are not line-aligned")
+    return list(zip(*cols))
+
+
+def _wmt_pairs(root: Path, lang: str) -> list[list[tuple[str, str]]]:
+    """Each WMT test set for English-``lang`` as its aligned (English, translation) pairs."""
+    code = LANG3[lang]
+    return [
+        _read_aligned(src, src.with_suffix("." + code)) for src in sorted(root.glob(f"wmt_newstest/eng-{code}/*.eng"))
+    ]
+
+
 def news_groups(data_root: str | Path, langs: list[str]) -> list[list[str]]:
     """News sentences with translations: NTREX-128 (English + all languages) and the WMT test sets (pairs)."""
     root = Path(data_root) / "parallel"
-    out: list[list[str]] = []
-    ntrex = root / "ntrex128"
-    if ntrex.is_dir():
-        files = [ntrex / "newstest2019-src.eng.txt"] + [ntrex / f"newstest2019-ref.{LANG3[lang]}.txt" for lang in langs]
-        cols = [f.read_text(encoding="utf-8", errors="replace").split("\n") for f in files]
-        if len({len(c) for c in cols}) != 1:
-            raise EdgeRankerError(f"{ntrex} files are not line-aligned")
-        out += [[t.strip() for t in row if t.strip()] for row in zip(*cols) if row[0].strip()]
+    out = [[t.strip() for t in row if t.strip()] for row in _ntrex_rows(root, langs) if row[0].strip()]
     for lang in langs:
-        for d in root.glob(f"wmt_newstest/eng-{LANG3[lang]}"):
-            for src in sorted(d.glob("*.eng")):
-                out += [[s, t] for s, t in _read_aligned(src, src.with_suffix("." + LANG3[lang]))]
+        for pairs in _wmt_pairs(root, lang):
+            out += [[s, t] for s, t in pairs]
     return out
 
 
@@ -187,22 +205,18 @@ def news_passages(data_root: str | Path, langs: list[str], size: int = 4, wmt_pe
     English and every language, plus up to ``wmt_per_lang`` chunks of each WMT test set (English + one)."""
     root = Path(data_root) / "parallel"
     out: list[list[str]] = []
-    ntrex = root / "ntrex128"
-    if ntrex.is_dir():
-        files = [ntrex / "newstest2019-src.eng.txt"] + [ntrex / f"newstest2019-ref.{LANG3[lang]}.txt" for lang in langs]
-        cols = [f.read_text(encoding="utf-8", errors="replace").split("\n") for f in files]
-        docs = (ntrex / "DOCUMENT_IDS.tsv").read_text(encoding="utf-8").split("\n")
-        rows: dict[str, list[tuple[str, ...]]] = {}
-        for doc, *row in zip(docs, *cols):
+    rows = _ntrex_rows(root, langs)
+    if rows:
+        docs = (root / "ntrex128" / "DOCUMENT_IDS.tsv").read_text(encoding="utf-8").split("\n")
+        by_doc: dict[str, list[tuple[str, ...]]] = {}
+        for doc, row in zip(docs, rows):
             if doc.strip() and all(t.strip() for t in row):
-                rows.setdefault(doc.strip(), []).append(tuple(t.strip() for t in row))
-        for sents in rows.values():
+                by_doc.setdefault(doc.strip(), []).append(tuple(t.strip() for t in row))
+        for sents in by_doc.values():
             for i in range(0, len(sents), size):
                 out.append([" ".join(col) for col in zip(*sents[i : i + size])])
     for lang in langs:
-        for d in root.glob(f"wmt_newstest/eng-{LANG3[lang]}"):
-            for src in sorted(d.glob("*.eng")):
-                pairs = _read_aligned(src, src.with_suffix("." + LANG3[lang]))
-                chunks = [pairs[i : i + size] for i in range(0, len(pairs) - size + 1, size)][:wmt_per_lang]
-                out += [[" ".join(s for s, _ in c), " ".join(t for _, t in c)] for c in chunks]
+        for pairs in _wmt_pairs(root, lang):
+            chunks = [pairs[i : i + size] for i in range(0, len(pairs) - size + 1, size)][:wmt_per_lang]
+            out += [[" ".join(s for s, _ in c), " ".join(t for _, t in c)] for c in chunks]
     return out

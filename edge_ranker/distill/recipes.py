@@ -131,7 +131,8 @@ def build_training_set(
     """Groups of student texts sharing one teacher target; returns groups, raw targets and the rows to fit
     the PCA on (``recipe.pca_fit``: the first role's Tatoeba sources, or the passages)."""
     root = Path(data_root)
-    pairs = tatoeba_pairs(root, recipe.langs, recipe.max_pairs_per_lang, seed=seed)
+    held = eval_sentences(root)
+    pairs = tatoeba_pairs(root, recipe.langs, recipe.max_pairs_per_lang, seed=seed, held=held)
     sources = sorted({p.source for p in pairs})
     row_of = {s: i for i, s in enumerate(sources)}
     groups: list[Group] = []
@@ -155,7 +156,6 @@ def build_training_set(
         extra += news_groups(root, recipe.langs)
     if recipe.mono_per_lang:
         extra += mono_groups(root, recipe.mono_per_lang, seed)
-    held = eval_sentences(root)
     extra = drop_held(extra, held)
     if extra:
         for role in recipe.roles:
