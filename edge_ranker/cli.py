@@ -92,6 +92,8 @@ def cmd_distill(a: argparse.Namespace) -> None:
         ("news", a.news),
         ("mono_per_lang", a.mono),
         ("pca_fit", a.pca_fit),
+        ("retrieval_train", a.retrieval_train),
+        ("retrieval_docs", a.retrieval_docs),
     ):
         if value is not None:
             recipe = replace(recipe, **{field: value})
@@ -292,6 +294,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--news", action=argparse.BooleanOptionalAction, help="NTREX-128 and WMT news sentences + translations"
     )
     d.add_argument("--mono", type=int, help="single Leipzig Wikipedia sentences per language (en de fr it es)")
+    d.add_argument(
+        "--retrieval-train",
+        nargs="*",
+        choices=["scifact", "squad-it"],
+        help="retrieval sets whose non-evaluated queries and passages are trained on (none: no value)",
+    )
+    d.add_argument("--retrieval-docs", type=int, help="passages per retrieval set (default 1000)")
     d.add_argument("--pca-fit", choices=["sources", "passages"], help="fit the PCA on short sentences or on passages")
     d.add_argument("--dropout", type=float, help="student dropout (default 0.1)")
     d.add_argument("--no-init", action="store_true", help="random word embeddings instead of teacher-initialised")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 from pathlib import Path
 
 import pytest
@@ -12,9 +14,11 @@ from edge_ranker.distill.data import (
     mono_groups,
     news_groups,
     news_passages,
+    retrieval_texts,
     sts_train_groups,
 )
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.evaluate import retrieval
 
 EN = ["A man plays a guitar.", "A dog runs.", "Two cats sleep.", "A woman cooks rice."]
 DE = ["Ein Mann spielt Gitarre.", "Ein Hund rennt.", "Zwei Katzen schlafen.", "Eine Frau kocht Reis."]
@@ -119,3 +123,37 @@ def test_training_set_puts_translated_passages_in_passage_role_and_fits_pca_on_t
     assert [g.target for g in passages] == list(range(4, 9))
     sources_only = build_training_set(Recipe(kind="relevance", teacher="unused", langs=["de"]), teacher, tmp_path)
     assert sources_only[2] == slice(0, 2)
+
+
+def _squad_it(root: Path) -> None:
+    """Four paragraphs with two questions each, in SQuAD-it's gzip JSON layout."""
+    d = root / "retrieval" / "squad-it"
+    d.mkdir(parents=True)
+    pars = [
+        {"context": f"Paragrafo {p} sul tema {p}.", "qas": [{"id": f"q{p}{k}", "question": f"Domanda {k} su {p}?"}]}
+        for p in range(4)
+        for k in range(2)
+    ]
+    merged: dict[str, dict] = {}
+    for par in pars:  # one paragraph entry per context, both questions on it
+        merged.setdefault(par["context"], {"context": par["context"], "qas": []})["qas"] += par["qas"]
+    data = {"data": [{"title": "t", "paragraphs": list(merged.values())}]}
+    with gzip.open(d / "SQuAD_it-test.json.gz", "wt", encoding="utf-8") as fh:
+        json.dump(data, fh)
+
+
+def test_retrieval_training_texts_never_touch_the_evaluation_sample(tmp_path, monkeypatch):
+    _squad_it(tmp_path)
+    read, _, _ = retrieval.SETS["squad-it"]
+    monkeypatch.setitem(retrieval.SETS, "squad-it", (read, 2, 2))  # evaluate 2 questions over 2 paragraphs
+    ev = retrieval.load_retrieval("squad-it", tmp_path)
+    queries, passages = retrieval_texts(tmp_path, ["squad-it"], max_docs=10)
+    assert len(ev.queries) == 2 and len(ev.corpus) == 2
+    assert sorted(passages) == sorted(set(f"Paragrafo {p} sul tema {p}." for p in range(4)) - set(ev.corpus.values()))
+    # only questions about the two paragraphs outside the evaluated corpus are trained on
+    asked = {q: next(iter(ev_q)) for q, ev_q in retrieval._squad_it(tmp_path).qrels.items()}
+    expected = {f"Domanda {q[-1]} su {q[1]}?" for q, pid in asked.items() if pid not in ev.corpus}
+    assert set(queries) == expected and len(queries) == 4
+    assert not set(queries) & set(ev.queries.values())
+    same_queries, cut = retrieval_texts(tmp_path, ["squad-it"], max_docs=1, words=2)
+    assert same_queries == queries and len(cut) == 1 and cut[0] in {" ".join(p.split()[:2]) for p in passages}

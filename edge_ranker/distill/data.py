@@ -1,6 +1,7 @@
 """Training data for distillation: parallel pairs (English source, translation) read from a data root.
 
-Sentences that occur in the evaluation sets (LASER Tatoeba test) are dropped from training.
+Sentences that occur in the evaluation sets (LASER Tatoeba test, FLORES, STS dev/test) are dropped from
+training; of the retrieval sets only what their evaluation samples never touch is used.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.evaluate.retrieval import training_remainder
 from edge_ranker.textio import read_lines
 
 LANG3 = {
@@ -220,3 +222,21 @@ def news_passages(data_root: str | Path, langs: list[str], size: int = 4, wmt_pe
             chunks = [pairs[i : i + size] for i in range(0, len(pairs) - size + 1, size)][:wmt_per_lang]
             out += [[" ".join(s for s, _ in c), " ".join(t for _, t in c)] for c in chunks]
     return out
+
+
+def retrieval_texts(
+    data_root: str | Path, names: list[str], max_docs: int, words: int = 120, seed: int = 0
+) -> tuple[list[str], list[str]]:
+    """Claims/questions (query role) and passages of the retrieval sets, minus everything their evaluation
+    samples use (``training_remainder``). Up to ``max_docs`` seeded documents per set, cut to their first
+    ``words`` words: the e5 teacher embeds a 250-word abstract at ~2/s on 2 cores, a 120-word passage ~4x faster."""
+    rng = random.Random(seed)
+    queries: list[str] = []
+    passages: list[str] = []
+    for name in names:
+        rest = training_remainder(name, data_root)
+        queries += sorted(set(rest.queries.values()))
+        docs = sorted(set(rest.corpus.values()))
+        rng.shuffle(docs)
+        passages += [" ".join(d.split()[:words]) for d in docs[:max_docs]]
+    return queries, passages

@@ -4,9 +4,11 @@ semantic:  USE-multilingual-v3 (512-d) on every parallel text here: Tatoeba en-x
            Bible verses, STSb train-split sentences with their 9 translations, NTREX/WMT news sentences,
            plus single Wikipedia sentences; PCA 512 -> 128 fit on the Tatoeba English sentences.
 relevance: multilingual-e5-small (384-d), Tatoeba pairs in both roles (student inputs carry the same
-           ``query: ``/``passage: `` prefixes as the teacher's) plus multi-sentence news/wiki passages, some
-           translated, so the student sees passage-length text; PCA 384 -> 128 fit on the Tatoeba sentences.
-Every evaluation sentence (STS dev/test, LASER Tatoeba test, FLORES) is dropped from training.
+           ``query: ``/``passage: `` prefixes as the teacher's), multi-sentence news/wiki passages, some
+           translated, so the student sees passage-length text, and the SciFact claims / SQuAD-it questions
+           and passages that the evaluation samples do not use; PCA 384 -> 128 fit on the Tatoeba sentences.
+Every evaluation sentence (STS dev/test, LASER Tatoeba test, FLORES, the evaluated retrieval queries and
+documents) is kept out of training.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import torch
 from accelerate import PartialState
 from tokenizers import Tokenizer
 
@@ -29,6 +32,7 @@ from edge_ranker.distill.data import (
     mono_groups,
     news_groups,
     news_passages,
+    retrieval_texts,
     sts_train_groups,
     tatoeba_pairs,
 )
@@ -73,6 +77,10 @@ class Recipe:
     sts_train: bool = False  # STSb train-split sentences + their translations (text only, no scores)
     news: bool = False  # NTREX-128 and WMT news test sentences with translations
     mono_per_lang: int = 0  # single Leipzig Wikipedia sentences per language (en de fr it es)
+    # Retrieval sets whose non-evaluated claims/questions (query role) and passages are trained on, with at
+    # most ``retrieval_docs`` passages per set (the teacher's cost).
+    retrieval_train: list[str] = field(default_factory=list)
+    retrieval_docs: int = 1000
     sentences_per_passage: int = 4
     train: TrainConfig = field(default_factory=TrainConfig)
     init_from_teacher: bool = True
@@ -98,6 +106,7 @@ RECIPES: dict[str, Recipe] = {
         prefixes={"query": "query: ", "passage": "passage: "},
         passages_per_lang=300,
         news_passages=True,
+        retrieval_train=["scifact", "squad-it"],
         train=TrainConfig(
             epochs=6,
             max_length=256,
@@ -166,11 +175,21 @@ def build_training_set(
     passages = [[t] for t in _passages(root, recipe.passages_per_lang, recipe.sentences_per_passage, seed)]
     if recipe.news_passages:
         passages += news_passages(root, recipe.langs, recipe.sentences_per_passage)
+    queries: list[str] = []
+    if recipe.retrieval_train:
+        queries, docs = retrieval_texts(root, recipe.retrieval_train, recipe.retrieval_docs, seed=seed)
+        passages += [[d] for d in docs]
     passages = drop_held(passages, held)
     if passages:
         blocks.append(teacher.encode([g[0] for g in passages], role="passage", show_progress=show_progress))
         prefix = recipe.prefixes.get("passage", "")
         groups.extend(Group([prefix + t for t in g], offset + i) for i, g in enumerate(passages))
+    queries = [q for q in queries if q not in held]
+    if queries:
+        blocks.append(teacher.encode(queries, role="query", show_progress=show_progress))
+        prefix = recipe.prefixes.get("query", "")
+        start = offset + len(passages)
+        groups.extend(Group([prefix + q], start + i) for i, q in enumerate(queries))
     if not groups:
         raise EdgeRankerError("the recipe produced no training data")
     raw = np.concatenate(blocks).astype(np.float32)
@@ -204,7 +223,8 @@ def distill(
     tokenizer = Tokenizer.from_file(str(tokenizer_path))
     # The teacher runs alone before training, so it gets every core (training then uses cfg.threads per
     # process). Under `accelerate launch` the main process fills the cache first; the others read it.
-    state = PartialState()
+    # cpu=True on machines without CUDA: a bare PartialState() there reports one process and gates nothing.
+    state = PartialState(cpu=not torch.cuda.is_available())
     started = time.perf_counter()
     with state.main_process_first():
         cached = CachedTeacher(teacher or load_teacher(r.teacher, threads=os.cpu_count()), cache_dir)

@@ -1,8 +1,9 @@
 """Query -> document retrieval: MRR@10, nDCG@10, MAP@100 by cosine over the whole corpus.
 
 Sets available here (MS MARCO, the paper's benchmark, is not): SciFact (English claims -> abstracts, the
-BEIR train judgments; no SciFact query or abstract is used for training, so all judged queries are
-held out) and SQuAD-it (Italian question -> paragraph).
+BEIR train judgments) and SQuAD-it (Italian question -> paragraph). ``training_remainder`` gives the part
+of each set that its evaluation sample never touches, so a student may train on it (the issue asks for
+claims, questions and passages in training) while every evaluated query and document stays held out.
 
 The corpora are sub-sampled so that the teacher (multilingual-e5-small, 12 layers, ~2 long documents/s on 2
 CPU cores) can be scored in minutes: a seeded sample of queries, every document relevant to them, and
@@ -37,7 +38,7 @@ class RetrievalSet:
 def subsample(ds: RetrievalSet, max_queries: int, max_docs: int, seed: int = 0) -> RetrievalSet:
     """Seeded query sample; keeps every relevant document, fills up to ``max_docs`` with random others."""
     rng = random.Random(seed)
-    qids = sorted(ds.queries)
+    qids = sorted(ds.qrels)  # judged queries only (SciFact's queries file also has unjudged claims)
     rng.shuffle(qids)
     qids = sorted(qids[:max_queries])
     relevant = sorted({d for q in qids for d in ds.qrels[q]})
@@ -52,7 +53,8 @@ def subsample(ds: RetrievalSet, max_queries: int, max_docs: int, seed: int = 0) 
     )
 
 
-def load_scifact(data_root: str | Path, max_queries: int = 300, max_docs: int = 1000) -> RetrievalSet:
+def _scifact(data_root: str | Path) -> RetrievalSet:
+    """Every claim (judged or not), every abstract, the train judgments."""
     root = Path(data_root) / "retrieval" / "scifact"
     csv.field_size_limit(10**8)
     corpus: dict[str, str] = {}
@@ -78,10 +80,10 @@ def load_scifact(data_root: str | Path, max_queries: int = 300, max_docs: int = 
         for row in csv.DictReader(fh, delimiter="\t"):
             if int(row["score"]) > 0 and row["corpus-id"] in corpus and row["query-id"] in queries:
                 qrels.setdefault(row["query-id"], set()).add(row["corpus-id"])
-    return subsample(RetrievalSet("scifact", {q: queries[q] for q in qrels}, corpus, qrels), max_queries, max_docs)
+    return RetrievalSet("scifact", queries, corpus, qrels)
 
 
-def load_squad_it(data_root: str | Path, max_queries: int = 500, max_docs: int = 1000) -> RetrievalSet:
+def _squad_it(data_root: str | Path) -> RetrievalSet:
     """Every paragraph is a document, every question a query with its paragraph as the one relevant answer."""
     path = Path(data_root) / "retrieval" / "squad-it" / "SQuAD_it-test.json.gz"
     data = json.load(gzip.open(path, "rt", encoding="utf-8"))["data"]
@@ -93,16 +95,42 @@ def load_squad_it(data_root: str | Path, max_queries: int = 500, max_docs: int =
             for qa in par["qas"]:
                 queries[qa["id"]] = qa["question"]
                 qrels[qa["id"]] = {pid}
-    return subsample(RetrievalSet("squad-it", queries, corpus, qrels), max_queries, max_docs)
+    return RetrievalSet("squad-it", queries, corpus, qrels)
 
 
-LOADERS = {"scifact": load_scifact, "squad-it": load_squad_it}
+# name -> (reader of the whole set, evaluated queries, documents in the evaluated corpus)
+SETS = {"scifact": (_scifact, 300, 1000), "squad-it": (_squad_it, 500, 1000)}
+
+
+def _check(name: str) -> None:
+    if name not in SETS:
+        raise EdgeRankerError(f"unknown retrieval set {name!r}; choose from {sorted(SETS)}")
 
 
 def load_retrieval(name: str, data_root: str | Path) -> RetrievalSet:
-    if name not in LOADERS:
-        raise EdgeRankerError(f"unknown retrieval set {name!r}; choose from {sorted(LOADERS)}")
-    return LOADERS[name](data_root)
+    """The evaluation sample of a set (seeded, so training can hold out exactly these texts)."""
+    _check(name)
+    read, max_queries, max_docs = SETS[name]
+    return subsample(read(data_root), max_queries, max_docs)
+
+
+def training_remainder(name: str, data_root: str | Path) -> RetrievalSet:
+    """What the evaluation sample never touches: documents outside its corpus, and queries outside it whose
+    relevant documents are all outside it too (a question about an evaluated paragraph stays out)."""
+    _check(name)
+    read, max_queries, max_docs = SETS[name]
+    full = read(data_root)
+    ev = subsample(full, max_queries, max_docs)
+    held_docs = set(ev.corpus)
+    held_text = set(ev.queries.values()) | set(ev.corpus.values())
+    queries = {
+        q: t
+        for q, t in full.queries.items()
+        if q not in ev.queries and t not in held_text and not (full.qrels.get(q, set()) & held_docs)
+    }
+    corpus = {d: t for d, t in full.corpus.items() if d not in held_docs and t not in held_text}
+    qrels = {q: full.qrels[q] & set(corpus) for q in queries if full.qrels.get(q)}
+    return RetrievalSet(name, queries, corpus, {q: r for q, r in qrels.items() if r})
 
 
 def evaluate_retrieval(query_encoder, ds: RetrievalSet, doc_encoder=None) -> dict[str, float]:
