@@ -105,6 +105,8 @@ def cmd_distill(a: argparse.Namespace) -> None:
     if a.teacher:
         recipe = replace(recipe, teacher=a.teacher)
     log = distill(recipe, a.vocab, a.out, data_root(a.data), cache_root(a.cache), overrides=overrides)
+    if log["process_index"]:  # under `accelerate launch` every process returns; the main one reports
+        return
     _print_json(
         {
             k: log[k]
@@ -312,7 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("eval", help="STS and retrieval figures for any encoders, in one run")
     e.add_argument("models", nargs="+", help="model folder, shipped name, student folder, teacher:NAME, reduced:DIR")
     e.add_argument("--sts", action="store_true")
-    e.add_argument("--retrieval", nargs="*", default=[], help="scifact squad-it")
+    e.add_argument("--retrieval", nargs="*", default=[], help="scifact squad-it wikiqa")
     e.add_argument("--docs", help="encoder for documents (asymmetric mode), e.g. reduced:DIR")
     e.add_argument("--split", default="test")
     e.add_argument("--data")

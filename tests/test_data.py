@@ -157,3 +157,19 @@ def test_retrieval_training_texts_never_touch_the_evaluation_sample(tmp_path, mo
     assert not set(queries) & set(ev.queries.values())
     same_queries, cut = retrieval_texts(tmp_path, ["squad-it"], max_docs=1, words=2)
     assert same_queries == queries and len(cut) == 1 and cut[0] in {" ".join(p.split()[:2]) for p in passages}
+
+
+def test_wikiqa_pools_every_candidate_sentence_and_keeps_answered_questions(tmp_path):
+    d = tmp_path / "retrieval" / "wikiqa"
+    d.mkdir(parents=True)
+    rows = [
+        ("Q1", "who wrote it", "D1-0", "A said so.", "0"),
+        ("Q1", "who wrote it", "D1-1", 'B wrote "it".', "1"),
+        ("Q2", "where is it", "D2-0", "Nowhere.", "0"),
+    ]
+    head = "QuestionID\tQuestion\tDocumentID\tDocumentTitle\tSentenceID\tSentence\tLabel\n"
+    body = "".join(f"{q}\t{t}\tD\tT\t{s}\t{x}\t{y}\n" for q, t, s, x, y in rows)
+    (d / "WikiQA-test-gold.tsv").write_text(head + body, encoding="utf-8")
+    ds = retrieval.load_retrieval("wikiqa", tmp_path)
+    assert ds.queries == {"Q1": "who wrote it"} and ds.qrels == {"Q1": {"D1-1"}}
+    assert ds.corpus == {"D1-0": "A said so.", "D1-1": 'B wrote "it".', "D2-0": "Nowhere."}

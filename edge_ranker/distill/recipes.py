@@ -252,6 +252,7 @@ def distill(
     log["train_seconds"] = round(time.perf_counter() - started - teacher_seconds, 1)
     log["pca_explained_variance"] = info.pca_explained_variance
     log["groups"] = len(groups)
+    log["process_index"] = state.process_index
     if state.is_main_process:
         pca.save(Path(out_dir) / "pca.npz")
         (Path(out_dir) / "train_log.json").write_text(json.dumps(log, indent=2))

@@ -1,7 +1,8 @@
 """Query -> document retrieval: MRR@10, nDCG@10, MAP@100 by cosine over the whole corpus.
 
 Sets available here (MS MARCO, the paper's benchmark, is not): SciFact (English claims -> abstracts, the
-BEIR train judgments) and SQuAD-it (Italian question -> paragraph). ``training_remainder`` gives the part
+BEIR train judgments), SQuAD-it (Italian question -> paragraph) and WikiQA (English question -> sentence,
+never trained on). ``training_remainder`` gives the part
 of each set that its evaluation sample never touches, so a student may train on it (the issue asks for
 claims, questions and passages in training) while every evaluated query and document stays held out.
 
@@ -98,8 +99,22 @@ def _squad_it(data_root: str | Path) -> RetrievalSet:
     return RetrievalSet("squad-it", queries, corpus, qrels)
 
 
+def _wikiqa(data_root: str | Path) -> RetrievalSet:
+    """WikiQA test: English questions against every candidate sentence of every question (pooled), the
+    sentences labelled 1 relevant. No recipe trains on it: a check on a set the students never saw."""
+    path = Path(data_root) / "retrieval" / "wikiqa" / "WikiQA-test-gold.tsv"
+    corpus, queries, qrels = {}, {}, {}
+    with path.open(encoding="utf-8") as fh:
+        for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
+            queries[row["QuestionID"]] = row["Question"]
+            corpus[row["SentenceID"]] = row["Sentence"]
+            if row["Label"] == "1":
+                qrels.setdefault(row["QuestionID"], set()).add(row["SentenceID"])
+    return RetrievalSet("wikiqa", queries, corpus, qrels)
+
+
 # name -> (reader of the whole set, evaluated queries, documents in the evaluated corpus)
-SETS = {"scifact": (_scifact, 300, 1000), "squad-it": (_squad_it, 500, 1000)}
+SETS = {"scifact": (_scifact, 300, 1000), "squad-it": (_squad_it, 500, 1000), "wikiqa": (_wikiqa, 1000, 10**6)}
 
 
 def _check(name: str) -> None:
