@@ -53,7 +53,8 @@ def test_training_lowers_the_loss(tiny_vocab, tmp_path):
 @pytest.mark.slow
 def test_two_process_accelerate_run_trains_one_model(tiny_vocab, tmp_path):
     """`accelerate launch --multi_gpu` on a machine without GPUs starts 2 CPU processes (gloo); both end with
-    identical parameters, i.e. they trained one model. (`--cpu` alone launches a single process.)"""
+    identical parameters, i.e. they trained one model, with the same number of steps as one process would take.
+    (`--cpu` alone launches a single process.)"""
     script = tmp_path / "run.py"
     groups, targets = _data(128)
     np.save(tmp_path / "targets.npy", targets)
@@ -93,7 +94,9 @@ print("WORLD", log["world_size"])
         timeout=600,
     )
     assert r.returncode == 0, r.stderr[-3000:]
-    assert json.loads((tmp_path / "out" / "train_log.json").read_text())["world_size"] == 2
+    log = json.loads((tmp_path / "out" / "train_log.json").read_text())
+    assert log["world_size"] == 2
+    assert log["steps"] == 2 * 128 // 16  # batch_size is global: 2 processes x 8 groups per step
     d0 = (tmp_path / "out" / "rank0.digest").read_text()
     d1 = (tmp_path / "out" / "rank1.digest").read_text()
     assert d0 == d1

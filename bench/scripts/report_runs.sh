@@ -13,8 +13,8 @@ if [ "$step" = all ] || [ "$step" = eval ]; then
     --sts --out runs/report/sts_test.json > /dev/null
   # Table 2: full teacher, PCA-128 teacher, torch student, shipped int8, asymmetric mode, the semantic student
   edge-ranker eval teacher:multilingual-e5-small reduced:runs/relevance runs/relevance relevance semantic \
-    --retrieval scifact squad-it --out runs/report/retrieval.json > /dev/null
-  edge-ranker eval relevance --docs reduced:runs/relevance --retrieval scifact squad-it \
+    --retrieval scifact squad-it wikiqa --out runs/report/retrieval.json > /dev/null
+  edge-ranker eval relevance --docs reduced:runs/relevance --retrieval scifact squad-it wikiqa \
     --out runs/report/retrieval_asymmetric.json > /dev/null
 fi
 if [ "$step" = all ] || [ "$step" = quant ]; then

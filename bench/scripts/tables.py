@@ -44,7 +44,7 @@ def main(kind: str, *paths: str) -> None:
             data = load(file)
             for name, res in data.items():
                 row = label if label and len(data) == 1 else f"{label} {name}".strip()
-                for ds in ("scifact", "squad-it"):
+                for ds in ("scifact", "squad-it", "wikiqa"):
                     if ds in res:
                         r = res[ds]
                         print(f"| {row} | {ds} | {r['queries']} | {r['docs']} | {r['mrr@10']:.2f} | "

@@ -4,20 +4,34 @@
 #   edge_ranker/models/relevance  <- multilingual-e5-small, 50k vocabulary, 128-d
 # Needs: pip install torch==2.13.0 && pip install -e ".[train,teachers,data]"; data at $EDGE_RANKER_DATA.
 # Usage: bash bench/scripts/train_defaults.sh [semantic|relevance|both]
+#        FROM=runs/rel-S bash bench/scripts/train_defaults.sh relevance   # export, eval, install a finished run
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export EDGE_RANKER_DATA=${EDGE_RANKER_DATA:-../shared/data} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 VOCAB=vocab/build/wp50k-a0.7
 WHICH=${1:-both}
+# PROCS=2 trains under `accelerate launch` with one process per core (the batch size stays global)
+PROCS=${PROCS:-1}
+DISTILL="edge-ranker distill"
+if [ "$PROCS" -gt 1 ]; then
+  DISTILL="accelerate launch --multi_gpu --num_processes $PROCS --num_machines 1 --mixed_precision no \
+    --dynamo_backend no -m edge_ranker.cli distill"
+fi
 SEM_LOSS=${SEM_LOSS:-}  # empty: the recipe default (mse + relational + contrastive)
 REL_LOSS=${REL_LOSS:-}
 ship() {  # kind, eval options
   local kind=$1; shift
   local start=$SECONDS
   local loss_var=SEM_LOSS; [ "$kind" = relevance ] && loss_var=REL_LOSS
-  # shellcheck disable=SC2086
-  edge-ranker distill "$kind" --vocab $VOCAB --out runs/$kind --seed 0 ${!loss_var} | tee runs/$kind.train.json
-  echo "{\"train_seconds\": $((SECONDS - start))}" > runs/$kind.time.json
+  if [ -n "${FROM:-}" ]; then  # install a run trained before (its log has the teacher and training seconds)
+    rm -rf "runs/$kind"; cp -r "$FROM" "runs/$kind"; cp "$FROM/train_log.json" "runs/$kind.train.json"
+    python -c "import json,sys; l=json.load(open(sys.argv[1])); print(json.dumps({'train_seconds': round(l['teacher_seconds'] + l['train_seconds'])}))" \
+      "$FROM/train_log.json" > "runs/$kind.time.json"
+  else
+    # shellcheck disable=SC2086
+    $DISTILL "$kind" --vocab $VOCAB --out runs/$kind --seed 0 ${!loss_var} | tee runs/$kind.train.json
+    echo "{\"train_seconds\": $((SECONDS - start))}" > runs/$kind.time.json
+  fi
   edge-ranker export runs/$kind --out runs/$kind-int8 --name $kind
   edge-ranker eval runs/$kind-int8 runs/$kind reduced:runs/$kind "$@" --out runs/$kind.eval.json > /dev/null
   python - "$kind" <<'PY'
@@ -37,4 +51,4 @@ PY
   edge-ranker export runs/$kind --out edge_ranker/models/$kind --name $kind --metrics runs/$kind.metrics.json
 }
 if [ "$WHICH" = semantic ] || [ "$WHICH" = both ]; then ship semantic --sts; fi
-if [ "$WHICH" = relevance ] || [ "$WHICH" = both ]; then ship relevance --retrieval scifact squad-it; fi
+if [ "$WHICH" = relevance ] || [ "$WHICH" = both ]; then ship relevance --retrieval scifact squad-it wikiqa; fi

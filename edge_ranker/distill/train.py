@@ -1,7 +1,8 @@
 """Training loop under Hugging Face Accelerate: ``accelerate launch`` spreads it over processes or GPUs.
 
-One optimisation step sees ``batch_size`` groups; a group is the texts that share one teacher target
-(an English source and its translation; one passage). AdamW, linear warm-up over ``warmup`` of all steps,
+One optimisation step sees ``batch_size`` groups in all processes together (each of N processes takes
+``batch_size // N``, so a recipe means the same on one core or many); a group is the texts that share one
+teacher target (an English source and its translation; one passage). AdamW, linear warm-up over ``warmup`` of all steps,
 then linear decay to 0, as sentence-transformers' WarmupLinear.
 """
 
@@ -157,15 +158,16 @@ def train_student(
             model.bert.embeddings.word_embeddings.weight.copy_(torch.from_numpy(init_embeddings))
     tgt = torch.from_numpy(np.asarray(targets, dtype=np.float32))
     collate = _collate(StudentTokenizer(tokenizer, config.max_length), tgt)
+    per_process = max(1, config.batch_size // accelerator.num_processes)
     if config.bucket_by_length:
-        sampler = LengthBucketSampler(groups, config.batch_size, config.seed)
+        sampler = LengthBucketSampler(groups, per_process, config.seed)
         loader = DataLoader(_Groups(groups), batch_sampler=sampler, collate_fn=collate)
     else:
         loader = DataLoader(
             _Groups(groups),
-            batch_size=config.batch_size,
+            batch_size=per_process,
             shuffle=True,
-            drop_last=len(groups) > config.batch_size,
+            drop_last=len(groups) > per_process,
             collate_fn=collate,
             generator=torch.Generator().manual_seed(config.seed),
         )
@@ -178,7 +180,7 @@ def train_student(
     model, opt, loader = accelerator.prepare(model, opt, loader)
     total = max(1, len(loader) * config.epochs)
     sched = accelerator.prepare(get_linear_schedule_with_warmup(opt, math.ceil(config.warmup * total), total))
-    log: dict = {"epochs": [], "world_size": accelerator.num_processes, "config": asdict(config)}
+    log: dict = {"epochs": [], "world_size": accelerator.num_processes, "steps": total, "config": asdict(config)}
     bar = tqdm(total=total, desc="distil", disable=not (show_progress and accelerator.is_local_main_process))
     model.train()
     for epoch in range(config.epochs):
