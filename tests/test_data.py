@@ -173,3 +173,8 @@ def test_wikiqa_pools_every_candidate_sentence_and_keeps_answered_questions(tmp_
     ds = retrieval.load_retrieval("wikiqa", tmp_path)
     assert ds.queries == {"Q1": "who wrote it"} and ds.qrels == {"Q1": {"D1-1"}}
     assert ds.corpus == {"D1-0": "A said so.", "D1-1": 'B wrote "it".', "D2-0": "Nowhere."}
+
+
+def test_retrieval_texts_name_a_missing_set_and_how_to_train_without_it(tmp_path):
+    with pytest.raises(EdgeRankerError, match="--retrieval-train"):
+        retrieval_texts(tmp_path, ["scifact"], max_docs=10)

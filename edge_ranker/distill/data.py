@@ -234,7 +234,13 @@ def retrieval_texts(
     queries: list[str] = []
     passages: list[str] = []
     for name in names:
-        rest = training_remainder(name, data_root)
+        try:
+            rest = training_remainder(name, data_root)
+        except FileNotFoundError as e:
+            raise EdgeRankerError(
+                f"retrieval set {name!r} not found under {data_root} ({e.filename}); "
+                "train without it with `--retrieval-train` and no value"
+            ) from e
         queries += sorted(set(rest.queries.values()))
         docs = sorted(set(rest.corpus.values()))
         rng.shuffle(docs)

@@ -2,8 +2,8 @@
 
 One optimisation step sees ``batch_size`` groups in all processes together (each of N processes takes
 ``batch_size // N``, so a recipe means the same on one core or many); a group is the texts that share one
-teacher target (an English source and its translation; one passage). AdamW, linear warm-up over ``warmup`` of all steps,
-then linear decay to 0, as sentence-transformers' WarmupLinear.
+teacher target (an English source and its translation; one passage). AdamW, linear warm-up over
+``warmup`` of all steps, then linear decay to 0, as sentence-transformers' WarmupLinear.
 """
 
 from __future__ import annotations

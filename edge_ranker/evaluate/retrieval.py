@@ -2,9 +2,9 @@
 
 Sets available here (MS MARCO, the paper's benchmark, is not): SciFact (English claims -> abstracts, the
 BEIR train judgments), SQuAD-it (Italian question -> paragraph) and WikiQA (English question -> sentence,
-never trained on). ``training_remainder`` gives the part
-of each set that its evaluation sample never touches, so a student may train on it (the issue asks for
-claims, questions and passages in training) while every evaluated query and document stays held out.
+never trained on). ``training_remainder`` gives the part of each set that its evaluation sample never
+touches, so a student may train on it (the issue asks for claims, questions and passages in training)
+while every evaluated query and document stays held out.
 
 The corpora are sub-sampled so that the teacher (multilingual-e5-small, 12 layers, ~2 long documents/s on 2
 CPU cores) can be scored in minutes: a seeded sample of queries, every document relevant to them, and
