@@ -51,6 +51,15 @@ def test_training_lowers_the_loss(tiny_vocab, tmp_path):
 
 
 @pytest.mark.slow
+def _launch_two(script: Path) -> subprocess.CompletedProcess:
+    """`accelerate launch` with 2 CPU processes (gloo): `--multi_gpu` on a machine without GPUs."""
+    accelerate = shutil.which("accelerate", path=str(Path(sys.executable).parent)) or "accelerate"
+    args = ["--multi_gpu", "--num_processes", "2", "--num_machines", "1", "--mixed_precision", "no"]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    cmd = [accelerate, "launch", *args, "--dynamo_backend", "no", str(script)]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+
+
 def test_two_process_accelerate_run_trains_one_model(tiny_vocab, tmp_path):
     """`accelerate launch --multi_gpu` on a machine without GPUs starts 2 CPU processes (gloo); both end with
     identical parameters, i.e. they trained one model, with the same number of steps as one process would take.
@@ -71,28 +80,7 @@ cfg = TrainConfig(epochs=2, batch_size=16, lr=3e-3, hidden=32, heads=2, ffn=64, 
 log = train_student(groups, targets, tok, StudentInfo(), {str(tmp_path / "out")!r}, cfg, show_progress=False)
 print("WORLD", log["world_size"])
 """)
-    accelerate = shutil.which("accelerate", path=str(Path(sys.executable).parent)) or "accelerate"
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    r = subprocess.run(
-        [
-            accelerate,
-            "launch",
-            "--multi_gpu",
-            "--num_processes",
-            "2",
-            "--num_machines",
-            "1",
-            "--mixed_precision",
-            "no",
-            "--dynamo_backend",
-            "no",
-            str(script),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
+    r = _launch_two(script)
     assert r.returncode == 0, r.stderr[-3000:]
     log = json.loads((tmp_path / "out" / "train_log.json").read_text())
     assert log["world_size"] == 2
@@ -103,27 +91,55 @@ print("WORLD", log["world_size"])
     assert (tmp_path / "out" / "student.json").exists()
 
 
-def test_distill_recipe_end_to_end(tiny_vocab, tmp_path):
-    """Tiny data root in the real layout -> teacher cache -> PCA -> teacher-initialised student -> folder."""
-    from edge_ranker.distill.pca import PCAMap
-    from edge_ranker.distill.recipes import Recipe, distill
-    from edge_ranker.distill.train import TrainConfig
-
+def _data_root(root: Path) -> list[Group]:
+    """Tatoeba-layout German-English pairs; the first English sentence is also a LASER test sentence."""
     groups, _ = _data(200)
-    d = tmp_path / "data" / "parallel" / "tatoeba_v2021" / "deu-eng"
+    d = root / "parallel" / "tatoeba_v2021" / "deu-eng"
     d.mkdir(parents=True)
     (d / "t.eng").write_text("\n".join(g.texts[0] for g in groups) + "\n", encoding="utf-8")
     (d / "t.deu").write_text("\n".join(g.texts[1] for g in groups) + "\n", encoding="utf-8")
-    laser = tmp_path / "data" / "parallel" / "laser_tatoeba_v1"
+    laser = root / "parallel" / "laser_tatoeba_v1"
     laser.mkdir(parents=True)
     (laser / "tatoeba.deu-eng.eng").write_text(groups[0].texts[0] + "\n", encoding="utf-8")  # held out
-    recipe = Recipe(
-        kind="semantic",
-        teacher="unused",
-        pca_dim=16,
-        langs=["de"],
-        train=TrainConfig(epochs=2, batch_size=16, lr=3e-3, hidden=16, heads=2, ffn=32, max_length=32),
-    )
+    return groups
+
+
+def _tiny_recipe():
+    from edge_ranker.distill.recipes import Recipe
+
+    cfg = TrainConfig(epochs=2, batch_size=16, lr=3e-3, hidden=16, heads=2, ffn=32, max_length=32)
+    return Recipe(kind="semantic", teacher="unused", pca_dim=16, langs=["de"], train=cfg)
+
+
+def test_two_process_distill_fills_the_teacher_cache_once(tiny_vocab, tmp_path):
+    """Under `accelerate launch` the main process embeds every text; the other waits and reads the cache."""
+    _data_root(tmp_path / "data")
+    script = tmp_path / "run.py"
+    script.write_text(f"""
+import json, sys
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from conftest import HashTeacher
+from test_train import _tiny_recipe
+from edge_ranker.distill.recipes import distill
+log = distill(_tiny_recipe(), {str(tiny_vocab)!r}, {str(tmp_path / "out")!r}, {str(tmp_path / "data")!r},
+              {str(tmp_path / "cache")!r}, teacher=HashTeacher(dim=32), show_progress=False)
+print("LOG", json.dumps({{"rank": log["process_index"], "computed": log["teacher_computed"]}}))
+""")
+    r = _launch_two(script)
+    assert r.returncode == 0, r.stderr[-3000:]
+    logs = sorted((json.loads(line[4:]) for line in r.stdout.splitlines() if line.startswith("LOG ")), key=str)
+    by_rank = {x["rank"]: x["computed"] for x in logs}
+    assert set(by_rank) == {0, 1}
+    assert by_rank[0] > 0 and by_rank[1] == 0
+
+
+def test_distill_recipe_end_to_end(tiny_vocab, tmp_path):
+    """Tiny data root in the real layout -> teacher cache -> PCA -> teacher-initialised student -> folder."""
+    from edge_ranker.distill.pca import PCAMap
+    from edge_ranker.distill.recipes import distill
+
+    groups = _data_root(tmp_path / "data")
+    recipe = _tiny_recipe()
     teacher = HashTeacher(dim=32)
     log = distill(
         recipe,

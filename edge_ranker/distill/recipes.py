@@ -253,6 +253,7 @@ def distill(
     log["pca_explained_variance"] = info.pca_explained_variance
     log["groups"] = len(groups)
     log["process_index"] = state.process_index
+    log["teacher_computed"] = cached.computed  # texts this process embedded (the rest came from the cache)
     if state.is_main_process:
         pca.save(Path(out_dir) / "pca.npz")
         (Path(out_dir) / "train_log.json").write_text(json.dumps(log, indent=2))
