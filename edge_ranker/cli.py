@@ -110,7 +110,15 @@ def cmd_distill(a: argparse.Namespace) -> None:
     _print_json(
         {
             k: log[k]
-            for k in ("epochs", "world_size", "groups", "pca_explained_variance", "teacher_seconds", "train_seconds")
+            for k in (
+                "epochs",
+                "world_size",
+                "groups",
+                "pca_explained_variance",
+                "teacher_computed",
+                "teacher_seconds",
+                "train_seconds",
+            )
             if k in log
         }
     )
