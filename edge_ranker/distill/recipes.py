@@ -147,12 +147,12 @@ def build_training_set(
     groups: list[Group] = []
     blocks: list[np.ndarray] = []
     offset = 0
+    by_source: dict[str, list[str]] = {}
+    for p in pairs:
+        by_source.setdefault(p.source, [p.source]).append(p.target)
     for role in recipe.roles:
         prefix = recipe.prefixes.get(role, "")
         blocks.append(teacher.encode(sources, role=role, show_progress=show_progress))
-        by_source: dict[str, list[str]] = {}
-        for p in pairs:
-            by_source.setdefault(p.source, [p.source]).append(p.target)
         for s, texts in by_source.items():
             groups.append(Group([prefix + t for t in dict.fromkeys(texts)], offset + row_of[s]))
         offset += len(sources)
@@ -165,13 +165,21 @@ def build_training_set(
         extra += news_groups(root, recipe.langs)
     if recipe.mono_per_lang:
         extra += mono_groups(root, recipe.mono_per_lang, seed)
-    extra = drop_held(extra, held)
-    if extra:
-        for role in recipe.roles:
+
+    def add(text_groups: list[list[str]], role: str) -> int:
+        """One block: teacher targets of each group's first text in ``role``; returns the block's first row."""
+        nonlocal offset
+        start = offset
+        if text_groups:
+            blocks.append(teacher.encode([g[0] for g in text_groups], role=role, show_progress=show_progress))
             prefix = recipe.prefixes.get(role, "")
-            blocks.append(teacher.encode([g[0] for g in extra], role=role, show_progress=show_progress))
-            groups.extend(Group([prefix + t for t in g], offset + i) for i, g in enumerate(extra))
-            offset += len(extra)
+            groups.extend(Group([prefix + t for t in g], start + i) for i, g in enumerate(text_groups))
+            offset += len(text_groups)
+        return start
+
+    extra = drop_held(extra, held)
+    for role in recipe.roles:
+        add(extra, role)
     passages = [[t] for t in _passages(root, recipe.passages_per_lang, recipe.sentences_per_passage, seed)]
     if recipe.news_passages:
         passages += news_passages(root, recipe.langs, recipe.sentences_per_passage)
@@ -180,21 +188,13 @@ def build_training_set(
         queries, docs = retrieval_texts(root, recipe.retrieval_train, recipe.retrieval_docs, seed=seed)
         passages += [[d] for d in docs]
     passages = drop_held(passages, held)
-    if passages:
-        blocks.append(teacher.encode([g[0] for g in passages], role="passage", show_progress=show_progress))
-        prefix = recipe.prefixes.get("passage", "")
-        groups.extend(Group([prefix + t for t in g], offset + i) for i, g in enumerate(passages))
-    queries = [q for q in queries if q not in held]
-    if queries:
-        blocks.append(teacher.encode(queries, role="query", show_progress=show_progress))
-        prefix = recipe.prefixes.get("query", "")
-        start = offset + len(passages)
-        groups.extend(Group([prefix + q], start + i) for i, q in enumerate(queries))
+    first_passage = add(passages, "passage")
+    add(drop_held([[q] for q in queries], held), "query")
     if not groups:
         raise EdgeRankerError("the recipe produced no training data")
     raw = np.concatenate(blocks).astype(np.float32)
     if recipe.pca_fit == "passages" and passages:
-        return groups, raw, slice(offset, offset + len(passages))
+        return groups, raw, slice(first_passage, first_passage + len(passages))
     return groups, raw, slice(0, len(sources) or len(raw))
 
 
