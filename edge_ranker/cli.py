@@ -77,6 +77,7 @@ def cmd_distill(a: argparse.Namespace) -> None:
             "heads": a.heads,
             "ffn": a.ffn,
             "dropout": a.dropout,
+            "embedding_lr_scale": a.embedding_lr_scale,
         }.items()
         if v is not None
     }
@@ -91,9 +92,11 @@ def cmd_distill(a: argparse.Namespace) -> None:
         ("sts_train", a.sts_train),
         ("news", a.news),
         ("mono_per_lang", a.mono),
+        ("news_mono_per_lang", a.news_mono),
         ("pca_fit", a.pca_fit),
         ("retrieval_train", a.retrieval_train),
         ("retrieval_docs", a.retrieval_docs),
+        ("mined_passages", a.mined_passages),
     ):
         if value is not None:
             recipe = replace(recipe, **{field: value})
@@ -304,6 +307,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--news", action=argparse.BooleanOptionalAction, help="NTREX-128 and WMT news sentences + translations"
     )
     d.add_argument("--mono", type=int, help="single Leipzig Wikipedia sentences per language (en de fr it es)")
+    d.add_argument("--news-mono", type=int, help="single WMT news sentences per language (non-English sides)")
     d.add_argument(
         "--retrieval-train",
         nargs="*",
@@ -311,12 +315,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="retrieval sets whose non-evaluated queries and passages are trained on (none: no value)",
     )
     d.add_argument("--retrieval-docs", type=int, help="passages per retrieval set (default 1000)")
+    d.add_argument(
+        "--mined-passages",
+        type=int,
+        help="batch each training query with the K training passages its teacher ranks highest (0: off)",
+    )
     d.add_argument("--pca-fit", choices=["sources", "passages"], help="fit the PCA on short sentences or on passages")
     d.add_argument("--dropout", type=float, help="student dropout (default 0.1)")
+    d.add_argument("--embedding-lr-scale", type=float, help="word-embedding learning rate / --lr (default 1)")
     d.add_argument("--no-init", action="store_true", help="random word embeddings instead of teacher-initialised")
     d.add_argument("--pca-dim", type=int, help="target dimension (and student width); default 128")
     d.add_argument("--teacher", help="override the recipe's teacher: alias or sentence-transformers id/folder")
-    d.add_argument("--loss", action="append", help="NAME=WEIGHT, repeatable: mse l2 cosine relational contrastive")
+    d.add_argument(
+        "--loss", action="append", help="NAME=WEIGHT, repeatable: mse l2 cosine relational contrastive pairwise"
+    )
     d.set_defaults(func=cmd_distill)
 
     e = sub.add_parser("eval", help="STS and retrieval figures for any encoders, in one run")

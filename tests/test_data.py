@@ -13,6 +13,7 @@ from edge_ranker.distill.data import (
     eval_sentences,
     mono_groups,
     news_groups,
+    news_mono_groups,
     news_passages,
     retrieval_texts,
     sts_train_groups,
@@ -91,6 +92,23 @@ def test_mono_groups_sample_each_language(tmp_path):
     groups = mono_groups(tmp_path, 5, seed=1)
     assert len(groups) == 10 and all(len(g) == 1 and not g[0][0].isdigit() for g in groups)
     assert mono_groups(tmp_path, 5, seed=1) == groups
+
+
+def test_news_mono_groups_sample_each_language_minus_excluded_sentences(tmp_path):
+    for code, word in (("deu", "Satz"), ("rus", "предложение")):
+        d = tmp_path / "mono" / "wmt_newstest_mono" / code
+        d.mkdir(parents=True)
+        (d / f"newstest2017.{code}").write_text("".join(f"{word} Nummer {i}.\n" for i in range(20)))
+        (d / f"newstest2018.{code}").write_text(f"{word} Nummer 0.\nkurz\n")  # a duplicate, a too-short line
+    used = {"Satz Nummer 3."}
+    groups = news_mono_groups(tmp_path, ["de", "ru", "tr"], 100, used, seed=1)  # no Turkish files: skipped
+    texts = [g[0] for g in groups]
+    assert all(len(g) == 1 for g in groups)
+    assert len(texts) == len(set(texts)) == 39 and "Satz Nummer 3." not in texts and "kurz" not in texts
+    assert len(news_mono_groups(tmp_path, ["de", "ru"], 5, used, seed=1)) == 10
+    assert news_mono_groups(tmp_path, ["de", "ru"], 5, used, seed=1) == news_mono_groups(
+        tmp_path, ["de", "ru"], 5, used, seed=1
+    )
 
 
 def test_training_set_puts_translated_passages_in_passage_role_and_fits_pca_on_them(tmp_path):

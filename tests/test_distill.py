@@ -101,6 +101,26 @@ def test_contrastive_matches_hand_computation():
     assert v == pytest.approx(-math.log(math.e / (math.e + 1)))
 
 
+def test_pairwise_zero_when_student_rows_match_their_targets_and_hand_computed():
+    t = torch.nn.functional.normalize(torch.randn(4, 8), dim=-1)
+    g = torch.tensor([0, 1, 1, 3])  # rows 1 and 2 share a target (a sentence and its translation)
+    assert losses.pairwise(t[g], t, g).item() == pytest.approx(0.0, abs=1e-6)
+    # 3 rows, temperature 1. Teacher rows e0, e0, e1; student rows e0, e1, e1. Each row against the other two:
+    # row 0: teacher sims (1, 0), student (0, 0); row 1: teacher (1, 0), student (0, 1); row 2: teacher (0, 0),
+    # student (0, 1).
+    tt = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
+    s = torch.tensor([[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
+    grp = torch.tensor([0, 0, 1])
+    hi, lo = math.e / (math.e + 1), 1 / (math.e + 1)
+
+    def kl(p, q):
+        return sum(a * math.log(a / b) for a, b in zip(p, q))
+
+    kl_row0, kl_row1, kl_row2 = kl([hi, lo], [0.5, 0.5]), kl([hi, lo], [lo, hi]), kl([0.5, 0.5], [lo, hi])
+    want = (kl_row0 + kl_row1 + kl_row2) / 3
+    assert losses.pairwise(s, tt, grp, temperature=1.0).item() == pytest.approx(want, rel=1e-5)
+
+
 def test_combined_rejects_unknown_loss():
     with pytest.raises(ValueError, match="unknown"):
         losses.combined({"nope": 1.0}, S, T, G)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 from conftest import SYLLABLES, HashTeacher, make_sentences
 from tokenizers import Tokenizer
 
@@ -171,3 +172,32 @@ def test_length_bucket_sampler_covers_every_group_once_per_epoch():
     assert len(first) == len(sampler)
     spread = np.mean([max(len(groups[i].texts[0]) for i in b) - min(len(groups[i].texts[0]) for i in b) for b in first])
     assert spread < 40  # random batches would span ~90 characters
+
+
+def test_link_top_passages_links_each_query_to_its_teachers_best_passages():
+    from edge_ranker.distill.recipes import link_top_passages
+
+    p_vecs = np.eye(4, dtype=np.float32)
+    q_vecs = np.array([[0.1, 0.9, 0.3, 0], [2, 0, 0, 1.5]], dtype=np.float32)  # norms differ: cosine decides
+    passages = [Group([f"p{i}"], 10 + i) for i in range(4)]
+    queries = [Group(["q0"], 0), Group(["q1"], 1)]
+    link_top_passages(queries, passages, q_vecs, p_vecs, k=2)
+    assert [m.target for m in queries[0].linked] == [11, 12]
+    assert [m.target for m in queries[1].linked] == [10, 13]
+
+
+def test_linked_groups_share_the_batch_and_a_repeated_passage_is_one_target():
+    from edge_ranker.distill.train import _collate
+
+    passage = Group(["a passage"], 2)
+    batch = [Group(["q one"], 0, linked=[passage]), Group(["q two"], 1, linked=[passage]), passage]
+    targets = np.arange(12, dtype=np.float32).reshape(4, 3)
+
+    class _Tok:  # counts the texts; the real tokenizer is exercised by the training tests
+        def __call__(self, texts):
+            return {"n": len(texts)}
+
+    enc = _collate(_Tok(), torch.from_numpy(targets))(batch)
+    assert enc["n"] == 5  # q one, a passage, q two, a passage, a passage
+    assert enc["group"].tolist() == [0, 1, 2, 1, 1]
+    np.testing.assert_array_equal(enc["target"].numpy(), targets[[0, 2, 1]])

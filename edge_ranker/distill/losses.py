@@ -6,6 +6,9 @@
 - cosine: 1 - cos, scale-free.
 - relational: KL between student and teacher in-batch similarity distributions (ReAugKD/EmbedDistill).
 - contrastive: InfoNCE of each student row against all in-batch teacher targets (IBKD-style).
+- pairwise: KL between the student's own row-to-row similarity distribution and the teacher's (RKD/
+  EmbedDistill score matching). The others compare student rows with teacher targets; this one trains the
+  geometry that ranking uses, where queries, documents and translations are all student-encoded.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-LOSSES = ("mse", "l2", "cosine", "relational", "contrastive")
+LOSSES = ("mse", "l2", "cosine", "relational", "contrastive", "pairwise")
 
 
 def mse(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor) -> torch.Tensor:
@@ -42,7 +45,26 @@ def contrastive(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor, temperatu
     return F.cross_entropy(logits, group)
 
 
-_FUNCS = {"mse": mse, "l2": l2, "cosine": cosine, "relational": relational, "contrastive": contrastive}
+def pairwise(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor, temperature: float = 0.05) -> torch.Tensor:
+    if len(s) < 2:
+        return s.new_zeros(())
+    sn, tn = F.normalize(s, dim=-1), F.normalize(t, dim=-1)[group]
+    self_pair = torch.eye(len(s), dtype=torch.bool, device=s.device)  # a row's similarity to itself says nothing
+    student_logits = (sn @ sn.T / temperature).masked_fill(self_pair, -1e4)
+    teacher_logits = (tn @ tn.T / temperature).masked_fill(self_pair, -1e4)
+    return F.kl_div(
+        F.log_softmax(student_logits, -1), F.log_softmax(teacher_logits, -1), log_target=True, reduction="batchmean"
+    )
+
+
+_FUNCS = {
+    "mse": mse,
+    "l2": l2,
+    "cosine": cosine,
+    "relational": relational,
+    "contrastive": contrastive,
+    "pairwise": pairwise,
+}
 
 
 def combined(

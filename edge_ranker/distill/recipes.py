@@ -31,6 +31,7 @@ from edge_ranker.distill.data import (
     eval_sentences,
     mono_groups,
     news_groups,
+    news_mono_groups,
     news_passages,
     retrieval_texts,
     sts_train_groups,
@@ -77,10 +78,14 @@ class Recipe:
     sts_train: bool = False  # STSb train-split sentences + their translations (text only, no scores)
     news: bool = False  # NTREX-128 and WMT news test sentences with translations
     mono_per_lang: int = 0  # single Leipzig Wikipedia sentences per language (en de fr it es)
+    news_mono_per_lang: int = 0  # single WMT news sentences per language (non-English sides)
     # Retrieval sets whose non-evaluated claims/questions (query role) and passages are trained on, with at
     # most ``retrieval_docs`` passages per set (the teacher's cost).
     retrieval_train: list[str] = field(default_factory=list)
     retrieval_docs: int = 1000
+    # Each training query brings the k training passages its teacher ranks highest into its batch (no
+    # judgments used), so the in-batch losses learn the teacher's query-passage scores (EmbedDistill).
+    mined_passages: int = 0
     sentences_per_passage: int = 4
     train: TrainConfig = field(default_factory=TrainConfig)
     init_from_teacher: bool = True
@@ -165,6 +170,9 @@ def build_training_set(
         extra += news_groups(root, recipe.langs)
     if recipe.mono_per_lang:
         extra += mono_groups(root, recipe.mono_per_lang, seed)
+    if recipe.news_mono_per_lang:
+        seen = {t for g in extra for t in g} | {t for texts in by_source.values() for t in texts}
+        extra += news_mono_groups(root, recipe.langs, recipe.news_mono_per_lang, seen, seed)
 
     def add(text_groups: list[list[str]], role: str) -> int:
         """One block: teacher targets of each group's first text in ``role``; returns the block's first row."""
@@ -188,14 +196,37 @@ def build_training_set(
         queries, docs = retrieval_texts(root, recipe.retrieval_train, recipe.retrieval_docs, seed=seed)
         passages += [[d] for d in docs]
     passages = drop_held(passages, held)
+    queries = [q[0] for q in drop_held([[q] for q in queries], held)]
     first_passage = add(passages, "passage")
-    add(drop_held([[q] for q in queries], held), "query")
+    first_query = add([[q] for q in queries], "query")
     if not groups:
         raise EdgeRankerError("the recipe produced no training data")
     raw = np.concatenate(blocks).astype(np.float32)
+    if recipe.mined_passages and passages and queries:
+        link_top_passages(
+            groups[-len(queries) :],
+            groups[-len(queries) - len(passages) : -len(queries)],
+            raw[first_query : first_query + len(queries)],
+            raw[first_passage : first_passage + len(passages)],
+            recipe.mined_passages,
+        )
     if recipe.pca_fit == "passages" and passages:
         return groups, raw, slice(first_passage, first_passage + len(passages))
     return groups, raw, slice(0, len(sources) or len(raw))
+
+
+def link_top_passages(
+    queries: list[Group], passages: list[Group], q_vecs: np.ndarray, p_vecs: np.ndarray, k: int
+) -> None:
+    """Link each query group to the ``k`` passage groups whose teacher vectors score highest against it."""
+    qn = q_vecs / np.maximum(np.linalg.norm(q_vecs, axis=1, keepdims=True), 1e-12)
+    pn = p_vecs / np.maximum(np.linalg.norm(p_vecs, axis=1, keepdims=True), 1e-12)
+    k = min(k, len(passages))
+    for start in range(0, len(queries), 1024):
+        scores = qn[start : start + 1024] @ pn.T
+        top = np.argsort(-scores, axis=1, kind="stable")[:, :k]
+        for g, idx in zip(queries[start : start + 1024], top):
+            g.linked = [passages[i] for i in idx]
 
 
 def distill(

@@ -33,6 +33,12 @@ from edge_ranker.errors import EdgeRankerError
 class Group:
     texts: list[str]
     target: int  # row in the target matrix
+    # Groups that ride in this group's batch: a query and the passages its teacher ranks highest, so the
+    # in-batch losses see query-passage pairs (length bucketing would otherwise keep queries and passages apart).
+    linked: list[Group] = field(default_factory=list)
+
+    def members(self) -> list[Group]:
+        return [self, *self.linked]
 
 
 @dataclass
@@ -56,6 +62,9 @@ class TrainConfig:
     # Batches of similar length: 5x faster when passages mix with short sentences, but ~2 STS points worse
     # on sentence-only data (bench/RESULTS.md), so only the relevance recipe turns it on.
     bucket_by_length: bool = False
+    # Learning rate of the word-embedding table relative to ``lr``: below 1 keeps more of the teacher's
+    # cross-lingual initialisation for pieces that training rarely sees.
+    embedding_lr_scale: float = 1.0
 
 
 class _Groups(Dataset):
@@ -76,7 +85,7 @@ class LengthBucketSampler(torch.utils.data.Sampler):
     """
 
     def __init__(self, groups: list[Group], batch_size: int, seed: int, window: int = 50) -> None:
-        self.lengths = [max(len(t) for t in g.texts) for g in groups]
+        self.lengths = [max(len(t) for m in g.members() for t in m.texts) for g in groups]
         self.batch_size, self.seed, self.window, self.epoch = batch_size, seed, window, 0
 
     def _batches(self) -> list[list[int]]:
@@ -104,12 +113,15 @@ def _collate(tokenize: StudentTokenizer, targets: torch.Tensor):
     def collate(batch: list[Group]) -> dict[str, torch.Tensor]:
         texts: list[str] = []
         rows: list[int] = []
-        for g_idx, g in enumerate(batch):
-            texts.extend(g.texts)
-            rows.extend([g_idx] * len(g.texts))
+        index_of: dict[int, int] = {}  # target row -> batch column; a passage linked twice is one target
+        for g in batch:
+            for m in g.members():
+                col = index_of.setdefault(m.target, len(index_of))
+                texts.extend(m.texts)
+                rows.extend([col] * len(m.texts))
         enc = tokenize(texts)
         enc["group"] = torch.tensor(rows, dtype=torch.long)
-        enc["target"] = targets[[g.target for g in batch]]
+        enc["target"] = targets[list(index_of)]
         return enc
 
     return collate
@@ -171,10 +183,16 @@ def train_student(
             collate_fn=collate,
             generator=torch.Generator().manual_seed(config.seed),
         )
-    no_decay = [p for n, p in model.named_parameters() if "LayerNorm" in n or n.endswith("bias")]
-    decay = [p for n, p in model.named_parameters() if not ("LayerNorm" in n or n.endswith("bias"))]
+    named = dict(model.named_parameters())
+    table = named.pop("bert.embeddings.word_embeddings.weight")
+    no_decay = [p for n, p in named.items() if "LayerNorm" in n or n.endswith("bias")]
+    decay = [p for n, p in named.items() if not ("LayerNorm" in n or n.endswith("bias"))]
     opt = torch.optim.AdamW(
-        [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+        [
+            {"params": decay, "weight_decay": config.weight_decay},
+            {"params": no_decay, "weight_decay": 0.0},
+            {"params": [table], "weight_decay": config.weight_decay, "lr": config.lr * config.embedding_lr_scale},
+        ],
         lr=config.lr,
     )
     model, opt, loader = accelerator.prepare(model, opt, loader)
