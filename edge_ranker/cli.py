@@ -77,7 +77,6 @@ def cmd_distill(a: argparse.Namespace) -> None:
             "heads": a.heads,
             "ffn": a.ffn,
             "dropout": a.dropout,
-            "embedding_lr_scale": a.embedding_lr_scale,
         }.items()
         if v is not None
     }
@@ -321,8 +320,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="batch each training query with the K training passages its teacher ranks highest (0: off)",
     )
     d.add_argument("--pca-fit", choices=["sources", "passages"], help="fit the PCA on short sentences or on passages")
-    d.add_argument("--dropout", type=float, help="student dropout (default 0.1)")
-    d.add_argument("--embedding-lr-scale", type=float, help="word-embedding learning rate / --lr (default 1)")
+    d.add_argument("--dropout", type=float, help="student dropout (both recipes: 0)")
     d.add_argument("--no-init", action="store_true", help="random word embeddings instead of teacher-initialised")
     d.add_argument("--pca-dim", type=int, help="target dimension (and student width); default 128")
     d.add_argument("--teacher", help="override the recipe's teacher: alias or sentence-transformers id/folder")

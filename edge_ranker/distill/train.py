@@ -62,9 +62,6 @@ class TrainConfig:
     # Batches of similar length: 5x faster when passages mix with short sentences, but ~2 STS points worse
     # on sentence-only data (bench/RESULTS.md), so only the relevance recipe turns it on.
     bucket_by_length: bool = False
-    # Learning rate of the word-embedding table relative to ``lr``: below 1 keeps more of the teacher's
-    # cross-lingual initialisation for pieces that training rarely sees.
-    embedding_lr_scale: float = 1.0
 
 
 class _Groups(Dataset):
@@ -183,16 +180,10 @@ def train_student(
             collate_fn=collate,
             generator=torch.Generator().manual_seed(config.seed),
         )
-    named = dict(model.named_parameters())
-    table = named.pop("bert.embeddings.word_embeddings.weight")
-    no_decay = [p for n, p in named.items() if "LayerNorm" in n or n.endswith("bias")]
-    decay = [p for n, p in named.items() if not ("LayerNorm" in n or n.endswith("bias"))]
+    no_decay = [p for n, p in model.named_parameters() if "LayerNorm" in n or n.endswith("bias")]
+    decay = [p for n, p in model.named_parameters() if not ("LayerNorm" in n or n.endswith("bias"))]
     opt = torch.optim.AdamW(
-        [
-            {"params": decay, "weight_decay": config.weight_decay},
-            {"params": no_decay, "weight_decay": 0.0},
-            {"params": [table], "weight_decay": config.weight_decay, "lr": config.lr * config.embedding_lr_scale},
-        ],
+        [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
         lr=config.lr,
     )
     model, opt, loader = accelerator.prepare(model, opt, loader)
