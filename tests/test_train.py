@@ -51,7 +51,6 @@ def test_training_lowers_the_loss(tiny_vocab, tmp_path):
     np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, rtol=1e-5)
 
 
-@pytest.mark.slow
 def _launch_two(script: Path) -> subprocess.CompletedProcess:
     """`accelerate launch` with 2 CPU processes (gloo): `--multi_gpu` on a machine without GPUs."""
     accelerate = shutil.which("accelerate", path=str(Path(sys.executable).parent)) or "accelerate"
@@ -61,6 +60,7 @@ def _launch_two(script: Path) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
 
 
+@pytest.mark.slow
 def test_two_process_accelerate_run_trains_one_model(tiny_vocab, tmp_path):
     """`accelerate launch --multi_gpu` on a machine without GPUs starts 2 CPU processes (gloo); both end with
     identical parameters, i.e. they trained one model, with the same number of steps as one process would take.
@@ -92,6 +92,36 @@ print("WORLD", log["world_size"])
     assert (tmp_path / "out" / "student.json").exists()
 
 
+@pytest.mark.slow
+def test_two_processes_compute_the_in_batch_losses_over_the_global_batch(tiny_vocab, tmp_path):
+    """With in-batch losses, 2 processes of 8 groups train like 1 process of 16: the same groups meet in one
+    loss, so the per-epoch losses agree. Without gathering, each process would contrast 8 targets, not 16."""
+    groups, targets = _data(128)
+    np.save(tmp_path / "targets.npy", targets)
+    (tmp_path / "groups.json").write_text(json.dumps([[g.texts, g.target] for g in groups]))
+    losses = {"mse": 1.0, "relational": 1.0, "contrastive": 1.0, "pairwise": 1.0}
+    cfg = dict(epochs=2, batch_size=16, lr=3e-3, hidden=32, heads=2, ffn=64, max_length=32, dropout=0.0, losses=losses)
+    tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
+    one = train_student(groups, targets, tok, StudentInfo(), tmp_path / "one", TrainConfig(**cfg), show_progress=False)
+    script = tmp_path / "run.py"
+    script.write_text(f"""
+import json, numpy as np
+from tokenizers import Tokenizer
+from edge_ranker.distill.train import Group, TrainConfig, train_student
+from edge_ranker.distill.student import StudentInfo
+groups = [Group(t, i) for t, i in json.load(open({str(tmp_path / "groups.json")!r}))]
+targets = np.load({str(tmp_path / "targets.npy")!r})
+tok = Tokenizer.from_file({str(tiny_vocab / "tokenizer.json")!r})
+train_student(groups, targets, tok, StudentInfo(), {str(tmp_path / "two")!r}, TrainConfig(**{cfg!r}),
+              show_progress=False)
+""")
+    r = _launch_two(script)
+    assert r.returncode == 0, r.stderr[-3000:]
+    two = json.loads((tmp_path / "two" / "train_log.json").read_text())
+    assert two["world_size"] == 2 and two["steps"] == one["steps"]
+    np.testing.assert_allclose(two["epochs"], one["epochs"], rtol=1e-4)
+
+
 def _data_root(root: Path) -> list[Group]:
     """Tatoeba-layout German-English pairs; the first English sentence is also a LASER test sentence."""
     groups, _ = _data(200)
@@ -112,6 +142,7 @@ def _tiny_recipe():
     return Recipe(kind="semantic", teacher="unused", pca_dim=16, langs=["de"], train=cfg)
 
 
+@pytest.mark.slow
 def test_two_process_distill_fills_the_teacher_cache_once(tiny_vocab, tmp_path):
     """Under `accelerate launch` the main process embeds every text; the other waits and reads the cache."""
     _data_root(tmp_path / "data")

@@ -1,7 +1,8 @@
 """Training loop under Hugging Face Accelerate: ``accelerate launch`` spreads it over processes or GPUs.
 
 One optimisation step sees ``batch_size`` groups in all processes together (each of N processes takes
-``batch_size // N``, so a recipe means the same on one core or many); a group is the texts that share one
+``batch_size // N``, and the in-batch losses are computed over all of them, so a recipe means the same on
+one core or many); a group is the texts that share one
 teacher target (an English source and its translation; one passage). AdamW, linear warm-up over
 ``warmup`` of all steps, then linear decay to 0, as sentence-transformers' WarmupLinear.
 """
@@ -17,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import torch.distributed as dist
+import torch.distributed.nn.functional as dist_nn
 from accelerate import Accelerator
 from accelerate.utils import set_seed
 from tokenizers import Tokenizer
@@ -124,6 +127,40 @@ def _collate(tokenize: StudentTokenizer, targets: torch.Tensor):
     return collate
 
 
+def gather_batch(
+    s: torch.Tensor, target: torch.Tensor, group: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Every process's student rows, targets and group ids, so the in-batch losses (relational, contrastive,
+    pairwise) see the global batch, as one process would, and not 1/N of it.
+
+    Student rows keep their gradient (autograd all-gather, whose backward sums over processes); every
+    process computes the same loss, so DDP's gradient mean equals that loss's gradient.
+    """
+    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
+        return s, target, group
+    n = dist.get_world_size()
+    sizes = [torch.zeros(2, dtype=torch.long) for _ in range(n)]
+    dist.all_gather(sizes, torch.tensor([len(s), len(target)]))
+    rows, cols = [int(x[0]) for x in sizes], [int(x[1]) for x in sizes]
+    group = group + sum(cols[: dist.get_rank()])  # this process's targets follow those of lower ranks
+
+    def pad(x: torch.Tensor, m: int) -> torch.Tensor:  # all_gather needs equal shapes
+        return torch.cat([x, x.new_zeros((m - len(x), *x.shape[1:]))])
+
+    def gather_const(x: torch.Tensor, m: int) -> list[torch.Tensor]:
+        out = [x.new_empty((m, *x.shape[1:])) for _ in range(n)]
+        dist.all_gather(out, pad(x, m))
+        return out
+
+    s_all = dist_nn.all_gather(pad(s, max(rows)))
+    t_all, g_all = gather_const(target, max(cols)), gather_const(group, max(rows))
+    return (
+        torch.cat([x[:r] for x, r in zip(s_all, rows)]),
+        torch.cat([x[:c] for x, c in zip(t_all, cols)]),
+        torch.cat([x[:r] for x, r in zip(g_all, rows)]),
+    )
+
+
 def params_digest(model: torch.nn.Module) -> str:
     """sha256 of all parameters: equal on every process iff they train one model."""
     h = hashlib.sha256()
@@ -188,7 +225,9 @@ def train_student(
     )
     model, opt, loader = accelerator.prepare(model, opt, loader)
     total = max(1, len(loader) * config.epochs)
-    sched = accelerator.prepare(get_linear_schedule_with_warmup(opt, math.ceil(config.warmup * total), total))
+    # Not passed to accelerator.prepare: its wrapper steps the schedule once per process on every step (it assumes
+    # the schedule counts per-process batches), so N processes finished warm-up and decay N times too early.
+    sched = get_linear_schedule_with_warmup(opt, math.ceil(config.warmup * total), total)
     log: dict = {"epochs": [], "world_size": accelerator.num_processes, "steps": total, "config": asdict(config)}
     bar = tqdm(total=total, desc="distil", disable=not (show_progress and accelerator.is_local_main_process))
     model.train()
@@ -196,7 +235,7 @@ def train_student(
         losses: list[float] = []
         for batch in loader:
             s = model(batch["input_ids"], batch["attention_mask"])
-            loss, parts = combined(config.losses, s, batch["target"], batch["group"])
+            loss, _ = combined(config.losses, *gather_batch(s, batch["target"], batch["group"]))
             accelerator.backward(loss)
             if config.grad_clip:
                 accelerator.clip_grad_norm_(model.parameters(), config.grad_clip)
