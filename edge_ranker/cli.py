@@ -77,6 +77,7 @@ def cmd_distill(a: argparse.Namespace) -> None:
             "heads": a.heads,
             "ffn": a.ffn,
             "dropout": a.dropout,
+            "temperature": a.temperature,
         }.items()
         if v is not None
     }
@@ -294,6 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--epochs", type=int)
     d.add_argument("--lr", type=float)
     d.add_argument("--batch-size", type=int)
+    d.add_argument("--temperature", type=float, help="softmax temperature of the in-batch losses (default 0.05)")
     d.add_argument("--seed", type=int)
     d.add_argument("--heads", type=int, help="attention heads (default 2)")
     d.add_argument("--ffn", type=int, help="feed-forward width (default 512)")

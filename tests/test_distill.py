@@ -121,6 +121,21 @@ def test_pairwise_zero_when_student_rows_match_their_targets_and_hand_computed()
     assert losses.pairwise(s, tt, grp, temperature=1.0).item() == pytest.approx(want, rel=1e-5)
 
 
+def test_combined_passes_its_temperature_to_the_in_batch_losses_only():
+    s = torch.tensor([[1.0, 0.0], [0.6, 0.8]])
+    t = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
+    g = torch.tensor([0, 1])
+    weights = {"mse": 1.0, "contrastive": 1.0}
+    # contrastive at temperature 1 by hand: row 0 logits (1, 0), row 1 logits (0.6, 0.8), targets 0 and 1
+    want_c = (-math.log(math.e / (math.e + 1)) - math.log(math.exp(0.8) / (math.exp(0.6) + math.exp(0.8)))) / 2
+    want_mse = (0.0 + 0.6**2 + 0.2**2) / 2  # row 0 matches its target; row 1 is off by (0.6, -0.2)
+    total, parts = losses.combined(weights, s, t, g, temperature=1.0)
+    assert parts["contrastive"] == pytest.approx(want_c, rel=1e-5)
+    assert parts["mse"] == pytest.approx(want_mse, rel=1e-5)
+    assert total.item() == pytest.approx(want_c + want_mse, rel=1e-5)
+    assert losses.combined(weights, s, t, g)[1]["contrastive"] != pytest.approx(want_c, rel=1e-3)
+
+
 def test_combined_rejects_unknown_loss():
     with pytest.raises(ValueError, match="unknown"):
         losses.combined({"nope": 1.0}, S, T, G)

@@ -67,10 +67,13 @@ _FUNCS = {
 }
 
 
+IN_BATCH = ("relational", "contrastive", "pairwise")
+
+
 def combined(
-    weights: dict[str, float], s: torch.Tensor, t: torch.Tensor, group: torch.Tensor
+    weights: dict[str, float], s: torch.Tensor, t: torch.Tensor, group: torch.Tensor, temperature: float = 0.05
 ) -> tuple[torch.Tensor, dict[str, float]]:
-    """Weighted sum of the named losses; also returns each part for logging."""
+    """Weighted sum of the named losses (``temperature`` for the in-batch ones); also returns each part."""
     unknown = set(weights) - set(_FUNCS)
     if unknown:
         raise ValueError(f"unknown loss(es) {sorted(unknown)}; choose from {LOSSES}")
@@ -78,7 +81,7 @@ def combined(
     parts: dict[str, float] = {}
     for name, w in weights.items():
         if w:
-            v = _FUNCS[name](s, t, group)
+            v = _FUNCS[name](s, t, group, temperature) if name in IN_BATCH else _FUNCS[name](s, t, group)
             parts[name] = float(v.detach())
             total = total + w * v
     return total, parts

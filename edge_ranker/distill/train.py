@@ -54,6 +54,9 @@ class TrainConfig:
     max_length: int = 64
     seed: int = 0
     losses: dict[str, float] = field(default_factory=lambda: {"mse": 1.0})
+    # Softmax temperature of the in-batch losses. At 0.05 the teacher's in-batch distribution is nearly
+    # one-hot; higher values keep its graded similarities (what STS and ranking measure).
+    temperature: float = 0.05
     hidden: int = 128
     heads: int = 2
     ffn: int = 512
@@ -235,7 +238,7 @@ def train_student(
         losses: list[float] = []
         for batch in loader:
             s = model(batch["input_ids"], batch["attention_mask"])
-            loss, _ = combined(config.losses, *gather_batch(s, batch["target"], batch["group"]))
+            loss, _ = combined(config.losses, *gather_batch(s, batch["target"], batch["group"]), config.temperature)
             accelerator.backward(loss)
             if config.grad_clip:
                 accelerator.clip_grad_norm_(model.parameters(), config.grad_clip)
