@@ -103,7 +103,7 @@ RECIPES: dict[str, Recipe] = {
         train=TrainConfig(
             # 5 epochs: +0.2 STS dev over 3 (bench/RESULTS.md); 38 min on 2 processes under `accelerate launch`
             epochs=5,
-            # temperature stays 0.05: 0.2 won on a small subset but lost 0.8 STS dev on this full recipe
+            # temperature stays 0.05: 0.1 and 0.2 won on a small subset but lost 0.8-0.9 STS dev on this recipe
             max_length=64,
             dropout=0.0,
             losses={"mse": 1.0, "relational": 1.0, "contrastive": 1.0},
