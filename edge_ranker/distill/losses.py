@@ -17,6 +17,9 @@ import torch
 import torch.nn.functional as F
 
 LOSSES = ("mse", "l2", "cosine", "relational", "contrastive", "pairwise")
+# Softmax temperature of the in-batch losses. At 0.05 the teacher's in-batch distribution is nearly one-hot;
+# higher values keep its graded similarities (what STS and ranking measure).
+TEMPERATURE = 0.05
 
 
 def mse(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor) -> torch.Tensor:
@@ -31,7 +34,7 @@ def cosine(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor) -> torch.Tenso
     return (1 - F.cosine_similarity(s, t[group], dim=-1)).mean()
 
 
-def relational(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor, temperature: float = 0.05) -> torch.Tensor:
+def relational(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor, temperature: float = TEMPERATURE) -> torch.Tensor:
     sn, tn = F.normalize(s, dim=-1), F.normalize(t, dim=-1)
     student_logits = sn @ tn.T / temperature  # (rows, groups): how the student row sees all targets
     teacher_logits = tn[group] @ tn.T / temperature  # how its own target sees all targets
@@ -40,12 +43,14 @@ def relational(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor, temperatur
     )
 
 
-def contrastive(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor, temperature: float = 0.05) -> torch.Tensor:
+def contrastive(
+    s: torch.Tensor, t: torch.Tensor, group: torch.Tensor, temperature: float = TEMPERATURE
+) -> torch.Tensor:
     logits = F.normalize(s, dim=-1) @ F.normalize(t, dim=-1).T / temperature
     return F.cross_entropy(logits, group)
 
 
-def pairwise(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor, temperature: float = 0.05) -> torch.Tensor:
+def pairwise(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor, temperature: float = TEMPERATURE) -> torch.Tensor:
     if len(s) < 2:
         return s.new_zeros(())
     sn, tn = F.normalize(s, dim=-1), F.normalize(t, dim=-1)[group]
@@ -57,21 +62,17 @@ def pairwise(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor, temperature:
     )
 
 
-_FUNCS = {
-    "mse": mse,
-    "l2": l2,
-    "cosine": cosine,
-    "relational": relational,
-    "contrastive": contrastive,
-    "pairwise": pairwise,
-}
-
-
-IN_BATCH = ("relational", "contrastive", "pairwise")
+_PER_ROW = {"mse": mse, "l2": l2, "cosine": cosine}
+_IN_BATCH = {"relational": relational, "contrastive": contrastive, "pairwise": pairwise}  # take a temperature
+_FUNCS = {**_PER_ROW, **_IN_BATCH}
 
 
 def combined(
-    weights: dict[str, float], s: torch.Tensor, t: torch.Tensor, group: torch.Tensor, temperature: float = 0.05
+    weights: dict[str, float],
+    s: torch.Tensor,
+    t: torch.Tensor,
+    group: torch.Tensor,
+    temperature: float = TEMPERATURE,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """Weighted sum of the named losses (``temperature`` for the in-batch ones); also returns each part."""
     unknown = set(weights) - set(_FUNCS)
@@ -81,7 +82,7 @@ def combined(
     parts: dict[str, float] = {}
     for name, w in weights.items():
         if w:
-            v = _FUNCS[name](s, t, group, temperature) if name in IN_BATCH else _FUNCS[name](s, t, group)
+            v = _IN_BATCH[name](s, t, group, temperature) if name in _IN_BATCH else _PER_ROW[name](s, t, group)
             parts[name] = float(v.detach())
             total = total + w * v
     return total, parts

@@ -27,7 +27,7 @@ from torch.utils.data import DataLoader, Dataset
 from tqdm.auto import tqdm
 from transformers import get_linear_schedule_with_warmup
 
-from edge_ranker.distill.losses import combined
+from edge_ranker.distill.losses import TEMPERATURE, combined
 from edge_ranker.distill.student import Student, StudentInfo, StudentTokenizer, save_student
 from edge_ranker.errors import EdgeRankerError
 
@@ -54,9 +54,7 @@ class TrainConfig:
     max_length: int = 64
     seed: int = 0
     losses: dict[str, float] = field(default_factory=lambda: {"mse": 1.0})
-    # Softmax temperature of the in-batch losses. At 0.05 the teacher's in-batch distribution is nearly
-    # one-hot; higher values keep its graded similarities (what STS and ranking measure).
-    temperature: float = 0.05
+    temperature: float = TEMPERATURE  # of the in-batch losses (losses.py says why it matters)
     hidden: int = 128
     heads: int = 2
     ffn: int = 512
