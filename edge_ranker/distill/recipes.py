@@ -274,7 +274,9 @@ def distill(
         if r.init_from_teacher:
             if r.pca_dim != cfg.hidden:
                 raise EdgeRankerError("init_from_teacher needs pca_dim == hidden size")
-            init = teacher_token_embeddings(tokenizer, lambda t: cached.encode(t, role="passage"), pca.transform)
+            init = teacher_token_embeddings(
+                tokenizer, lambda t: cached.encode(t, role="passage"), pca.transform, cfg.init_std
+            )
     info = StudentInfo(
         max_length=cfg.max_length,
         prefixes=dict(r.prefixes),

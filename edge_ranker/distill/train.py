@@ -55,6 +55,9 @@ class TrainConfig:
     seed: int = 0
     losses: dict[str, float] = field(default_factory=lambda: {"mse": 1.0})
     temperature: float = TEMPERATURE  # of the in-batch losses (losses.py says why it matters)
+    # Std of the teacher-initialised word embeddings, beside the random position embeddings (std 0.02) that
+    # are added to them before the embedding LayerNorm.
+    init_std: float = 0.05
     hidden: int = 128
     heads: int = 2
     ffn: int = 512
@@ -264,7 +267,7 @@ def train_student(
     return log
 
 
-def teacher_token_embeddings(tokenizer: Tokenizer, encode, pca_transform, std: float = 0.05) -> np.ndarray:
+def teacher_token_embeddings(tokenizer: Tokenizer, encode, pca_transform, std: float) -> np.ndarray:
     """Initial word embeddings: each vocabulary piece embedded by the teacher, PCA-reduced, rescaled.
 
     ``##`` continuation pieces are embedded as their bare text; special tokens get small random rows.
