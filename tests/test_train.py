@@ -232,3 +232,21 @@ def test_linked_groups_share_the_batch_and_a_repeated_passage_is_one_target():
     assert enc["n"] == 5  # q one, a passage, q two, a passage, a passage
     assert enc["group"].tolist() == [0, 1, 2, 1, 1]
     np.testing.assert_array_equal(enc["target"].numpy(), targets[[0, 2, 1]])
+
+
+@pytest.mark.parametrize("std", [0.02, 0.05])
+def test_teacher_token_embeddings_keep_the_teachers_geometry_at_the_std_asked(tiny_vocab, std):
+    from edge_ranker.distill.train import teacher_token_embeddings
+
+    tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
+    teacher = HashTeacher(dim=32)
+    project = np.random.default_rng(1).normal(size=(32, 16)).astype(np.float32)
+    emb = teacher_token_embeddings(tok, teacher.encode, lambda x: x @ project, std)
+    vocab = sorted(tok.get_vocab().items(), key=lambda kv: kv[1])
+    expected = teacher.encode([t[2:] if t.startswith("##") else t for t, _ in vocab]) @ project
+    expected = (expected - expected.mean(0)) / expected.std() * std  # statistics over the whole vocabulary
+    pieces = [i for t, i in vocab if not (t.startswith("[") and t.endswith("]"))]
+    assert emb.shape == (tok.get_vocab_size(), 16) and emb.dtype == np.float32
+    np.testing.assert_allclose(emb[pieces], expected[pieces], rtol=1e-4, atol=1e-6)
+    specials = [i for t, i in vocab if i not in pieces]
+    assert specials and np.abs(emb[specials]).max() < 0.2  # small random rows, not the teacher's
