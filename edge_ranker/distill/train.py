@@ -57,7 +57,7 @@ class TrainConfig:
     temperature: float = TEMPERATURE  # of the in-batch losses (losses.py says why it matters)
     # Std of the teacher-initialised word embeddings, beside the random position embeddings (std 0.02) that
     # are added to them before the embedding LayerNorm. 0.02 won on a small subset but not on the full semantic
-    # recipe (bench/RESULTS.md, Session 7), so 0.05 stays.
+    # recipe; for relevance one run was mixed (bench/RESULTS.md, Session 7), so 0.05 stays.
     init_std: float = 0.05
     hidden: int = 128
     heads: int = 2
