@@ -296,7 +296,11 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--epochs", type=int)
     d.add_argument("--lr", type=float)
     d.add_argument("--batch-size", type=int)
-    d.add_argument("--temperature", type=float, help="softmax temperature of the in-batch losses (default 0.05)")
+    d.add_argument(
+        "--temperature",
+        type=float,
+        help="softmax temperature of the in-batch losses (recipe defaults: semantic 0.05, relevance 0.2)",
+    )
     d.add_argument("--seed", type=int)
     d.add_argument("--heads", type=int, help="attention heads (default 2)")
     d.add_argument("--ffn", type=int, help="feed-forward width (default 512)")
