@@ -79,6 +79,7 @@ def cmd_distill(a: argparse.Namespace) -> None:
             "dropout": a.dropout,
             "temperature": a.temperature,
             "init_std": a.init_std,
+            "teacher_scores": a.teacher_scores,
         }.items()
         if v is not None
     }
@@ -300,6 +301,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--temperature",
         type=float,
         help="softmax temperature of the in-batch losses (recipe defaults: semantic 0.05, relevance 0.2)",
+    )
+    d.add_argument(
+        "--teacher-scores",
+        choices=["pca", "full"],
+        help="similarities the relational/pairwise losses match: the PCA targets' or the full teacher's",
     )
     d.add_argument("--seed", type=int)
     d.add_argument("--heads", type=int, help="attention heads (default 2)")

@@ -136,6 +136,46 @@ def test_combined_passes_its_temperature_to_the_in_batch_losses_only():
     assert losses.combined(weights, s, t, g)[1]["contrastive"] != pytest.approx(want_c, rel=1e-3)
 
 
+def test_relational_scores_its_teacher_side_with_the_full_teacher_when_given():
+    """Student equal to its PCA targets: zero loss against the targets' own similarities, the hand-computed KL
+    against a full teacher that ranks differently (that difference is what the option passes on)."""
+    t = torch.tensor([[1.0, 0.0], [0.0, 1.0]])  # PCA targets: the two targets look unrelated
+    full = torch.tensor([[1.0, 0.0, 0.0], [0.6, 0.8, 0.0]])  # the full teacher finds them similar (cos 0.6)
+    g = torch.tensor([0, 1])
+    assert losses.relational(t, t, g, temperature=1.0).item() == pytest.approx(0.0, abs=1e-6)
+    # row 0: student logits (1, 0), teacher (1, 0.6); row 1: student (0, 1), teacher (0.6, 1)
+    p_t = [math.e / (math.e + math.exp(0.6)), math.exp(0.6) / (math.e + math.exp(0.6))]
+    p_s = [math.e / (math.e + 1), 1 / (math.e + 1)]
+    kl = sum(a * math.log(a / b) for a, b in zip(p_t, p_s))  # both rows give the same KL by symmetry
+    got = losses.relational(t, t, g, temperature=1.0, teacher=full).item()
+    assert got == pytest.approx(kl, rel=1e-5)
+
+
+def test_pairwise_with_a_full_teacher_matches_the_student_to_that_teachers_similarities():
+    s = torch.nn.functional.normalize(torch.randn(5, 4, generator=torch.Generator().manual_seed(0)), dim=-1)
+    t = torch.randn(3, 4, generator=torch.Generator().manual_seed(1))
+    full = torch.randn(3, 12, generator=torch.Generator().manual_seed(2))
+    g = torch.tensor([0, 1, 1, 2, 0])
+    # pairwise reads targets only for its teacher side, so a full teacher there is the same as full targets
+    assert losses.pairwise(s, t, g, 0.5, teacher=full).item() == pytest.approx(losses.pairwise(s, full, g, 0.5).item())
+    assert losses.pairwise(s, t, g, 0.5, teacher=full).item() != pytest.approx(losses.pairwise(s, t, g, 0.5).item())
+
+
+def test_combined_gives_the_full_teacher_to_relational_and_pairwise_only():
+    s = torch.tensor([[1.0, 0.0], [0.6, 0.8]])
+    t = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
+    full = torch.tensor([[1.0, 0.0, 0.0], [0.6, 0.8, 0.0]])
+    g = torch.tensor([0, 1])
+    weights = {"mse": 1.0, "contrastive": 1.0, "relational": 1.0, "pairwise": 1.0}
+    with_full = losses.combined(weights, s, t, g, 1.0, full)[1]
+    without = losses.combined(weights, s, t, g, 1.0)[1]
+    for name in ("mse", "contrastive"):
+        assert with_full[name] == pytest.approx(without[name])
+    assert with_full["relational"] == pytest.approx(losses.relational(s, t, g, 1.0, full).item())
+    assert with_full["pairwise"] == pytest.approx(losses.pairwise(s, t, g, 1.0, full).item())
+    assert with_full["relational"] != pytest.approx(without["relational"])
+
+
 def test_combined_rejects_unknown_loss():
     with pytest.raises(ValueError, match="unknown"):
         losses.combined({"nope": 1.0}, S, T, G)

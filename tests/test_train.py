@@ -93,16 +93,30 @@ print("WORLD", log["world_size"])
 
 
 @pytest.mark.slow
-def test_two_processes_compute_the_in_batch_losses_over_the_global_batch(tiny_vocab, tmp_path):
+@pytest.mark.parametrize("teacher_scores", ["pca", "full"])
+def test_two_processes_compute_the_in_batch_losses_over_the_global_batch(tiny_vocab, tmp_path, teacher_scores):
     """With in-batch losses, 2 processes of 8 groups train like 1 process of 16: the same groups meet in one
-    loss, so the per-epoch losses agree. Without gathering, each process would contrast 8 targets, not 16."""
+    loss, so the per-epoch losses agree. Without gathering, each process would contrast 8 targets, not 16
+    (and with full teacher scores, each would score its groups against the wrong teacher rows)."""
     groups, targets = _data(128)
+    full = HashTeacher(dim=48).encode([g.texts[0] for g in groups])
     np.save(tmp_path / "targets.npy", targets)
+    np.save(tmp_path / "full.npy", full)
     (tmp_path / "groups.json").write_text(json.dumps([[g.texts, g.target] for g in groups]))
     losses = {"mse": 1.0, "relational": 1.0, "contrastive": 1.0, "pairwise": 1.0}
     cfg = dict(epochs=2, batch_size=16, lr=3e-3, hidden=32, heads=2, ffn=64, max_length=32, dropout=0.0, losses=losses)
+    cfg["teacher_scores"] = teacher_scores
     tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
-    one = train_student(groups, targets, tok, StudentInfo(), tmp_path / "one", TrainConfig(**cfg), show_progress=False)
+    one = train_student(
+        groups,
+        targets,
+        tok,
+        StudentInfo(),
+        tmp_path / "one",
+        TrainConfig(**cfg),
+        show_progress=False,
+        teacher_vectors=full,
+    )
     script = tmp_path / "run.py"
     script.write_text(f"""
 import json, numpy as np
@@ -111,9 +125,10 @@ from edge_ranker.distill.train import Group, TrainConfig, train_student
 from edge_ranker.distill.student import StudentInfo
 groups = [Group(t, i) for t, i in json.load(open({str(tmp_path / "groups.json")!r}))]
 targets = np.load({str(tmp_path / "targets.npy")!r})
+full = np.load({str(tmp_path / "full.npy")!r})
 tok = Tokenizer.from_file({str(tiny_vocab / "tokenizer.json")!r})
 train_student(groups, targets, tok, StudentInfo(), {str(tmp_path / "two")!r}, TrainConfig(**{cfg!r}),
-              show_progress=False)
+              show_progress=False, teacher_vectors=full)
 """)
     r = _launch_two(script)
     assert r.returncode == 0, r.stderr[-3000:]
@@ -189,6 +204,40 @@ def test_distill_recipe_end_to_end(tiny_vocab, tmp_path):
     assert (tmp_path / "cache" / "hash-teacher.sqlite").exists()
     info = json.loads((tmp_path / "out" / "student.json").read_text())
     assert info["teacher"] == "hash-teacher" and info["pca_dim"] == 16 and info["languages"] == ["en", "de"]
+    # the same recipe scoring its in-batch losses with the teacher's full 32-d vectors trains too
+    log = distill(
+        recipe,
+        tiny_vocab,
+        tmp_path / "full",
+        tmp_path / "data",
+        tmp_path / "cache",
+        teacher=teacher,
+        overrides={"teacher_scores": "full", "losses": {"mse": 1.0, "relational": 1.0}},
+        show_progress=False,
+    )
+    assert log["config"]["teacher_scores"] == "full" and log["epochs"][-1] < log["epochs"][0]
+
+
+def test_full_teacher_scores_change_training_and_need_the_teachers_vectors(tiny_vocab, tmp_path):
+    """The option reaches the losses (a different run from the PCA scores), and asking for it without the
+    teacher's vectors is a clear error, not a silent fall-back to the PCA targets."""
+    from edge_ranker.errors import EdgeRankerError
+
+    groups, targets = _data(64)
+    full = HashTeacher(dim=48).encode([g.texts[0] for g in groups])
+    tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
+    losses = {"mse": 1.0, "relational": 1.0}
+    logs = {}
+    for scores in ("pca", "full"):
+        cfg = TrainConfig(epochs=1, batch_size=16, hidden=32, heads=2, ffn=64, max_length=32, losses=losses)
+        cfg.teacher_scores = scores
+        logs[scores] = train_student(
+            groups, targets, tok, StudentInfo(), tmp_path / scores, cfg, show_progress=False, teacher_vectors=full
+        )
+    assert logs["pca"]["digest"] != logs["full"]["digest"]
+    cfg = TrainConfig(epochs=1, batch_size=16, hidden=32, heads=2, ffn=64, max_length=32, teacher_scores="full")
+    with pytest.raises(EdgeRankerError, match="full vectors"):
+        train_student(groups, targets, tok, StudentInfo(), tmp_path / "x", cfg, show_progress=False)
 
 
 def test_length_bucket_sampler_covers_every_group_once_per_epoch():

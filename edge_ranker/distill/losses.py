@@ -9,6 +9,10 @@
 - pairwise: KL between the student's own row-to-row similarity distribution and the teacher's (RKD/
   EmbedDistill score matching). The others compare student rows with teacher targets; this one trains the
   geometry that ranking uses, where queries, documents and translations are all student-encoded.
+
+relational and pairwise take the teacher's side of their distributions from ``teacher`` when given: the
+teacher's full-dimension vectors (one per target), so they pass on the ranking that PCA-128 loses
+(multilingual-e5-small: 79.8 -> 59.9 nDCG@10 on SciFact) instead of the PCA targets' own similarities.
 """
 
 from __future__ import annotations
@@ -34,10 +38,17 @@ def cosine(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor) -> torch.Tenso
     return (1 - F.cosine_similarity(s, t[group], dim=-1)).mean()
 
 
-def relational(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor, temperature: float = TEMPERATURE) -> torch.Tensor:
+def relational(
+    s: torch.Tensor,
+    t: torch.Tensor,
+    group: torch.Tensor,
+    temperature: float = TEMPERATURE,
+    teacher: torch.Tensor | None = None,
+) -> torch.Tensor:
     sn, tn = F.normalize(s, dim=-1), F.normalize(t, dim=-1)
     student_logits = sn @ tn.T / temperature  # (rows, groups): how the student row sees all targets
-    teacher_logits = tn[group] @ tn.T / temperature  # how its own target sees all targets
+    fn = tn if teacher is None else F.normalize(teacher, dim=-1)
+    teacher_logits = fn[group] @ fn.T / temperature  # how its own target sees all targets
     return F.kl_div(
         F.log_softmax(student_logits, -1), F.log_softmax(teacher_logits, -1), log_target=True, reduction="batchmean"
     )
@@ -50,10 +61,16 @@ def contrastive(
     return F.cross_entropy(logits, group)
 
 
-def pairwise(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor, temperature: float = TEMPERATURE) -> torch.Tensor:
+def pairwise(
+    s: torch.Tensor,
+    t: torch.Tensor,
+    group: torch.Tensor,
+    temperature: float = TEMPERATURE,
+    teacher: torch.Tensor | None = None,
+) -> torch.Tensor:
     if len(s) < 2:
         return s.new_zeros(())
-    sn, tn = F.normalize(s, dim=-1), F.normalize(t, dim=-1)[group]
+    sn, tn = F.normalize(s, dim=-1), F.normalize(t if teacher is None else teacher, dim=-1)[group]
     self_pair = torch.eye(len(s), dtype=torch.bool, device=s.device)  # a row's similarity to itself says nothing
     student_logits = (sn @ sn.T / temperature).masked_fill(self_pair, -1e4)
     teacher_logits = (tn @ tn.T / temperature).masked_fill(self_pair, -1e4)
@@ -64,6 +81,7 @@ def pairwise(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor, temperature:
 
 _PER_ROW = {"mse": mse, "l2": l2, "cosine": cosine}
 _IN_BATCH = {"relational": relational, "contrastive": contrastive, "pairwise": pairwise}  # take a temperature
+_TEACHER_SCORED = {"relational": relational, "pairwise": pairwise}  # and can score with the full teacher
 _FUNCS = {**_PER_ROW, **_IN_BATCH}
 
 
@@ -73,8 +91,10 @@ def combined(
     t: torch.Tensor,
     group: torch.Tensor,
     temperature: float = TEMPERATURE,
+    teacher: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, dict[str, float]]:
-    """Weighted sum of the named losses (``temperature`` for the in-batch ones); also returns each part."""
+    """Weighted sum of the named losses (``temperature`` for the in-batch ones, ``teacher`` for those that
+    score with it); also returns each part."""
     unknown = set(weights) - set(_FUNCS)
     if unknown:
         raise ValueError(f"unknown loss(es) {sorted(unknown)}; choose from {LOSSES}")
@@ -82,7 +102,12 @@ def combined(
     parts: dict[str, float] = {}
     for name, w in weights.items():
         if w:
-            v = _IN_BATCH[name](s, t, group, temperature) if name in _IN_BATCH else _PER_ROW[name](s, t, group)
+            if name in _TEACHER_SCORED:
+                v = _TEACHER_SCORED[name](s, t, group, temperature, teacher)
+            elif name in _IN_BATCH:
+                v = _IN_BATCH[name](s, t, group, temperature)
+            else:
+                v = _PER_ROW[name](s, t, group)
             parts[name] = float(v.detach())
             total = total + w * v
     return total, parts

@@ -288,7 +288,8 @@ def distill(
         languages=["en", *r.langs],
     )
     teacher_seconds = time.perf_counter() - started
-    log = train_student(groups, targets, tokenizer, info, out_dir, cfg, init, show_progress)
+    full = raw - pca.mean if cfg.teacher_scores == "full" else None  # the PCA's centring, none of its truncation
+    log = train_student(groups, targets, tokenizer, info, out_dir, cfg, init, show_progress, full)
     log["teacher_seconds"] = round(teacher_seconds, 1)  # cache fill, PCA and embedding init
     log["train_seconds"] = round(time.perf_counter() - started - teacher_seconds, 1)
     log["pca_explained_variance"] = info.pca_explained_variance

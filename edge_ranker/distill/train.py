@@ -55,6 +55,9 @@ class TrainConfig:
     seed: int = 0
     losses: dict[str, float] = field(default_factory=lambda: {"mse": 1.0})
     temperature: float = TEMPERATURE  # of the in-batch losses (losses.py says why it matters)
+    # Whose similarities the relational and pairwise losses match: "pca", the PCA targets', or "full", the
+    # teacher's full-dimension vectors (centred on the PCA mean), which keep the ranking PCA-128 loses.
+    teacher_scores: str = "pca"
     # Std of the teacher-initialised word embeddings, beside the random position embeddings (std 0.02) that
     # are added to them before the embedding LayerNorm. 0.02 won on a small subset but not on the full semantic
     # recipe; for relevance one run was mixed (bench/RESULTS.md, Session 7), so 0.05 stays.
@@ -114,7 +117,7 @@ class LengthBucketSampler(torch.utils.data.Sampler):
         return math.ceil(len(self.lengths) / self.batch_size)
 
 
-def _collate(tokenize: StudentTokenizer, targets: torch.Tensor):
+def _collate(tokenize: StudentTokenizer, targets: torch.Tensor, teacher: torch.Tensor | None = None):
     def collate(batch: list[Group]) -> dict[str, torch.Tensor]:
         texts: list[str] = []
         rows: list[int] = []
@@ -127,22 +130,25 @@ def _collate(tokenize: StudentTokenizer, targets: torch.Tensor):
         enc = tokenize(texts)
         enc["group"] = torch.tensor(rows, dtype=torch.long)
         enc["target"] = targets[list(index_of)]
+        if teacher is not None:
+            enc["teacher"] = teacher[list(index_of)]
         return enc
 
     return collate
 
 
 def gather_batch(
-    s: torch.Tensor, target: torch.Tensor, group: torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Every process's student rows, targets and group ids, so the in-batch losses (relational, contrastive,
-    pairwise) see the global batch, as one process would, and not 1/N of it.
+    s: torch.Tensor, target: torch.Tensor, group: torch.Tensor, teacher: torch.Tensor | None = None
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    """Every process's student rows, targets (and full teacher vectors, when given) and group ids, so the
+    in-batch losses (relational, contrastive, pairwise) see the global batch, as one process would, and not
+    1/N of it.
 
     Student rows keep their gradient (autograd all-gather, whose backward sums over processes); every
     process computes the same loss, so DDP's gradient mean equals that loss's gradient.
     """
     if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
-        return s, target, group
+        return s, target, group, teacher
     n = dist.get_world_size()
     sizes = [torch.zeros(2, dtype=torch.long) for _ in range(n)]
     dist.all_gather(sizes, torch.tensor([len(s), len(target)]))
@@ -157,12 +163,16 @@ def gather_batch(
         dist.all_gather(out, pad(x, m))
         return out
 
+    def by_column(x: torch.Tensor) -> torch.Tensor:
+        return torch.cat([y[:c] for y, c in zip(gather_const(x, max(cols)), cols)])
+
     s_all = dist_nn.all_gather(pad(s, max(rows)))
-    t_all, g_all = gather_const(target, max(cols)), gather_const(group, max(rows))
+    g_all = gather_const(group, max(rows))
     return (
         torch.cat([x[:r] for x, r in zip(s_all, rows)]),
-        torch.cat([x[:c] for x, c in zip(t_all, cols)]),
+        by_column(target),
         torch.cat([x[:r] for x, r in zip(g_all, rows)]),
+        None if teacher is None else by_column(teacher),
     )
 
 
@@ -183,8 +193,12 @@ def train_student(
     config: TrainConfig,
     init_embeddings: np.ndarray | None = None,
     show_progress: bool = True,
+    teacher_vectors: np.ndarray | None = None,
 ) -> dict:
     """Train a student to reproduce ``targets[group.target]`` for every text of each group; save it.
+
+    ``teacher_vectors`` (one row per target row) score the relational and pairwise losses' teacher side when
+    ``config.teacher_scores`` is "full".
 
     Returns a log with the mean loss of the first and last epoch and the parameter digest.
     """
@@ -208,7 +222,14 @@ def train_student(
         with torch.no_grad():
             model.bert.embeddings.word_embeddings.weight.copy_(torch.from_numpy(init_embeddings))
     tgt = torch.from_numpy(np.asarray(targets, dtype=np.float32))
-    collate = _collate(StudentTokenizer(tokenizer, config.max_length), tgt)
+    if config.teacher_scores not in ("pca", "full"):
+        raise EdgeRankerError(f"teacher_scores must be 'pca' or 'full', not {config.teacher_scores!r}")
+    full = None
+    if config.teacher_scores == "full":
+        if teacher_vectors is None or len(teacher_vectors) != len(tgt):
+            raise EdgeRankerError("teacher_scores='full' needs the teacher's full vectors, one per target row")
+        full = torch.from_numpy(np.asarray(teacher_vectors, dtype=np.float32))
+    collate = _collate(StudentTokenizer(tokenizer, config.max_length), tgt, full)
     per_process = max(1, config.batch_size // accelerator.num_processes)
     if config.bucket_by_length:
         sampler = LengthBucketSampler(groups, per_process, config.seed)
@@ -240,7 +261,8 @@ def train_student(
         losses: list[float] = []
         for batch in loader:
             s = model(batch["input_ids"], batch["attention_mask"])
-            loss, _ = combined(config.losses, *gather_batch(s, batch["target"], batch["group"]), config.temperature)
+            s_all, t_all, g_all, f_all = gather_batch(s, batch["target"], batch["group"], batch.get("teacher"))
+            loss, _ = combined(config.losses, s_all, t_all, g_all, config.temperature, f_all)
             accelerator.backward(loss)
             if config.grad_clip:
                 accelerator.clip_grad_norm_(model.parameters(), config.grad_clip)
