@@ -56,11 +56,12 @@ class TrainConfig:
     losses: dict[str, float] = field(default_factory=lambda: {"mse": 1.0})
     temperature: float = TEMPERATURE  # of the in-batch losses (losses.py says why it matters)
     # Whose similarities the relational and pairwise losses match: "pca", the PCA targets', or "full", the
-    # teacher's full-dimension vectors (centred on the PCA mean), which keep the ranking PCA-128 loses.
+    # teacher's full-dimension vectors (centred on the PCA mean), which keep the ranking PCA-128 loses. "full"
+    # gained nothing on the relevance recipe (bench/RESULTS.md, Session 8), so "pca" stays.
     teacher_scores: str = "pca"
     # Std of the teacher-initialised word embeddings, beside the random position embeddings (std 0.02) that
     # are added to them before the embedding LayerNorm. 0.02 won on a small subset but not on the full semantic
-    # recipe; for relevance one run was mixed (bench/RESULTS.md, Session 7), so 0.05 stays.
+    # recipe, so 0.05 is the default; the relevance recipe sets 0.02 (bench/RESULTS.md, Sessions 7-8).
     init_std: float = 0.05
     hidden: int = 128
     heads: int = 2
