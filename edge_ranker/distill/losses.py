@@ -38,6 +38,13 @@ def cosine(s: torch.Tensor, t: torch.Tensor, group: torch.Tensor) -> torch.Tenso
     return (1 - F.cosine_similarity(s, t[group], dim=-1)).mean()
 
 
+def _kl(student_logits: torch.Tensor, teacher_logits: torch.Tensor) -> torch.Tensor:
+    """KL(teacher || student) between row-wise softmax distributions, averaged over rows."""
+    return F.kl_div(
+        F.log_softmax(student_logits, -1), F.log_softmax(teacher_logits, -1), log_target=True, reduction="batchmean"
+    )
+
+
 def relational(
     s: torch.Tensor,
     t: torch.Tensor,
@@ -49,9 +56,7 @@ def relational(
     student_logits = sn @ tn.T / temperature  # (rows, groups): how the student row sees all targets
     fn = tn if teacher is None else F.normalize(teacher, dim=-1)
     teacher_logits = fn[group] @ fn.T / temperature  # how its own target sees all targets
-    return F.kl_div(
-        F.log_softmax(student_logits, -1), F.log_softmax(teacher_logits, -1), log_target=True, reduction="batchmean"
-    )
+    return _kl(student_logits, teacher_logits)
 
 
 def contrastive(
@@ -74,9 +79,7 @@ def pairwise(
     self_pair = torch.eye(len(s), dtype=torch.bool, device=s.device)  # a row's similarity to itself says nothing
     student_logits = (sn @ sn.T / temperature).masked_fill(self_pair, -1e4)
     teacher_logits = (tn @ tn.T / temperature).masked_fill(self_pair, -1e4)
-    return F.kl_div(
-        F.log_softmax(student_logits, -1), F.log_softmax(teacher_logits, -1), log_target=True, reduction="batchmean"
-    )
+    return _kl(student_logits, teacher_logits)
 
 
 _PER_ROW = {"mse": mse, "l2": l2, "cosine": cosine}
