@@ -335,7 +335,11 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--pca-fit", choices=["sources", "passages"], help="fit the PCA on short sentences or on passages")
     d.add_argument("--dropout", type=float, help="student dropout (both recipes: 0)")
     d.add_argument("--no-init", action="store_true", help="random word embeddings instead of teacher-initialised")
-    d.add_argument("--init-std", type=float, help="std of the teacher-initialised word embeddings (default 0.05)")
+    d.add_argument(
+        "--init-std",
+        type=float,
+        help="std of the teacher-initialised word embeddings (recipe defaults: semantic 0.05, relevance 0.02)",
+    )
     d.add_argument("--pca-dim", type=int, help="target dimension (and student width); default 128")
     d.add_argument("--teacher", help="override the recipe's teacher: alias or sentence-transformers id/folder")
     d.add_argument(
