@@ -238,6 +238,8 @@ def test_full_teacher_scores_change_training_and_need_the_teachers_vectors(tiny_
     cfg = TrainConfig(epochs=1, batch_size=16, hidden=32, heads=2, ffn=64, max_length=32, teacher_scores="full")
     with pytest.raises(EdgeRankerError, match="full vectors"):
         train_student(groups, targets, tok, StudentInfo(), tmp_path / "x", cfg, show_progress=False)
+    with pytest.raises(EdgeRankerError, match="must be 'pca' or 'full'"):
+        TrainConfig(teacher_scores="ful")  # refused when the config is built, before any teacher work
 
 
 def test_length_bucket_sampler_covers_every_group_once_per_epoch():

@@ -84,7 +84,7 @@ def pairwise(
 
 _PER_ROW = {"mse": mse, "l2": l2, "cosine": cosine}
 _IN_BATCH = {"relational": relational, "contrastive": contrastive, "pairwise": pairwise}  # take a temperature
-_TEACHER_SCORED = {"relational": relational, "pairwise": pairwise}  # and can score with the full teacher
+_TEACHER_SCORED = {"relational", "pairwise"}  # in-batch losses that can also score with the full teacher
 _FUNCS = {**_PER_ROW, **_IN_BATCH}
 
 
@@ -105,10 +105,9 @@ def combined(
     parts: dict[str, float] = {}
     for name, w in weights.items():
         if w:
-            if name in _TEACHER_SCORED:
-                v = _TEACHER_SCORED[name](s, t, group, temperature, teacher)
-            elif name in _IN_BATCH:
-                v = _IN_BATCH[name](s, t, group, temperature)
+            if name in _IN_BATCH:
+                extra = (teacher,) if name in _TEACHER_SCORED else ()
+                v = _IN_BATCH[name](s, t, group, temperature, *extra)
             else:
                 v = _PER_ROW[name](s, t, group)
             parts[name] = float(v.detach())

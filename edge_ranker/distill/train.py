@@ -75,6 +75,11 @@ class TrainConfig:
     # on sentence-only data (bench/RESULTS.md), so only the relevance recipe turns it on.
     bucket_by_length: bool = False
 
+    def __post_init__(self) -> None:
+        # here, not in train_student: a recipe builds its config before the teacher phase, which can take an hour
+        if self.teacher_scores not in ("pca", "full"):
+            raise EdgeRankerError(f"teacher_scores must be 'pca' or 'full', not {self.teacher_scores!r}")
+
 
 class _Groups(Dataset):
     def __init__(self, groups: list[Group]) -> None:
@@ -223,8 +228,6 @@ def train_student(
         with torch.no_grad():
             model.bert.embeddings.word_embeddings.weight.copy_(torch.from_numpy(init_embeddings))
     tgt = torch.from_numpy(np.asarray(targets, dtype=np.float32))
-    if config.teacher_scores not in ("pca", "full"):
-        raise EdgeRankerError(f"teacher_scores must be 'pca' or 'full', not {config.teacher_scores!r}")
     full = None
     if config.teacher_scores == "full":
         if teacher_vectors is None or len(teacher_vectors) != len(tgt):
