@@ -72,6 +72,15 @@ def test_never_crashes_on_any_text(enc, tmp_path, texts, query):
     assert sorted(r.id for r in out) == sorted(str(i) for i in range(len(texts)))
 
 
+def test_a_document_built_directly_with_a_lone_surrogate_is_liked_and_ranked(enc, tmp_path):
+    """Found by the property test above: text reached SQLite uncleaned unless it came through from_dict."""
+    ranker = Ranker(enc, enc, PreferenceStore(tmp_path / "h.db"))
+    doc = Document("x", "caf\ud800e")
+    assert doc.text == "caf?e"
+    ranker.feedback(doc, "like")
+    assert sorted(r.id for r in ranker.rank([doc, Document("y", b"\xff bytes")])) == ["x", "y"]
+
+
 def test_runtime_imports_no_training_stack(tiny_model, tmp_path):
     code = f"""
 import sys, json

@@ -30,6 +30,10 @@ class Document:
     text: str
     published: float | None = None  # unix seconds; ISO-8601 strings are accepted by ``from_dict``
 
+    def __post_init__(self) -> None:
+        # every way in gets storable text (a lone surrogate cannot be written to SQLite), not only from_dict
+        self.text = clean_text(self.text)
+
     @classmethod
     def from_dict(cls, d: dict) -> Document:
         if not isinstance(d, dict) or "id" not in d:
@@ -42,7 +46,7 @@ class Document:
                 raise EdgeRankerError(f"document {d['id']}: 'published' is not ISO-8601: {pub!r}") from exc
         elif pub is not None and not isinstance(pub, (int, float)):
             raise EdgeRankerError(f"document {d['id']}: 'published' must be ISO-8601 or unix seconds")
-        return cls(str(d["id"]), clean_text(d.get("text") or ""), float(pub) if pub is not None else None)
+        return cls(str(d["id"]), d.get("text") or "", float(pub) if pub is not None else None)
 
 
 @dataclass
