@@ -43,10 +43,13 @@ def test_bad_input_keeps_what_is_stored(tmp_path):
         ("a", vec(np.nan, 1), "like"),
         ("a", vec(1, 0), "love"),
         ("", vec(1, 0), "like"),
+        ("lone \ud800 id", vec(1, 0), "like"),
     ]:
         with pytest.raises(EdgeRankerError):
             s.add_feedback(*bad, "m")
     assert s.feedback_count() == 1 and len(s.interests("m")[0]) == 1
+    s.add_feedback("b", vec(1, 0), "like", "m", text="caf\ud800e")  # text is cleaned, as everywhere else
+    assert [e["text"] for e in s.export()["feedback"]][-1] == "caf?e"
 
 
 def test_export_and_forget(tmp_path):

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.runtime.encoder import clean_text
 from edge_ranker.runtime.interests import CoI, CoIConfig, closest, unit
 
 MIGRATIONS: list[str] = [
@@ -134,6 +135,11 @@ class PreferenceStore:
             raise EdgeRankerError(f"reaction must be one of {REACTIONS}, got {reaction!r}")
         if not isinstance(doc_id, str) or not doc_id:
             raise EdgeRankerError("doc_id must be a non-empty string")
+        try:
+            doc_id.encode("utf-8")
+        except UnicodeEncodeError as exc:  # an id is an identity: refused, not silently changed like text
+            raise EdgeRankerError(f"doc_id {doc_id!r} is not valid Unicode (a lone surrogate?)") from exc
+        text = None if text is None else clean_text(text)
         emb = unit(np.asarray(embedding, dtype=np.float32).reshape(-1))
         ts = time.time() if ts is None else float(ts)
         positive = reaction == "like"
