@@ -263,8 +263,8 @@ def distill(
     if not tokenizer_path.exists():
         raise EdgeRankerError(f"no tokenizer.json in {vocab_dir}: build one with `edge-ranker vocab build`")
     tokenizer = Tokenizer.from_file(str(tokenizer_path))
-    # The teacher runs alone before training, so it gets every core (training then shares
-    # them among its processes). Under `accelerate launch` the main process fills the cache first; the others read it.
+    # The teacher runs alone before training, so it gets every core (training then shares them among its
+    # processes). Under `accelerate launch` the main process fills the cache first; the others read it.
     # cpu=True on machines without CUDA: a bare PartialState() there reports one process and gates nothing.
     state = PartialState(cpu=not torch.cuda.is_available())
     started = time.perf_counter()
