@@ -159,3 +159,16 @@ def test_bench_with_fake_counters(tiny_model, tmp_path):
     assert "energy: powercap" in stdout
     assert m["energy_b1_short"]["backend"] == "powercap"  # a frozen counter reads 0 J, honestly
     assert m["energy_b1_short"]["gross_j"]["p50"] == 0.0
+
+
+def test_teacher_size_is_the_files_it_names(tmp_path):
+    """A teacher that names its weight files is sized by them, not by whatever its package folder holds."""
+    from edge_ranker.bench.worker import _teacher_size
+
+    (tmp_path / "w.bin").write_bytes(b"x" * 1234)
+    (tmp_path / "unused.bin").write_bytes(b"x" * 99)
+
+    class Named:
+        weight_files = [tmp_path / "w.bin"]
+
+    assert _teacher_size(Named()) == 1234

