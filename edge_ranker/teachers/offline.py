@@ -86,5 +86,6 @@ class E5SmallTeacher:
         texts = [t if t.strip() else "." for t in texts]
         if self._torch is not None:
             return self._torch.encode(texts, self.prefixes[role])
+        texts = [t.encode("utf-8", errors="replace").decode("utf-8") for t in texts]  # the engine takes UTF-8 bytes
         out = self._model.query(texts) if role == "query" else self._model.passage(texts)
         return _normalise(out)
