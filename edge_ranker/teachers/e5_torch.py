@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.runtime.encoder import clean_text
 
 QK = 32  # Q4_0 block: one fp16 scale + 32 four-bit values
 _SPACES = re.compile(" {2,}")
@@ -171,8 +172,7 @@ class E5Torch:
 
         Lone surrogates (not encodable, so the tokenizer would raise) become ``?`` first.
         """
-        text = text.encode("utf-8", errors="replace").decode("utf-8")
-        return _SPACES.sub(" ", text.translate(self._translate))
+        return _SPACES.sub(" ", clean_text(text).translate(self._translate))
 
     def encode(self, texts: list[str], prefix: str) -> np.ndarray:
         """L2-normalised (n, dim) float32; a text longer than one window is the token-weighted mean of its windows."""

@@ -8,6 +8,7 @@ import sys
 import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.runtime.encoder import clean_text
 from edge_ranker.teachers.base import Role, check_role
 from edge_ranker.teachers.e5_torch import E5Torch, weight_file
 
@@ -86,6 +87,6 @@ class E5SmallTeacher:
         texts = [t if t.strip() else "." for t in texts]
         if self._torch is not None:
             return self._torch.encode(texts, self.prefixes[role])
-        texts = [t.encode("utf-8", errors="replace").decode("utf-8") for t in texts]  # the engine takes UTF-8 bytes
+        texts = [clean_text(t) for t in texts]  # the engine takes UTF-8 bytes: no lone surrogates
         out = self._model.query(texts) if role == "query" else self._model.passage(texts)
         return _normalise(out)
