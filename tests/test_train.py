@@ -51,6 +51,33 @@ def test_training_lowers_the_loss(tiny_vocab, tmp_path):
     np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, rtol=1e-5)
 
 
+@pytest.mark.parametrize("chunks", [2, 3, 64])
+def test_length_chunked_forward_gives_the_same_vectors_and_gradients(tiny_vocab, chunks):
+    from edge_ranker.distill.student import Student, StudentTokenizer
+
+    tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
+    rng = np.random.default_rng(0)
+    texts = [" ".join(make_sentences("en", int(rng.integers(1, 6)), i)) for i in range(12)]  # 3 to 45 words
+    batch = StudentTokenizer(tok, 64)(texts)
+    lengths = batch["attention_mask"].sum(1)
+    assert len(set(lengths.tolist())) > 4 and int(lengths.max()) == batch["input_ids"].shape[1]
+    torch.manual_seed(0)
+    model = Student.create(tok.get_vocab_size(), hidden=32, heads=2, ffn=64, dropout=0.0)
+    weights = torch.randn(12, 32)
+    outs, grads = [], []
+    for c in (1, chunks):
+        model.zero_grad()
+        s = model(batch["input_ids"], batch["attention_mask"], c)
+        (s * weights).sum().backward()
+        outs.append(s.detach())
+        grads.append(torch.cat([p.grad.flatten() for p in model.parameters() if p.grad is not None]))
+    torch.testing.assert_close(outs[1], outs[0], rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(grads[1], grads[0], rtol=1e-4, atol=1e-6)
+    # each row is its own text's vector, not a neighbour's
+    single = model(batch["input_ids"][5:6, : int(lengths[5])], batch["attention_mask"][5:6, : int(lengths[5])])
+    torch.testing.assert_close(outs[1][5:6], single.detach(), rtol=1e-5, atol=1e-6)
+
+
 def _launch_two(script: Path) -> subprocess.CompletedProcess:
     """`accelerate launch` with 2 CPU processes (gloo): `--multi_gpu` on a machine without GPUs."""
     accelerate = shutil.which("accelerate", path=str(Path(sys.executable).parent)) or "accelerate"

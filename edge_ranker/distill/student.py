@@ -76,7 +76,24 @@ class Student(nn.Module):
         )
         return cls(cfg)
 
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, chunks: int = 1) -> torch.Tensor:
+        """Pooled vectors of right-padded rows.
+
+        ``chunks`` > 1 sorts the rows by length and runs them in that many pieces, each cut to its own longest
+        row: the same vectors (to float rounding) for about half the compute when short sentences share a
+        batch with 64-token ones, as they do in the semantic recipe (bench/RESULTS.md, Session 10).
+        """
+        if chunks <= 1 or len(input_ids) < 2:
+            return self._pooled(input_ids, attention_mask)
+        lengths = attention_mask.sum(1)
+        order = torch.argsort(lengths)
+        pooled = []
+        for rows in torch.tensor_split(order, min(chunks, len(order))):
+            width = int(lengths[rows].max())
+            pooled.append(self._pooled(input_ids[rows, :width], attention_mask[rows, :width]))
+        return torch.cat(pooled)[torch.argsort(order)]  # the pieces are in ``order``: undo it
+
+    def _pooled(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         out = self.bert(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
         return masked_mean(out, attention_mask)
 
