@@ -10,12 +10,11 @@ cd "$(dirname "$0")/../.."
 export EDGE_RANKER_DATA=${EDGE_RANKER_DATA:-../shared/data} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 VOCAB=vocab/build/wp50k-a0.7
 WHICH=${1:-both}
-# Processes per recipe, as measured fastest on 2 cores: the semantic student trains 1.7x faster on 2 processes
-# under `accelerate launch` (the batch size stays global), the relevance student slower (RESULTS.md, Table 2).
-# PROCS=N overrides both.
-distill_cmd() {  # kind
+# One process on 2 cores: with both cores as its threads it trains either student faster than 2 processes
+# under `accelerate launch` (semantic 1.6x, RESULTS.md Session 10; relevance, Session 9). PROCS=N sets another
+# count (the batch size stays global).
+distill_cmd() {
   local procs=${PROCS:-1}
-  [ -z "${PROCS:-}" ] && [ "$1" = semantic ] && procs=2
   if [ "$procs" -gt 1 ]; then
     echo "accelerate launch --multi_gpu --num_processes $procs --num_machines 1 --mixed_precision no --dynamo_backend no -m edge_ranker.cli distill"
   else
@@ -34,7 +33,7 @@ ship() {  # kind, eval options
       "$FROM/train_log.json" > "runs/$kind.time.json"
   else
     # shellcheck disable=SC2086
-    $(distill_cmd "$kind") "$kind" --vocab $VOCAB --out runs/$kind --seed 0 ${!loss_var} | tee runs/$kind.train.json
+    $(distill_cmd) "$kind" --vocab $VOCAB --out runs/$kind --seed 0 ${!loss_var} | tee runs/$kind.train.json
     echo "{\"train_seconds\": $((SECONDS - start))}" > runs/$kind.time.json
   fi
   edge-ranker export runs/$kind --out runs/$kind-int8 --name $kind

@@ -101,7 +101,8 @@ RECIPES: dict[str, Recipe] = {
         news=True,
         mono_per_lang=10_000,
         train=TrainConfig(
-            # 5 epochs: +0.2 STS dev over 3 (bench/RESULTS.md); 38 min on 2 processes under `accelerate launch`
+            # 5 epochs: +0.2 STS dev over 3 (bench/RESULTS.md); 42 min from an empty teacher cache on one process
+            # with 2 threads (bench/RESULTS.md, Session 10)
             epochs=5,
             # temperature stays 0.05: 0.1 and 0.2 won on a small subset but lost 0.8-0.9 STS dev on this recipe
             max_length=64,
