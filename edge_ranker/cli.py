@@ -80,7 +80,6 @@ def cmd_distill(a: argparse.Namespace) -> None:
             "temperature": a.temperature,
             "init_std": a.init_std,
             "teacher_scores": a.teacher_scores,
-            "neighbour_pairs": a.neighbour_pairs or None,
         }.items()
         if v is not None
     }
@@ -340,11 +339,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--init-std",
         type=float,
         help="std of the teacher-initialised word embeddings (recipe defaults: semantic 0.05, relevance 0.02)",
-    )
-    d.add_argument(
-        "--neighbour-pairs",
-        action="store_true",
-        help="batch each group with its teacher's nearest neighbour (not with length-bucketed batches)",
     )
     d.add_argument("--pca-dim", type=int, help="target dimension (and student width); default 128")
     d.add_argument("--teacher", help="override the recipe's teacher: alias or sentence-transformers id/folder")

@@ -283,63 +283,6 @@ def test_length_bucket_sampler_covers_every_group_once_per_epoch():
     assert spread < 40  # random batches would span ~90 characters
 
 
-def test_nearest_neighbours_match_a_brute_force_search_across_blocks():
-    from edge_ranker.distill.train import nearest_neighbours
-
-    v = np.random.default_rng(0).normal(size=(50, 8)).astype(np.float32)
-    v[7] = 3 * v[3]  # same direction, other norm: cosine makes them each other's neighbour
-    n = v / np.linalg.norm(v, axis=1, keepdims=True)
-    sim = n @ n.T
-    np.fill_diagonal(sim, -np.inf)
-    got = nearest_neighbours(v, block=16)
-    np.testing.assert_array_equal(got, sim.argmax(1))
-    assert got[3] == 7 and got[7] == 3
-    assert nearest_neighbours(v[:1]).tolist() == [0]  # a lone row has only itself
-
-
-def test_neighbour_pair_sampler_batches_neighbours_together_and_covers_every_group_once():
-    from edge_ranker.distill.train import NeighbourPairSampler
-
-    n = 1000
-    neighbour = np.arange(n) ^ 1  # 0<->1, 2<->3, ...: mutual pairs
-    neighbour[10] = 500  # one-way: 10's neighbour is paired with 501 too
-    sampler = NeighbourPairSampler(neighbour, batch_size=32, seed=0)
-    first, second = list(sampler), list(sampler)
-    for epoch in (first, second):
-        assert sorted(i for b in epoch for i in b) == list(range(n))
-        assert len(epoch) == len(sampler)
-    assert first != second  # reshuffled each epoch
-    together = np.mean([any(int(neighbour[i]) in b for b in first if i in b) for i in range(n)])
-    assert together > 0.95  # random batches of 32 out of 1,000 would hold it ~3% of the time
-    lone = list(NeighbourPairSampler(np.array([0]), batch_size=4, seed=0))
-    assert lone == [[0]]
-
-
-def test_neighbour_pairs_train_and_refuse_length_buckets(tiny_vocab, tmp_path):
-    from edge_ranker.errors import EdgeRankerError
-
-    groups, targets = _data(128)
-    tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
-    common = dict(epochs=3, batch_size=16, lr=3e-3, hidden=32, heads=2, ffn=64, max_length=32)
-    losses = {"mse": 1.0, "relational": 1.0}
-    log = train_student(
-        groups,
-        targets,
-        tok,
-        StudentInfo(),
-        tmp_path / "n",
-        TrainConfig(**common, losses=losses, neighbour_pairs=True),
-        show_progress=False,
-    )
-    plain = train_student(
-        groups, targets, tok, StudentInfo(), tmp_path / "p", TrainConfig(**common, losses=losses), show_progress=False
-    )
-    assert log["epochs"][-1] < 0.8 * log["epochs"][0]
-    assert log["digest"] != plain["digest"]  # the batches differ
-    with pytest.raises(EdgeRankerError, match="choose one"):
-        TrainConfig(bucket_by_length=True, neighbour_pairs=True)
-
-
 def test_link_top_passages_links_each_query_to_its_teachers_best_passages():
     from edge_ranker.distill.recipes import link_top_passages
 

@@ -81,16 +81,11 @@ class TrainConfig:
     # Batches of similar length: 5x faster when passages mix with short sentences, but ~2 STS points worse
     # on sentence-only data (bench/RESULTS.md), so only the relevance recipe turns it on.
     bucket_by_length: bool = False
-    # Batches made of pairs of groups whose targets are each other's nearest neighbours, so the in-batch losses
-    # see close sentences, as STS pairs are, and not only unrelated ones (NeighbourPairSampler says how).
-    neighbour_pairs: bool = False
 
     def __post_init__(self) -> None:
         # here, not in train_student: a recipe builds its config before the teacher phase, which can take an hour
         if self.teacher_scores not in ("pca", "full"):
             raise EdgeRankerError(f"teacher_scores must be 'pca' or 'full', not {self.teacher_scores!r}")
-        if self.bucket_by_length and self.neighbour_pairs:
-            raise EdgeRankerError("bucket_by_length and neighbour_pairs both decide the batches: choose one")
 
 
 class _Groups(Dataset):
@@ -133,47 +128,6 @@ class LengthBucketSampler(torch.utils.data.Sampler):
 
     def __len__(self) -> int:
         return math.ceil(len(self.lengths) / self.batch_size)
-
-
-def nearest_neighbours(vectors: np.ndarray, block: int = 1024) -> np.ndarray:
-    """Index of each row's most cosine-similar other row (exact, in blocks so memory stays at block x rows)."""
-    v = torch.nn.functional.normalize(torch.from_numpy(np.asarray(vectors, dtype=np.float32)), dim=-1)
-    out = np.empty(len(v), dtype=np.int64)
-    for start in range(0, len(v), block):
-        scores = v[start : start + block] @ v.T
-        rows = torch.arange(len(scores))
-        scores[rows, rows + start] = -2.0  # not itself
-        out[start : start + block] = scores.argmax(1).numpy()
-    return out
-
-
-class NeighbourPairSampler(torch.utils.data.Sampler):
-    """Shuffled batches in which each group sits beside its teacher's nearest other group when that one is free.
-
-    Each epoch: visit the groups in a new random order; a group whose neighbour is not yet placed is placed with
-    it, else alone; cut the sequence into batches. Every group comes once per epoch, so steps and cost are those
-    of plain shuffled batches, but about half the rows have a close sentence in their batch.
-    """
-
-    def __init__(self, neighbour: np.ndarray, batch_size: int, seed: int) -> None:
-        self.neighbour, self.batch_size, self.seed, self.epoch = neighbour, batch_size, seed, 0
-
-    def __iter__(self):
-        rng = np.random.default_rng(self.seed + self.epoch)
-        self.epoch += 1
-        placed = np.zeros(len(self.neighbour), dtype=bool)
-        order: list[int] = []
-        for i in rng.permutation(len(self.neighbour)).tolist():
-            if placed[i]:
-                continue
-            j = int(self.neighbour[i])
-            pair = [i] if placed[j] or j == i else [i, j]
-            placed[pair] = True
-            order.extend(pair)
-        return iter([order[k : k + self.batch_size] for k in range(0, len(order), self.batch_size)])
-
-    def __len__(self) -> int:
-        return math.ceil(len(self.neighbour) / self.batch_size)
 
 
 def _collate(tokenize: StudentTokenizer, targets: torch.Tensor, teacher: torch.Tensor | None = None):
@@ -290,10 +244,6 @@ def train_student(
     per_process = max(1, config.batch_size // accelerator.num_processes)
     if config.bucket_by_length:
         sampler = LengthBucketSampler(groups, per_process, config.seed)
-        loader = DataLoader(_Groups(groups), batch_sampler=sampler, collate_fn=collate)
-    elif config.neighbour_pairs:
-        neighbour = nearest_neighbours(np.asarray(targets)[[g.target for g in groups]])
-        sampler = NeighbourPairSampler(neighbour, per_process, config.seed)
         loader = DataLoader(_Groups(groups), batch_sampler=sampler, collate_fn=collate)
     else:
         loader = DataLoader(
