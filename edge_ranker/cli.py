@@ -350,7 +350,12 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("eval", help="STS and retrieval figures for any encoders, in one run")
     e.add_argument("models", nargs="+", help="model folder, shipped name, student folder, teacher:NAME, reduced:DIR")
     e.add_argument("--sts", action="store_true")
-    e.add_argument("--retrieval", nargs="*", default=[], help="scifact squad-it wikiqa")
+    e.add_argument(
+        "--retrieval",
+        nargs="*",
+        default=[],
+        help="scifact squad-it wikiqa (test) and wikiqa-dev (to choose between runs)",
+    )
     e.add_argument("--docs", help="encoder for documents (asymmetric mode), e.g. reduced:DIR")
     e.add_argument("--split", default="test")
     e.add_argument("--data")

@@ -187,9 +187,12 @@ def test_wikiqa_pools_every_candidate_sentence_and_keeps_answered_questions(tmp_
     head = "QuestionID\tQuestion\tDocumentID\tDocumentTitle\tSentenceID\tSentence\tLabel\n"
     body = "".join(f"{q}\t{t}\tD\tT\t{s}\t{x}\t{y}\n" for q, t, s, x, y in rows)
     (d / "WikiQA-test-gold.tsv").write_text(head + body, encoding="utf-8")
+    (d / "WikiQA-dev.tsv").write_text(head + "Q9\twhy\tD\tT\tD9-0\tBecause.\t1\n", encoding="utf-8")
     ds = retrieval.load_retrieval("wikiqa", tmp_path)
     assert ds.queries == {"Q1": "who wrote it"} and ds.qrels == {"Q1": {"D1-1"}}
     assert ds.corpus == {"D1-0": "A said so.", "D1-1": 'B wrote "it".', "D2-0": "Nowhere."}
+    dev = retrieval.load_retrieval("wikiqa-dev", tmp_path)  # the split to choose between runs on
+    assert dev.name == "wikiqa-dev" and dev.qrels == {"Q9": {"D9-0"}} and dev.corpus == {"D9-0": "Because."}
 
 
 def test_retrieval_texts_name_a_missing_set_and_how_to_train_without_it(tmp_path):

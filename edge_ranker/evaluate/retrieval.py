@@ -20,6 +20,7 @@ import gzip
 import json
 import random
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -99,10 +100,11 @@ def _squad_it(data_root: str | Path) -> RetrievalSet:
     return RetrievalSet("squad-it", queries, corpus, qrels)
 
 
-def _wikiqa(data_root: str | Path) -> RetrievalSet:
-    """WikiQA test: English questions against every candidate sentence of every question (pooled), the
-    sentences labelled 1 relevant. No recipe trains on it: a check on a set the students never saw."""
-    path = Path(data_root) / "retrieval" / "wikiqa" / "WikiQA-test-gold.tsv"
+def _wikiqa(data_root: str | Path, split: str = "test") -> RetrievalSet:
+    """WikiQA: English questions against every candidate sentence of every question of the split (pooled),
+    the sentences labelled 1 relevant. No recipe trains on it: a check on a set the students never saw. The
+    dev split is the one to choose between relevance runs on, as the STS dev split is for semantic ones."""
+    path = Path(data_root) / "retrieval" / "wikiqa" / ("WikiQA-test-gold.tsv" if split == "test" else "WikiQA-dev.tsv")
     corpus, queries, qrels = {}, {}, {}
     with path.open(encoding="utf-8") as fh:
         for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
@@ -110,11 +112,16 @@ def _wikiqa(data_root: str | Path) -> RetrievalSet:
             corpus[row["SentenceID"]] = row["Sentence"]
             if row["Label"] == "1":
                 qrels.setdefault(row["QuestionID"], set()).add(row["SentenceID"])
-    return RetrievalSet("wikiqa", queries, corpus, qrels)
+    return RetrievalSet("wikiqa" if split == "test" else f"wikiqa-{split}", queries, corpus, qrels)
 
 
 # name -> (reader of the whole set, evaluated queries, documents in the evaluated corpus)
-SETS = {"scifact": (_scifact, 300, 1000), "squad-it": (_squad_it, 500, 1000), "wikiqa": (_wikiqa, 1000, 10**6)}
+SETS = {
+    "scifact": (_scifact, 300, 1000),
+    "squad-it": (_squad_it, 500, 1000),
+    "wikiqa": (_wikiqa, 1000, 10**6),
+    "wikiqa-dev": (partial(_wikiqa, split="dev"), 1000, 10**6),
+}
 
 
 def _check(name: str) -> None:
