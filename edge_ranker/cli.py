@@ -80,6 +80,7 @@ def cmd_distill(a: argparse.Namespace) -> None:
             "temperature": a.temperature,
             "init_std": a.init_std,
             "teacher_scores": a.teacher_scores,
+            "bucket_by_length": a.bucket,
         }.items()
         if v is not None
     }
@@ -334,6 +335,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     d.add_argument("--pca-fit", choices=["sources", "passages"], help="fit the PCA on short sentences or on passages")
     d.add_argument("--dropout", type=float, help="student dropout (both recipes: 0)")
+    d.add_argument(
+        "--bucket",
+        action=argparse.BooleanOptionalAction,
+        help="batches of similar text length (recipe defaults: relevance on, semantic off)",
+    )
     d.add_argument("--no-init", action="store_true", help="random word embeddings instead of teacher-initialised")
     d.add_argument(
         "--init-std",
