@@ -57,3 +57,23 @@ def test_bad_input_messages(exported, tmp_path):
     r = cli("prefs", "recover", "--db", db)
     assert r.returncode == 0 and "moved" in r.stdout
     assert json.loads(cli("prefs", "export", "--db", db).stdout)["feedback"] == []
+
+
+@pytest.mark.parametrize("flag, want", [([], None), (["--no-bucket"], False), (["--bucket"], True)])
+def test_distill_passes_training_overrides_and_leaves_unset_ones_to_the_recipe(monkeypatch, tmp_path, flag, want):
+    from edge_ranker import cli as cli_mod
+    from edge_ranker.distill import recipes
+
+    seen = {}
+
+    def fake_distill(recipe, vocab, out, data, cache, overrides):
+        seen.update(recipe=recipe, overrides=overrides)
+        return {"process_index": 1}  # a non-main process: nothing printed
+
+    monkeypatch.setattr(recipes, "distill", fake_distill)
+    args = ["distill", "relevance", "--vocab", "v", "--out", tmp_path, "--cache", tmp_path, "--epochs", "3", *flag]
+    a = cli_mod.build_parser().parse_args(list(map(str, args)))
+    a.func(a)
+    assert seen["recipe"] is recipes.RECIPES["relevance"]
+    assert seen["overrides"].get("bucket_by_length") == want and seen["overrides"]["epochs"] == 3
+    assert want is not None or "bucket_by_length" not in seen["overrides"]
