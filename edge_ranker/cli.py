@@ -81,6 +81,7 @@ def cmd_distill(a: argparse.Namespace) -> None:
             "init_std": a.init_std,
             "teacher_scores": a.teacher_scores,
             "bucket_by_length": a.bucket,
+            "threads": a.threads,
         }.items()
         if v is not None
     }
@@ -100,11 +101,14 @@ def cmd_distill(a: argparse.Namespace) -> None:
         ("retrieval_train", a.retrieval_train),
         ("retrieval_docs", a.retrieval_docs),
         ("mined_passages", a.mined_passages),
+        ("passage_queries", a.passage_queries),
     ):
         if value is not None:
             recipe = replace(recipe, **{field: value})
     if a.no_init:
         recipe = replace(recipe, init_from_teacher=False)
+    if a.vocab_texts is not None:
+        recipe = replace(recipe, vocab_texts=a.vocab_texts)
     if a.pca_dim is not None:
         recipe = replace(recipe, pca_dim=a.pca_dim)
         overrides.setdefault("hidden", a.pca_dim)
@@ -309,6 +313,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="similarities the relational/pairwise losses match: the PCA targets' or the full teacher's",
     )
     d.add_argument("--seed", type=int)
+    d.add_argument(
+        "--threads", type=int, help="training threads per process (default: the cores shared among the processes)"
+    )
     d.add_argument("--heads", type=int, help="attention heads (default 2)")
     d.add_argument("--ffn", type=int, help="feed-forward width (default 512)")
     d.add_argument("--max-pairs", type=int, help="cap on Tatoeba pairs per language")
@@ -333,12 +340,22 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         help="batch each training query with the K training passages its teacher ranks highest (0: off)",
     )
+    d.add_argument(
+        "--passage-queries",
+        type=int,
+        help="train up to K sentences of each retrieval-set passage in query role, batched with it (0: off)",
+    )
     d.add_argument("--pca-fit", choices=["sources", "passages"], help="fit the PCA on short sentences or on passages")
     d.add_argument("--dropout", type=float, help="student dropout (both recipes: 0)")
     d.add_argument(
         "--bucket",
         action=argparse.BooleanOptionalAction,
         help="batches of similar text length (recipe defaults: relevance on, semantic off)",
+    )
+    d.add_argument(
+        "--vocab-texts",
+        action=argparse.BooleanOptionalAction,
+        help="also train on every whole-word vocabulary piece as a one-piece text (LEAF's tokens as texts)",
     )
     d.add_argument("--no-init", action="store_true", help="random word embeddings instead of teacher-initialised")
     d.add_argument(

@@ -198,3 +198,61 @@ def test_wikiqa_pools_every_candidate_sentence_and_keeps_answered_questions(tmp_
 def test_retrieval_texts_name_a_missing_set_and_how_to_train_without_it(tmp_path):
     with pytest.raises(EdgeRankerError, match="--retrieval-train"):
         retrieval_texts(tmp_path, ["scifact"], max_docs=10)
+
+
+def test_passage_queries_are_whole_sentences_of_their_passage_within_the_word_limits():
+    import random
+
+    from edge_ranker.distill.data import passage_queries
+
+    text = "Too short. This sentence has exactly six words. Is this a question of seven words? Tiny!"
+    picked = passage_queries(text, 5, random.Random(0), min_words=5, max_words=7)
+    assert sorted(picked) == ["Is this a question of seven words?", "This sentence has exactly six words."]
+    assert len(passage_queries(text, 1, random.Random(0), min_words=5, max_words=7)) == 1
+    assert passage_queries("", 3, random.Random(0)) == []
+
+
+def test_training_set_batches_each_passage_query_with_its_own_held_out_free_passage(tmp_path, monkeypatch):
+    from conftest import HashTeacher
+
+    from edge_ranker.distill.recipes import Recipe, build_training_set
+    from edge_ranker.teachers import CachedTeacher
+
+    d = tmp_path / "retrieval" / "squad-it"
+    d.mkdir(parents=True)
+    pars = [
+        {
+            "context": f"Il paragrafo {p} parla del tema {p} in modo chiaro. Poi aggiunge una frase {p} sul tema.",
+            "qas": [{"id": f"q{p}", "question": f"Di che cosa parla il paragrafo {p}?"}],
+        }
+        for p in range(4)
+    ]
+    with gzip.open(d / "SQuAD_it-test.json.gz", "wt", encoding="utf-8") as fh:
+        json.dump({"data": [{"title": "t", "paragraphs": pars}]}, fh)
+    read, _, _ = retrieval.SETS["squad-it"]
+    monkeypatch.setitem(retrieval.SETS, "squad-it", (read, 2, 2))
+    ev = retrieval.load_retrieval("squad-it", tmp_path)
+    t = tmp_path / "parallel" / "tatoeba_v2021" / "deu-eng"
+    t.mkdir(parents=True)
+    (t / "t.eng").write_text("Good morning.\n", encoding="utf-8")
+    (t / "t.deu").write_text("Guten Morgen.\n", encoding="utf-8")
+    recipe = Recipe(
+        kind="relevance",
+        teacher="unused",
+        langs=["de"],
+        roles=["query", "passage"],
+        prefixes={"query": "query: ", "passage": "passage: "},
+        retrieval_train=["squad-it"],
+        passage_queries=2,
+    )
+    teacher = CachedTeacher(HashTeacher(dim=8), tmp_path / "cache")
+    groups, raw, _ = build_training_set(recipe, teacher, tmp_path, show_progress=False)
+    pseudo = [g for g in groups if g.linked]
+    # a Tatoeba source in two roles, 2 training paragraphs, their 2 questions, 2 sentences of each paragraph
+    assert len(raw) == len(groups) == 2 + 2 + 2 + 4 and len(pseudo) == 4
+    for g in pseudo:
+        (passage,) = g.linked
+        sentence = g.texts[0].removeprefix("query: ")
+        assert g.texts[0].startswith("query: ") and sentence in passage.texts[0]
+        assert passage.texts[0].removeprefix("passage: ") not in ev.corpus.values()
+    assert len({g.target for g in groups}) == len(groups)

@@ -328,3 +328,50 @@ def test_teacher_token_embeddings_keep_the_teachers_geometry_at_the_std_asked(ti
     np.testing.assert_allclose(emb[pieces], expected[pieces], rtol=1e-4, atol=1e-6)
     specials = [i for t, i in vocab if i not in pieces]
     assert specials and np.abs(emb[specials]).max() < 0.2  # small random rows, not the teacher's
+
+
+def test_vocab_text_groups_are_whole_word_pieces_the_tokenizer_reads_back_as_one_piece(tiny_vocab):
+    from edge_ranker.distill.recipes import vocab_text_groups
+
+    tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
+    groups, texts = vocab_text_groups(tok, "passage: ", first_row=7)
+    vocab = tok.get_vocab()
+    assert texts and len(texts) == len(groups) < len(vocab)
+    assert [g.target for g in groups] == list(range(7, 7 + len(texts)))
+    for g, t in zip(groups, texts):
+        assert g.texts == ["passage: " + t] and t in vocab and not t.startswith("##") and len(t) >= 2
+        assert tok.encode(t, add_special_tokens=False).tokens == [t]
+    assert not any(t.startswith("[") for t in texts)  # no special tokens
+    # every whole-word piece of 2+ characters with a letter is there unless it tokenizes differently
+    expected = {t for t in vocab if not t.startswith(("##", "[")) and len(t) >= 2 and any(c.isalpha() for c in t)}
+    assert set(texts) <= expected and len(texts) >= 0.9 * len(expected)
+
+
+def test_distill_with_vocab_texts_adds_one_group_per_piece_and_trains(tiny_vocab, tmp_path):
+    from dataclasses import replace
+
+    from edge_ranker.distill.recipes import distill, vocab_text_groups
+
+    _data_root(tmp_path / "data")
+    teacher = HashTeacher(dim=32)
+    base = distill(
+        _tiny_recipe(),
+        tiny_vocab,
+        tmp_path / "a",
+        tmp_path / "data",
+        tmp_path / "c",
+        teacher=teacher,
+        show_progress=False,
+    )
+    log = distill(
+        replace(_tiny_recipe(), vocab_texts=True),
+        tiny_vocab,
+        tmp_path / "b",
+        tmp_path / "data",
+        tmp_path / "c",
+        teacher=teacher,
+        show_progress=False,
+    )
+    _, texts = vocab_text_groups(Tokenizer.from_file(str(tiny_vocab / "tokenizer.json")), "", 0)
+    assert log["groups"] == base["groups"] + len(texts)
+    assert log["epochs"][-1] < log["epochs"][0]

@@ -7,6 +7,7 @@ training; of the retrieval sets only what their evaluation samples never touch i
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -263,3 +264,14 @@ def retrieval_texts(
         rng.shuffle(docs)
         passages += [" ".join(d.split()[:words]) for d in docs[:max_docs]]
     return queries, passages
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+
+
+def passage_queries(passage: str, k: int, rng: random.Random, min_words: int = 5, max_words: int = 40) -> list[str]:
+    """Up to ``k`` of a passage's sentences (``min_words`` to ``max_words`` words, picked at random) to train in
+    query role beside their passage: the teacher's score of a sentence against the passage it came from is the
+    kind of query-passage score that retrieval needs, and every passage an app holds yields some."""
+    sentences = [s for s in _SENTENCE_END.split(passage.strip()) if min_words <= len(s.split()) <= max_words]
+    return rng.sample(sentences, min(k, len(sentences)))

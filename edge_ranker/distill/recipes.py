@@ -34,6 +34,7 @@ from edge_ranker.distill.data import (
     news_groups,
     news_mono_groups,
     news_passages,
+    passage_queries,
     retrieval_texts,
     sts_train_groups,
     tatoeba_pairs,
@@ -87,9 +88,15 @@ class Recipe:
     # Each training query brings the k training passages its teacher ranks highest into its batch (no
     # judgments used), so the in-batch losses learn the teacher's query-passage scores (EmbedDistill).
     mined_passages: int = 0
+    # Each retrieval-set passage also gives up to this many of its sentences as query-role texts, each batched
+    # with the passage it came from (synthetic in-domain queries; no judgments).
+    passage_queries: int = 0
     sentences_per_passage: int = 4
     train: TrainConfig = field(default_factory=TrainConfig)
     init_from_teacher: bool = True
+    # LEAF's "tokens as texts": every whole-word vocabulary piece is also a one-piece training text (passage
+    # role) with the teacher's vector of it as target, so rarely seen embedding rows keep pace with the rest.
+    vocab_texts: bool = False
 
 
 RECIPES: dict[str, Recipe] = {
@@ -205,20 +212,25 @@ def build_training_set(
     if recipe.news_passages:
         passages += news_passages(root, recipe.langs, recipe.sentences_per_passage)
     queries: list[str] = []
+    docs: list[str] = []
     if recipe.retrieval_train:
         queries, docs = retrieval_texts(root, recipe.retrieval_train, recipe.retrieval_docs, seed=seed)
         passages += [[d] for d in docs]
     passages = drop_held(passages, held)
     queries = [q[0] for q in drop_held([[q] for q in queries], held)]
     first_passage = add(passages, "passage")
+    passage_groups = groups[len(groups) - len(passages) :]
     first_query = add([[q] for q in queries], "query")
+    query_groups = groups[len(groups) - len(queries) :]
+    if recipe.passage_queries and docs:
+        add_passage_queries(recipe, passage_groups, set(docs), held, add, groups, seed)
     if not groups:
         raise EdgeRankerError("the recipe produced no training data")
     raw = np.concatenate(blocks).astype(np.float32)
     if recipe.mined_passages and passages and queries:
         link_top_passages(
-            groups[-len(queries) :],
-            groups[-len(queries) - len(passages) : -len(queries)],
+            query_groups,
+            passage_groups,
             raw[first_query : first_query + len(queries)],
             raw[first_passage : first_passage + len(passages)],
             recipe.mined_passages,
@@ -226,6 +238,45 @@ def build_training_set(
     if recipe.pca_fit == "passages" and passages:
         return groups, raw, slice(first_passage, first_passage + len(passages))
     return groups, raw, slice(0, len(sources) or len(raw))
+
+
+def add_passage_queries(
+    recipe: Recipe, passage_groups: list[Group], docs: set[str], held: set[str], add, groups: list[Group], seed: int
+) -> None:
+    """Sentences of the retrieval-set passages as query-role groups, each linked to its own passage."""
+    rng = random.Random(seed)
+    prefix = recipe.prefixes.get("passage", "")
+    texts: list[list[str]] = []
+    sources: list[Group] = []
+    for g in passage_groups:
+        doc = g.texts[0][len(prefix) :]
+        if doc not in docs:
+            continue
+        for sentence in passage_queries(doc, recipe.passage_queries, rng):
+            if sentence not in held:
+                texts.append([sentence])
+                sources.append(g)
+    add(texts, "query")
+    for g, passage in zip(groups[len(groups) - len(texts) :], sources):
+        g.linked = [passage]
+
+
+def vocab_text_groups(tokenizer: Tokenizer, prefix: str, first_row: int) -> tuple[list[Group], list[str]]:
+    """One group per whole-word vocabulary piece (no ``##`` continuation, no special token, 2+ characters, a
+    letter among them) that the tokenizer reads back as itself; returns the groups (targets from ``first_row``)
+    and the bare texts for the teacher."""
+    pieces = sorted(tokenizer.get_vocab().items(), key=lambda kv: kv[1])
+    texts = [
+        t
+        for t, _ in pieces
+        if not t.startswith("##")
+        and not (t.startswith("[") and t.endswith("]"))
+        and len(t) >= 2
+        and any(c.isalpha() for c in t)
+    ]
+    encoded = tokenizer.encode_batch(texts, add_special_tokens=False)
+    texts = [t for t, e in zip(texts, encoded) if e.tokens == [t]]
+    return [Group([prefix + t], first_row + i) for i, t in enumerate(texts)], texts
 
 
 def link_top_passages(
@@ -273,6 +324,10 @@ def distill(
     with state.main_process_first():
         cached = CachedTeacher(teacher or load_teacher(r.teacher, threads=os.cpu_count()), cache_dir)
         groups, raw, fit_rows = build_training_set(r, cached, data_root, cfg.seed, show_progress)
+        if r.vocab_texts:
+            vocab_groups, texts = vocab_text_groups(tokenizer, r.prefixes.get("passage", ""), len(raw))
+            groups += vocab_groups
+            raw = np.concatenate([raw, cached.encode(texts, role="passage", show_progress=show_progress)])
         pca = fit_pca(raw[fit_rows], r.pca_dim, seed=cfg.seed)
         targets = pca.transform(raw)
         init = None
