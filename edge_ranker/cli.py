@@ -82,6 +82,7 @@ def cmd_distill(a: argparse.Namespace) -> None:
             "teacher_scores": a.teacher_scores,
             "bucket_by_length": a.bucket,
             "threads": a.threads,
+            "pooling": a.pooling,
         }.items()
         if v is not None
     }
@@ -315,6 +316,9 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=int)
     d.add_argument(
         "--threads", type=int, help="training threads per process (default: the cores shared among the processes)"
+    )
+    d.add_argument(
+        "--pooling", choices=["mean", "weighted"], help="masked mean (default) or a learnt softmax over the tokens"
     )
     d.add_argument("--heads", type=int, help="attention heads (default 2)")
     d.add_argument("--ffn", type=int, help="feed-forward width (default 512)")

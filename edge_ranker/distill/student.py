@@ -3,6 +3,11 @@
 Defaults: hidden 128, 2 heads of 64 (BERT's per-head width; 4 heads of 32 cost the same FLOPs with
 thinner heads), FFN 512 (the usual 4x). At this size the word-embedding table is ~95% of the weights,
 so the encoder's shape barely changes size or speed.
+
+Pooling "weighted" replaces the plain mean with a softmax over the tokens of a learnt logit per vocabulary
+piece plus one read from the token's output. BERT's output LayerNorm gives every token the same norm, so a
+plain mean weighs "the" like a rare name; a 12-layer teacher can learn to ignore a token, one layer mostly
+cannot. The logits start at 0, i.e. as the plain mean.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.encoder import CHARS_PER_TOKEN_CAP, clean_text
 
 STUDENT_FILE = "student.json"
+POOLING_FILE = "pooling.npz"
+POOLINGS = ("mean", "weighted")
 
 
 @dataclass
@@ -36,6 +43,7 @@ class StudentInfo:
     pca_explained_variance: float = 0.0
     languages: list[str] = field(default_factory=list)
     metrics: dict[str, float] = field(default_factory=dict)
+    pooling: str = "mean"  # mean | weighted
 
 
 def masked_mean(hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -46,10 +54,18 @@ def masked_mean(hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 class Student(nn.Module):
     """``forward`` returns the pooled (un-normalised) vector; ``embed`` the L2-normalised one."""
 
-    def __init__(self, config: BertConfig) -> None:
+    def __init__(self, config: BertConfig, pooling: str = "mean") -> None:
         super().__init__()
+        if pooling not in POOLINGS:
+            raise EdgeRankerError(f"pooling must be one of {POOLINGS}, not {pooling!r}")
         self.config = config
+        self.pooling = pooling
         self.bert = BertModel(config, add_pooling_layer=False)
+        if pooling == "weighted":  # 1-D so that export never mistakes it for the word-embedding table
+            self.token_logit = nn.Parameter(torch.zeros(config.vocab_size))
+            self.hidden_logit = nn.Linear(config.hidden_size, 1)
+            nn.init.zeros_(self.hidden_logit.weight)
+            nn.init.zeros_(self.hidden_logit.bias)
 
     @classmethod
     def create(
@@ -61,6 +77,7 @@ class Student(nn.Module):
         ffn: int = 512,
         max_length: int = 128,
         dropout: float = 0.1,
+        pooling: str = "mean",
     ) -> Student:
         cfg = BertConfig(
             vocab_size=vocab_size,
@@ -74,7 +91,7 @@ class Student(nn.Module):
             attention_probs_dropout_prob=dropout,
             attn_implementation="eager",
         )
-        return cls(cfg)
+        return cls(cfg, pooling)
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, chunks: int = 1) -> torch.Tensor:
         """Pooled vectors of right-padded rows.
@@ -95,7 +112,16 @@ class Student(nn.Module):
 
     def _pooled(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         out = self.bert(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-        return masked_mean(out, attention_mask)
+        return self.pool(input_ids, out, attention_mask)
+
+    def pool(self, input_ids: torch.Tensor, hidden: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+        """One vector per row from the token outputs: the masked mean, or the softmax-weighted sum."""
+        if self.pooling == "mean":
+            return masked_mean(hidden, attention_mask)
+        logits = self.token_logit.index_select(0, input_ids.reshape(-1)).view(input_ids.shape)
+        logits = logits + self.hidden_logit(hidden).squeeze(-1)
+        weights = torch.softmax(logits.masked_fill(attention_mask == 0, -1e4), dim=1)
+        return (weights.unsqueeze(-1) * hidden).sum(1)
 
     def embed(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         return nn.functional.normalize(self(input_ids, attention_mask), dim=-1)
@@ -122,6 +148,13 @@ def save_student(model: Student, tokenizer: Tokenizer, info: StudentInfo, out_di
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     model.bert.save_pretrained(out)
+    if model.pooling == "weighted":
+        np.savez(
+            out / POOLING_FILE,
+            token_logit=model.token_logit.detach().cpu().numpy(),
+            hidden_weight=model.hidden_logit.weight.detach().cpu().numpy(),
+            hidden_bias=model.hidden_logit.bias.detach().cpu().numpy(),
+        )
     tokenizer.save(str(out / "tokenizer.json"))
     (out / STUDENT_FILE).write_text(json.dumps(asdict(info), indent=2, ensure_ascii=False), encoding="utf-8")
     return out
@@ -133,8 +166,16 @@ def load_student(path: str | Path) -> tuple[Student, Tokenizer, StudentInfo]:
         raise EdgeRankerError(f"{p} is not a student folder (no {STUDENT_FILE})")
     info = StudentInfo(**json.loads((p / STUDENT_FILE).read_text(encoding="utf-8")))
     bert = BertModel.from_pretrained(p, add_pooling_layer=False, attn_implementation="eager")
-    model = Student(bert.config)
+    model = Student(bert.config, info.pooling)
     model.bert = bert
+    if info.pooling == "weighted":
+        if not (p / POOLING_FILE).exists():
+            raise EdgeRankerError(f"{p} uses weighted pooling but has no {POOLING_FILE}")
+        w = np.load(p / POOLING_FILE)
+        with torch.no_grad():
+            model.token_logit.copy_(torch.from_numpy(w["token_logit"]))
+            model.hidden_logit.weight.copy_(torch.from_numpy(w["hidden_weight"]))
+            model.hidden_logit.bias.copy_(torch.from_numpy(w["hidden_bias"]))
     model.eval()
     return model, Tokenizer.from_file(str(p / "tokenizer.json")), info
 

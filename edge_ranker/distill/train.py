@@ -81,6 +81,7 @@ class TrainConfig:
     # Batches of similar length: 5x faster when passages mix with short sentences, but ~2 STS points worse
     # on sentence-only data (bench/RESULTS.md), so only the relevance recipe turns it on.
     bucket_by_length: bool = False
+    pooling: str = "mean"  # or "weighted": a learnt softmax over the tokens (student.py says why)
 
     def __post_init__(self) -> None:
         # here, not in train_student: a recipe builds its config before the teacher phase, which can take an hour
@@ -222,6 +223,7 @@ def train_student(
         torch.set_num_threads(config.threads or max(1, (os.cpu_count() or 1) // accelerator.num_processes))
     set_seed(config.seed)
     info.max_length = config.max_length
+    info.pooling = config.pooling
     model = Student.create(
         tokenizer.get_vocab_size(),
         config.hidden,
@@ -230,6 +232,7 @@ def train_student(
         config.ffn,
         max_length=max(config.max_length, 128),
         dropout=config.dropout,
+        pooling=config.pooling,
     )
     if init_embeddings is not None:
         with torch.no_grad():

@@ -1,4 +1,4 @@
-"""ONNX export of the whole encoder: embeddings, 1 layer, masked mean pooling and L2 normalisation.
+"""ONNX export of the whole encoder: embeddings, 1 layer, pooling (masked mean or weighted) and L2 normalisation.
 
 Exporter: ``torch.onnx.export(dynamo=False)`` (TorchScript). It yields plain MatMul/Gather graphs that
 onnxruntime's quantizer handles, and dynamic batch/sequence axes without dynamo's shape-guard issues on
@@ -15,7 +15,7 @@ from pathlib import Path
 import torch
 
 from edge_ranker import __version__
-from edge_ranker.distill.student import Student, load_student, masked_mean
+from edge_ranker.distill.student import Student, load_student
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.manifest import Manifest, write_manifest
 
@@ -37,7 +37,7 @@ class _Graph(torch.nn.Module):
             position_ids=positions,
             token_type_ids=torch.zeros_like(input_ids),
         ).last_hidden_state
-        return torch.nn.functional.normalize(masked_mean(hidden, attention_mask), dim=-1)
+        return torch.nn.functional.normalize(self.student.pool(input_ids, hidden, attention_mask), dim=-1)
 
 
 def export_onnx(student: Student, path: str | Path) -> Path:
@@ -117,6 +117,11 @@ def export_sentence_transformers(student_dir: str | Path, out_dir: str | Path) -
     from transformers import PreTrainedTokenizerFast
 
     student, tokenizer, info = load_student(student_dir)
+    if student.pooling != "mean":
+        raise EdgeRankerError(
+            f"{student_dir} uses {student.pooling} pooling, which sentence-transformers has no module for; "
+            "export it to ONNX with `edge-ranker export` instead"
+        )
     tmp = Path(out_dir) / "_hf"
     tmp.mkdir(parents=True, exist_ok=True)
     student.bert.save_pretrained(tmp)
