@@ -1,4 +1,4 @@
-"""The student: a 1-layer BERT from transformers, masked mean pooling, L2 normalisation.
+"""The student: a 1-layer BERT from transformers, masked mean (or learnt weighted) pooling, L2 normalisation.
 
 Defaults: hidden 128, 2 heads of 64 (BERT's per-head width; 4 heads of 32 cost the same FLOPs with
 thinner heads), FFN 512 (the usual 4x). At this size the word-embedding table is ~95% of the weights,
