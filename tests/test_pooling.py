@@ -97,3 +97,5 @@ def test_a_weighted_student_without_its_pooling_file_is_refused(tiny_vocab, tmp_
         load_student(tmp_path / "w")
     with pytest.raises(EdgeRankerError, match="pooling must be"):
         Student(weighted.config, "max")
+    with pytest.raises(EdgeRankerError, match="pooling must be"):  # before any teacher phase
+        TrainConfig(pooling="max")

@@ -29,7 +29,7 @@ from tqdm.auto import tqdm
 from transformers import get_linear_schedule_with_warmup
 
 from edge_ranker.distill.losses import TEMPERATURE, combined
-from edge_ranker.distill.student import Student, StudentInfo, StudentTokenizer, save_student
+from edge_ranker.distill.student import POOLINGS, Student, StudentInfo, StudentTokenizer, save_student
 from edge_ranker.errors import EdgeRankerError
 
 
@@ -87,6 +87,8 @@ class TrainConfig:
         # here, not in train_student: a recipe builds its config before the teacher phase, which can take an hour
         if self.teacher_scores not in ("pca", "full"):
             raise EdgeRankerError(f"teacher_scores must be 'pca' or 'full', not {self.teacher_scores!r}")
+        if self.pooling not in POOLINGS:
+            raise EdgeRankerError(f"pooling must be one of {POOLINGS}, not {self.pooling!r}")
 
 
 class _Groups(Dataset):
