@@ -118,10 +118,7 @@ def test_training_set_puts_translated_passages_in_passage_role_and_fits_pca_on_t
     from edge_ranker.teachers import CachedTeacher
 
     _ntrex(tmp_path)
-    d = tmp_path / "parallel" / "tatoeba_v2021" / "deu-eng"
-    d.mkdir(parents=True)
-    (d / "t.eng").write_text("Good morning.\nThank you.\n", encoding="utf-8")
-    (d / "t.deu").write_text("Guten Morgen.\nDanke.\n", encoding="utf-8")
+    _tatoeba(tmp_path, ["Good morning.", "Thank you."], ["Guten Morgen.", "Danke."])
     recipe = Recipe(
         kind="relevance",
         teacher="unused",
@@ -143,14 +140,22 @@ def test_training_set_puts_translated_passages_in_passage_role_and_fits_pca_on_t
     assert sources_only[2] == slice(0, 2)
 
 
-def _squad_it(root: Path) -> None:
-    """Four paragraphs with two questions each, in SQuAD-it's gzip JSON layout."""
+def _tatoeba(root: Path, en: list[str], de: list[str]) -> None:
+    d = root / "parallel" / "tatoeba_v2021" / "deu-eng"
+    d.mkdir(parents=True)
+    (d / "t.eng").write_text("".join(f"{x}\n" for x in en), encoding="utf-8")
+    (d / "t.deu").write_text("".join(f"{x}\n" for x in de), encoding="utf-8")
+
+
+def _squad_it(root: Path, context: str = "Paragrafo {p} sul tema {p}.", questions: int = 2) -> None:
+    """Four paragraphs (``context`` formatted with their number) with ``questions`` questions each, in
+    SQuAD-it's gzip JSON layout."""
     d = root / "retrieval" / "squad-it"
     d.mkdir(parents=True)
     pars = [
         {
-            "context": f"Paragrafo {p} sul tema {p}.",
-            "qas": [{"id": f"q{p}{k}", "question": f"Domanda {k} su {p}?"} for k in range(2)],
+            "context": context.format(p=p),
+            "qas": [{"id": f"q{p}{k}", "question": f"Domanda {k} su {p}?"} for k in range(questions)],
         }
         for p in range(4)
     ]
@@ -218,24 +223,11 @@ def test_training_set_batches_each_passage_query_with_its_own_held_out_free_pass
     from edge_ranker.distill.recipes import Recipe, build_training_set
     from edge_ranker.teachers import CachedTeacher
 
-    d = tmp_path / "retrieval" / "squad-it"
-    d.mkdir(parents=True)
-    pars = [
-        {
-            "context": f"Il paragrafo {p} parla del tema {p} in modo chiaro. Poi aggiunge una frase {p} sul tema.",
-            "qas": [{"id": f"q{p}", "question": f"Di che cosa parla il paragrafo {p}?"}],
-        }
-        for p in range(4)
-    ]
-    with gzip.open(d / "SQuAD_it-test.json.gz", "wt", encoding="utf-8") as fh:
-        json.dump({"data": [{"title": "t", "paragraphs": pars}]}, fh)
+    _squad_it(tmp_path, "Il paragrafo {p} parla del tema {p} in modo chiaro. Poi aggiunge una frase {p} sul tema.", 1)
     read, _, _ = retrieval.SETS["squad-it"]
     monkeypatch.setitem(retrieval.SETS, "squad-it", (read, 2, 2))
     ev = retrieval.load_retrieval("squad-it", tmp_path)
-    t = tmp_path / "parallel" / "tatoeba_v2021" / "deu-eng"
-    t.mkdir(parents=True)
-    (t / "t.eng").write_text("Good morning.\n", encoding="utf-8")
-    (t / "t.deu").write_text("Guten Morgen.\n", encoding="utf-8")
+    _tatoeba(tmp_path, ["Good morning."], ["Guten Morgen."])
     recipe = Recipe(
         kind="relevance",
         teacher="unused",

@@ -223,7 +223,7 @@ def build_training_set(
     first_query = add([[q] for q in queries], "query")
     query_groups = groups[len(groups) - len(queries) :]
     if recipe.passage_queries and docs:
-        add_passage_queries(recipe, passage_groups, set(docs), held, add, groups, seed)
+        add_passage_queries(recipe, passages, passage_groups, set(docs), held, add, groups, seed)
     if not groups:
         raise EdgeRankerError("the recipe produced no training data")
     raw = np.concatenate(blocks).astype(np.float32)
@@ -241,15 +241,21 @@ def build_training_set(
 
 
 def add_passage_queries(
-    recipe: Recipe, passage_groups: list[Group], docs: set[str], held: set[str], add, groups: list[Group], seed: int
+    recipe: Recipe,
+    passages: list[list[str]],
+    passage_groups: list[Group],
+    docs: set[str],
+    held: set[str],
+    add,
+    groups: list[Group],
+    seed: int,
 ) -> None:
-    """Sentences of the retrieval-set passages as query-role groups, each linked to its own passage."""
+    """Sentences of the retrieval-set passages (``docs``) as query-role groups, each linked to the group of its
+    passage (``passage_groups`` is ``passages`` as groups, in order)."""
     rng = random.Random(seed)
-    prefix = recipe.prefixes.get("passage", "")
     texts: list[list[str]] = []
     sources: list[Group] = []
-    for g in passage_groups:
-        doc = g.texts[0][len(prefix) :]
+    for (doc, *_), g in zip(passages, passage_groups):
         if doc not in docs:
             continue
         for sentence in passage_queries(doc, recipe.passage_queries, rng):
