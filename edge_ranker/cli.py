@@ -83,6 +83,7 @@ def cmd_distill(a: argparse.Namespace) -> None:
             "bucket_by_length": a.bucket,
             "threads": a.threads,
             "pooling": a.pooling,
+            "bank": a.bank,
         }.items()
         if v is not None
     }
@@ -319,6 +320,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     d.add_argument(
         "--pooling", choices=["mean", "weighted"], help="masked mean (default) or a learnt softmax over the tokens"
+    )
+    d.add_argument(
+        "--bank",
+        type=int,
+        help="teacher targets drawn at random per step as extra columns of the in-batch losses (default 0)",
     )
     d.add_argument("--heads", type=int, help="attention heads (default 2)")
     d.add_argument("--ffn", type=int, help="feed-forward width (default 512)")

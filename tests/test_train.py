@@ -375,3 +375,39 @@ def test_distill_with_vocab_texts_adds_one_group_per_piece_and_trains(tiny_vocab
     _, texts = vocab_text_groups(Tokenizer.from_file(str(tiny_vocab / "tokenizer.json")), "", 0)
     assert log["groups"] == base["groups"] + len(texts)
     assert log["epochs"][-1] < log["epochs"][0]
+
+
+def test_bank_appends_drawn_targets_drops_copies_of_batch_targets_and_draws_alike_per_seed():
+    from edge_ranker.distill.train import with_bank
+
+    targets = torch.randn(50, 8)
+    t = targets[:5]
+    full = torch.randn(50, 12)
+    f = full[:5]
+    out_t, out_f = with_bank(t, f, targets, full, 400, torch.Generator().manual_seed(3))
+    assert torch.equal(out_t[:5], t) and torch.equal(out_f[:5], f)
+    extra = out_t[5:]
+    assert 0 < len(extra) < 400  # 400 draws from 50 rows hit the 5 batch rows about 40 times
+    # every appended row is a non-batch target, and its full vector is the one of the same row
+    rows = [int((targets == r).all(1).nonzero()) for r in extra]
+    assert all(r >= 5 for r in rows)
+    assert torch.equal(out_f[5:], full[rows])
+    again, _ = with_bank(t, None, targets, None, 400, torch.Generator().manual_seed(3))
+    assert torch.equal(again, out_t)  # same seed, same draws: every process builds the same columns
+
+
+def test_bank_changes_training_and_refuses_a_negative_size(tiny_vocab, tmp_path):
+    from edge_ranker.errors import EdgeRankerError
+
+    groups, targets = _data(64)
+    tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
+    digests = []
+    for bank in (0, 32):
+        cfg = TrainConfig(
+            epochs=1, batch_size=16, hidden=32, heads=2, ffn=64, max_length=32, losses={"contrastive": 1.0}, bank=bank
+        )
+        log = train_student(groups, targets, tok, StudentInfo(), tmp_path / str(bank), cfg, show_progress=False)
+        digests.append(log["digest"])
+    assert digests[0] != digests[1]
+    with pytest.raises(EdgeRankerError, match="bank must be"):
+        TrainConfig(bank=-1)

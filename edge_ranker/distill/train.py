@@ -21,6 +21,7 @@ import numpy as np
 import torch
 import torch.distributed as dist
 import torch.distributed.nn.functional as dist_nn
+import torch.nn.functional as F
 from accelerate import Accelerator
 from accelerate.utils import set_seed
 from tokenizers import Tokenizer
@@ -82,6 +83,10 @@ class TrainConfig:
     # on sentence-only data (bench/RESULTS.md), so only the relevance recipe turns it on.
     bucket_by_length: bool = False
     pooling: str = "mean"  # or "weighted": a learnt softmax over the tokens (student.py says why)
+    # Teacher targets drawn at random from all of them at every step and added to the batch's own as further
+    # columns of the in-batch losses: each row is then placed against thousands of reference points instead of
+    # one batch's, at the cost of a matrix product (no student forward: targets are fixed).
+    bank: int = 0
 
     def __post_init__(self) -> None:
         # here, not in train_student: a recipe builds its config before the teacher phase, which can take an hour
@@ -89,6 +94,8 @@ class TrainConfig:
             raise EdgeRankerError(f"teacher_scores must be 'pca' or 'full', not {self.teacher_scores!r}")
         if self.pooling not in POOLINGS:
             raise EdgeRankerError(f"pooling must be one of {POOLINGS}, not {self.pooling!r}")
+        if self.bank < 0:
+            raise EdgeRankerError(f"bank must be 0 or more targets, not {self.bank}")
 
 
 class _Groups(Dataset):
@@ -192,6 +199,25 @@ def gather_batch(
     )
 
 
+def with_bank(
+    t: torch.Tensor,
+    f: torch.Tensor | None,
+    targets: torch.Tensor,
+    full: torch.Tensor | None,
+    k: int,
+    generator: torch.Generator,
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """The batch's target columns ``t`` (and full teacher vectors ``f``) followed by ``k`` rows drawn from all
+    ``targets`` (``full``). A drawn row equal to a batch target is dropped: in the contrastive loss it would be
+    a second copy of some row's positive. Every process draws the same rows (one draw per step, same seed)."""
+    idx = torch.randint(len(targets), (k,), generator=generator)
+    bank = targets[idx].to(t.device)
+    keep = ((F.normalize(bank, dim=-1) @ F.normalize(t, dim=-1).T).amax(1) <= 1 - 1e-6).cpu()
+    idx = idx[keep]
+    t = torch.cat([t, bank[keep.to(t.device)]])
+    return t, None if f is None or full is None else torch.cat([f, full[idx].to(f.device)])
+
+
 def params_digest(model: torch.nn.Module) -> str:
     """sha256 of all parameters: equal on every process iff they train one model."""
     h = hashlib.sha256()
@@ -274,6 +300,7 @@ def train_student(
     # the schedule counts per-process batches), so N processes finished warm-up and decay N times too early.
     sched = get_linear_schedule_with_warmup(opt, math.ceil(config.warmup * total), total)
     log: dict = {"epochs": [], "world_size": accelerator.num_processes, "steps": total, "config": asdict(config)}
+    bank_generator = torch.Generator().manual_seed(config.seed)
     bar = tqdm(total=total, desc="distil", disable=not (show_progress and accelerator.is_local_main_process))
     model.train()
     for epoch in range(config.epochs):
@@ -281,6 +308,8 @@ def train_student(
         for batch in loader:
             s = model(batch["input_ids"], batch["attention_mask"], config.chunks)
             s_all, t_all, g_all, f_all = gather_batch(s, batch["target"], batch["group"], batch.get("teacher"))
+            if config.bank:
+                t_all, f_all = with_bank(t_all, f_all, tgt, full, config.bank, bank_generator)
             loss, _ = combined(config.losses, s_all, t_all, g_all, config.temperature, f_all)
             accelerator.backward(loss)
             if config.grad_clip:
