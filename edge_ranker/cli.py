@@ -84,6 +84,7 @@ def cmd_distill(a: argparse.Namespace) -> None:
             "threads": a.threads,
             "pooling": a.pooling,
             "bank": a.bank,
+            "neighbours": a.neighbours,
         }.items()
         if v is not None
     }
@@ -325,6 +326,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--bank",
         type=int,
         help="teacher targets drawn at random per step as extra columns of the in-batch losses (default 0)",
+    )
+    d.add_argument(
+        "--neighbours",
+        type=int,
+        help="each batch target brings its k nearest targets as extra columns of the in-batch losses (default 0)",
     )
     d.add_argument("--heads", type=int, help="attention heads (default 2)")
     d.add_argument("--ffn", type=int, help="feed-forward width (default 512)")

@@ -79,7 +79,7 @@ def test_distill_passes_training_overrides_and_leaves_unset_ones_to_the_recipe(m
     assert want is not None or "bucket_by_length" not in seen["overrides"]
 
 
-def test_distill_passes_threads_bank_vocab_texts_and_passage_queries(monkeypatch, tmp_path):
+def test_distill_passes_threads_bank_neighbours_vocab_texts_and_passage_queries(monkeypatch, tmp_path):
     from edge_ranker import cli as cli_mod
     from edge_ranker.distill import recipes
 
@@ -92,10 +92,11 @@ def test_distill_passes_threads_bank_vocab_texts_and_passage_queries(monkeypatch
     monkeypatch.setattr(recipes, "distill", fake_distill)
     base = ["distill", "relevance", "--vocab", "v", "--out", str(tmp_path), "--cache", str(tmp_path)]
     a = cli_mod.build_parser().parse_args(
-        [*base, "--threads", "1", "--bank", "64", "--vocab-texts", "--passage-queries", "3"]
+        [*base, "--threads", "1", "--bank", "64", "--neighbours", "8", "--vocab-texts", "--passage-queries", "3"]
     )
     a.func(a)
     assert seen["overrides"]["threads"] == 1 and seen["overrides"]["bank"] == 64
+    assert seen["overrides"]["neighbours"] == 8
     assert seen["recipe"].vocab_texts is True and seen["recipe"].passage_queries == 3
     a = cli_mod.build_parser().parse_args(base)
     a.func(a)

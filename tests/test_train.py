@@ -396,18 +396,42 @@ def test_bank_appends_drawn_targets_drops_copies_of_batch_targets_and_draws_alik
     assert torch.equal(again, out_t)  # same seed, same draws: every process builds the same columns
 
 
-def test_bank_changes_training_and_refuses_a_negative_size(tiny_vocab, tmp_path):
+def test_bank_and_neighbours_change_training_and_refuse_a_negative_size(tiny_vocab, tmp_path):
     from edge_ranker.errors import EdgeRankerError
 
     groups, targets = _data(64)
     tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
-    digests = []
-    for bank in (0, 32):
-        cfg = TrainConfig(
-            epochs=1, batch_size=16, hidden=32, heads=2, ffn=64, max_length=32, losses={"contrastive": 1.0}, bank=bank
-        )
-        log = train_student(groups, targets, tok, StudentInfo(), tmp_path / str(bank), cfg, show_progress=False)
-        digests.append(log["digest"])
-    assert digests[0] != digests[1]
-    with pytest.raises(EdgeRankerError, match="bank must be"):
-        TrainConfig(bank=-1)
+    digests = set()
+    for bank, near in ((0, 0), (32, 0), (0, 4)):
+        cfg = TrainConfig(epochs=1, batch_size=16, hidden=32, heads=2, ffn=64, max_length=32, bank=bank)
+        cfg.losses, cfg.neighbours = {"contrastive": 1.0}, near
+        out = tmp_path / f"{bank}-{near}"
+        digests.add(train_student(groups, targets, tok, StudentInfo(), out, cfg, show_progress=False)["digest"])
+    assert len(digests) == 3
+    for bad in ({"bank": -1}, {"neighbours": -2}):
+        with pytest.raises(EdgeRankerError, match="bank and neighbours must be"):
+            TrainConfig(**bad)
+
+
+def test_nearest_targets_are_the_closest_other_rows_never_a_copy_of_the_row():
+    from edge_ranker.distill.train import nearest_targets
+
+    targets = torch.tensor([[1.0, 0], [0.9, 0.1], [0, 1], [0.1, 0.9], [2.0, 0]])  # row 4 is row 0 scaled: a copy
+    near = nearest_targets(targets, 2, block=2)
+    assert near[0].tolist() == [1, 3] and near[4].tolist() == [1, 3]
+    assert near[2].tolist() == [3, 1]
+
+
+def test_neighbours_are_target_only_columns_after_the_batch_targets():
+    from edge_ranker.distill.train import _collate
+
+    class _Tok:
+        def __call__(self, texts):
+            return {"n": len(texts)}
+
+    targets = torch.arange(15, dtype=torch.float32).reshape(5, 3)
+    near = torch.tensor([[1, 2], [0, 3], [0, 1], [4, 2], [3, 0]])
+    enc = _collate(_Tok(), targets, neighbours=near)([Group(["a", "b"], 0), Group(["c"], 3)])
+    assert enc["group"].tolist() == [0, 0, 1]  # student rows point at their own targets only
+    # batch targets 0 and 3, then 0's neighbours 1, 2 and 3's neighbour 4 (its 2 is already a column)
+    assert torch.equal(enc["target"], targets[[0, 3, 1, 2, 4]])

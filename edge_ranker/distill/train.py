@@ -87,6 +87,10 @@ class TrainConfig:
     # columns of the in-batch losses: each row is then placed against thousands of reference points instead of
     # one batch's, at the cost of a matrix product (no student forward: targets are fixed).
     bank: int = 0
+    # Each batch target also brings its k nearest targets (teacher's cosine) as target-only columns of the
+    # in-batch losses: the fine distinctions between close sentences that STS and ranking measure, which random
+    # batch-mates (and a random bank) hardly contain.
+    neighbours: int = 0
 
     def __post_init__(self) -> None:
         # here, not in train_student: a recipe builds its config before the teacher phase, which can take an hour
@@ -94,8 +98,8 @@ class TrainConfig:
             raise EdgeRankerError(f"teacher_scores must be 'pca' or 'full', not {self.teacher_scores!r}")
         if self.pooling not in POOLINGS:
             raise EdgeRankerError(f"pooling must be one of {POOLINGS}, not {self.pooling!r}")
-        if self.bank < 0:
-            raise EdgeRankerError(f"bank must be 0 or more targets, not {self.bank}")
+        if self.bank < 0 or self.neighbours < 0:
+            raise EdgeRankerError(f"bank and neighbours must be 0 or more, not {self.bank} / {self.neighbours}")
 
 
 class _Groups(Dataset):
@@ -140,7 +144,24 @@ class LengthBucketSampler(torch.utils.data.Sampler):
         return math.ceil(len(self.lengths) / self.batch_size)
 
 
-def _collate(tokenize: StudentTokenizer, targets: torch.Tensor, teacher: torch.Tensor | None = None):
+def nearest_targets(targets: torch.Tensor, k: int, block: int = 1024, show_progress: bool = False) -> torch.Tensor:
+    """Each target's ``k`` nearest other targets by cosine, as row indices (n, k); an exact copy of a row (the
+    same text in two groups) is not its neighbour."""
+    tn = F.normalize(targets, dim=-1)
+    out = torch.empty((len(tn), k), dtype=torch.long)
+    for start in tqdm(range(0, len(tn), block), desc="neighbours", disable=not show_progress):
+        sims = tn[start : start + block] @ tn.T
+        sims[sims > 1 - 1e-6] = -2.0  # itself and its copies
+        out[start : start + block] = sims.topk(k, dim=1).indices
+    return out
+
+
+def _collate(
+    tokenize: StudentTokenizer,
+    targets: torch.Tensor,
+    teacher: torch.Tensor | None = None,
+    neighbours: torch.Tensor | None = None,
+):
     def collate(batch: list[Group]) -> dict[str, torch.Tensor]:
         texts: list[str] = []
         rows: list[int] = []
@@ -150,6 +171,9 @@ def _collate(tokenize: StudentTokenizer, targets: torch.Tensor, teacher: torch.T
                 col = index_of.setdefault(m.target, len(index_of))
                 texts.extend(m.texts)
                 rows.extend([col] * len(m.texts))
+        if neighbours is not None:  # target-only columns: no student row points at them
+            for r in neighbours[list(index_of)].flatten().tolist():
+                index_of.setdefault(r, len(index_of))
         enc = tokenize(texts)
         enc["group"] = torch.tensor(rows, dtype=torch.long)
         enc["target"] = targets[list(index_of)]
@@ -271,7 +295,8 @@ def train_student(
         if teacher_vectors is None or len(teacher_vectors) != len(tgt):
             raise EdgeRankerError("teacher_scores='full' needs the teacher's full vectors, one per target row")
         full = torch.from_numpy(np.asarray(teacher_vectors, dtype=np.float32))
-    collate = _collate(StudentTokenizer(tokenizer, config.max_length), tgt, full)
+    near = nearest_targets(tgt, config.neighbours, show_progress=show_progress) if config.neighbours else None
+    collate = _collate(StudentTokenizer(tokenizer, config.max_length), tgt, full, near)
     per_process = max(1, config.batch_size // accelerator.num_processes)
     if config.bucket_by_length:
         sampler = LengthBucketSampler(groups, per_process, config.seed)
