@@ -420,6 +420,7 @@ def test_nearest_targets_are_the_closest_other_rows_never_a_copy_of_the_row():
     near = nearest_targets(targets, 2, block=2)
     assert near[0].tolist() == [1, 3] and near[4].tolist() == [1, 3]
     assert near[2].tolist() == [3, 1]
+    assert nearest_targets(targets[:2], 8).tolist() == [[1], [0]]  # never more neighbours than other rows
 
 
 def test_neighbours_are_target_only_columns_after_the_batch_targets():

@@ -146,9 +146,12 @@ class LengthBucketSampler(torch.utils.data.Sampler):
 
 def nearest_targets(targets: torch.Tensor, k: int, block: int = 1024, show_progress: bool = False) -> torch.Tensor:
     """Each target's ``k`` nearest other targets by cosine, as row indices (n, k); an exact copy of a row (the
-    same text in two groups) is not its neighbour."""
+    same text in two groups) is not its neighbour. Blocks of rows keep the similarity matrix in memory."""
     tn = F.normalize(targets, dim=-1)
-    out = torch.empty((len(tn), k), dtype=torch.long)
+    k = min(k, len(tn) - 1)
+    out = torch.empty((len(tn), max(k, 0)), dtype=torch.long)
+    if k <= 0:
+        return out
     for start in tqdm(range(0, len(tn), block), desc="neighbours", disable=not show_progress):
         sims = tn[start : start + block] @ tn.T
         sims[sims > 1 - 1e-6] = -2.0  # itself and its copies
