@@ -2,7 +2,8 @@
 
 semantic:  USE-multilingual-v3 (512-d) on every parallel text here: Tatoeba en-xx pairs (9 languages),
            Bible verses, STSb train-split sentences with their 9 translations, NTREX/WMT news sentences,
-           plus single Wikipedia sentences; PCA 512 -> 128 fit on the Tatoeba English sentences.
+           plus single Wikipedia sentences; PCA 512 -> 128 fit on the Tatoeba English sentences; each batch
+           target brings its 8 nearest targets into the in-batch losses.
 relevance: multilingual-e5-small (384-d), Tatoeba pairs in both roles (student inputs carry the same
            ``query: ``/``passage: `` prefixes as the teacher's), multi-sentence news/wiki passages, some
            translated, so the student sees passage-length text, and the SciFact claims / SQuAD-it questions
