@@ -111,6 +111,14 @@ def test_news_mono_groups_sample_each_language_minus_excluded_sentences(tmp_path
     )
 
 
+def _two_role_recipe(**options):
+    """A German relevance recipe with the e5 query/passage prefixes, plus ``options``."""
+    from edge_ranker.distill.recipes import Recipe
+
+    prefixes = {"query": "query: ", "passage": "passage: "}
+    return Recipe(kind="relevance", teacher="unused", langs=["de"], roles=list(prefixes), prefixes=prefixes, **options)
+
+
 def test_training_set_puts_translated_passages_in_passage_role_and_fits_pca_on_them(tmp_path):
     from conftest import HashTeacher
 
@@ -119,16 +127,7 @@ def test_training_set_puts_translated_passages_in_passage_role_and_fits_pca_on_t
 
     _ntrex(tmp_path)
     _tatoeba(tmp_path, ["Good morning.", "Thank you."], ["Guten Morgen.", "Danke."])
-    recipe = Recipe(
-        kind="relevance",
-        teacher="unused",
-        langs=["de"],
-        roles=["query", "passage"],
-        prefixes={"query": "query: ", "passage": "passage: "},
-        news_passages=True,
-        sentences_per_passage=2,
-        pca_fit="passages",
-    )
+    recipe = _two_role_recipe(news_passages=True, sentences_per_passage=2, pca_fit="passages")
     teacher = CachedTeacher(HashTeacher(dim=8), tmp_path / "cache")
     groups, raw, fit = build_training_set(recipe, teacher, tmp_path, show_progress=False)
     passages = groups[fit]
@@ -220,7 +219,7 @@ def test_passage_queries_are_whole_sentences_of_their_passage_within_the_word_li
 def test_training_set_batches_each_passage_query_with_its_own_held_out_free_passage(tmp_path, monkeypatch):
     from conftest import HashTeacher
 
-    from edge_ranker.distill.recipes import Recipe, build_training_set
+    from edge_ranker.distill.recipes import build_training_set
     from edge_ranker.teachers import CachedTeacher
 
     _squad_it(tmp_path, "Il paragrafo {p} parla del tema {p} in modo chiaro. Poi aggiunge una frase {p} sul tema.", 1)
@@ -228,15 +227,7 @@ def test_training_set_batches_each_passage_query_with_its_own_held_out_free_pass
     monkeypatch.setitem(retrieval.SETS, "squad-it", (read, 2, 2))
     ev = retrieval.load_retrieval("squad-it", tmp_path)
     _tatoeba(tmp_path, ["Good morning."], ["Guten Morgen."])
-    recipe = Recipe(
-        kind="relevance",
-        teacher="unused",
-        langs=["de"],
-        roles=["query", "passage"],
-        prefixes={"query": "query: ", "passage": "passage: "},
-        retrieval_train=["squad-it"],
-        passage_queries=2,
-    )
+    recipe = _two_role_recipe(retrieval_train=["squad-it"], passage_queries=2)
     teacher = CachedTeacher(HashTeacher(dim=8), tmp_path / "cache")
     groups, raw, _ = build_training_set(recipe, teacher, tmp_path, show_progress=False)
     pseudo = [g for g in groups if g.linked]
