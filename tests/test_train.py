@@ -120,11 +120,15 @@ print("WORLD", log["world_size"])
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("teacher_scores", ["pca", "full"])
-def test_two_processes_compute_the_in_batch_losses_over_the_global_batch(tiny_vocab, tmp_path, teacher_scores):
+@pytest.mark.parametrize("teacher_scores, neighbours", [("pca", 0), ("full", 0), ("full", 3)])
+def test_two_processes_compute_the_in_batch_losses_over_the_global_batch(
+    tiny_vocab, tmp_path, teacher_scores, neighbours
+):
     """With in-batch losses, 2 processes of 8 groups train like 1 process of 16: the same groups meet in one
     loss, so the per-epoch losses agree. Without gathering, each process would contrast 8 targets, not 16
-    (and with full teacher scores, each would score its groups against the wrong teacher rows)."""
+    (and with full teacher scores, each would score its groups against the wrong teacher rows). With
+    neighbours, the second process must get the first's nearest targets, and a row that both processes bring
+    must be one column, as in one process's batch."""
     groups, targets = _data(128)
     full = HashTeacher(dim=48).encode([g.texts[0] for g in groups])
     np.save(tmp_path / "targets.npy", targets)
@@ -132,7 +136,7 @@ def test_two_processes_compute_the_in_batch_losses_over_the_global_batch(tiny_vo
     (tmp_path / "groups.json").write_text(json.dumps([[g.texts, g.target] for g in groups]))
     losses = {"mse": 1.0, "relational": 1.0, "contrastive": 1.0, "pairwise": 1.0}
     cfg = dict(epochs=2, batch_size=16, lr=3e-3, hidden=32, heads=2, ffn=64, max_length=32, dropout=0.0, losses=losses)
-    cfg["teacher_scores"] = teacher_scores
+    cfg["teacher_scores"], cfg["neighbours"] = teacher_scores, neighbours
     tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
     one = train_student(
         groups,

@@ -159,6 +159,19 @@ def nearest_targets(targets: torch.Tensor, k: int, block: int = 1024, show_progr
     return out
 
 
+def shared_nearest_targets(targets: torch.Tensor, k: int, show_progress: bool = False) -> torch.Tensor:
+    """``nearest_targets`` computed by the main process alone and sent to the others: it is the same for all
+    of them, and minutes of work on 200k targets that N processes on shared cores would each repeat."""
+    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
+        return nearest_targets(targets, k, show_progress=show_progress)
+    if dist.get_rank() == 0:
+        near = nearest_targets(targets, k, show_progress=show_progress)
+    else:
+        near = torch.empty((len(targets), max(min(k, len(targets) - 1), 0)), dtype=torch.long)
+    dist.broadcast(near, src=0)
+    return near
+
+
 def _collate(
     tokenize: StudentTokenizer,
     targets: torch.Tensor,
@@ -179,6 +192,7 @@ def _collate(
                 index_of.setdefault(r, len(index_of))
         enc = tokenize(texts)
         enc["group"] = torch.tensor(rows, dtype=torch.long)
+        enc["column"] = torch.tensor(list(index_of), dtype=torch.long)  # target row of each column
         enc["target"] = targets[list(index_of)]
         if teacher is not None:
             enc["teacher"] = teacher[list(index_of)]
@@ -188,7 +202,11 @@ def _collate(
 
 
 def gather_batch(
-    s: torch.Tensor, target: torch.Tensor, group: torch.Tensor, teacher: torch.Tensor | None = None
+    s: torch.Tensor,
+    target: torch.Tensor,
+    group: torch.Tensor,
+    teacher: torch.Tensor | None = None,
+    column: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None]:
     """Every process's student rows, targets (and full teacher vectors, when given) and group ids, so the
     in-batch losses (relational, contrastive, pairwise) see the global batch, as one process would, and not
@@ -196,6 +214,10 @@ def gather_batch(
 
     Student rows keep their gradient (autograd all-gather, whose backward sums over processes); every
     process computes the same loss, so DDP's gradient mean equals that loss's gradient.
+
+    ``column`` (each target column's row in the target matrix) merges columns that two processes both
+    brought (a neighbour or a linked passage on one, a batch target on the other): a second copy of a row's
+    positive would count as its negative, which one process's collate never lets happen.
     """
     if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
         return s, target, group, teacher
@@ -218,12 +240,15 @@ def gather_batch(
 
     s_all = dist_nn.all_gather(pad(s, max(rows)))
     g_all = gather_const(group, max(rows))
-    return (
-        torch.cat([x[:r] for x, r in zip(s_all, rows)]),
-        by_column(target),
-        torch.cat([x[:r] for x, r in zip(g_all, rows)]),
-        None if teacher is None else by_column(teacher),
-    )
+    target, group = by_column(target), torch.cat([x[:r] for x, r in zip(g_all, rows)])
+    teacher = None if teacher is None else by_column(teacher)
+    if column is not None:
+        unique, inverse = torch.unique(by_column(column), return_inverse=True)
+        group = inverse[group]
+        target = target.new_empty((len(unique), target.shape[1])).index_copy_(0, inverse, target)
+        if teacher is not None:
+            teacher = teacher.new_empty((len(unique), teacher.shape[1])).index_copy_(0, inverse, teacher)
+    return torch.cat([x[:r] for x, r in zip(s_all, rows)]), target, group, teacher
 
 
 def with_bank(
@@ -298,7 +323,7 @@ def train_student(
         if teacher_vectors is None or len(teacher_vectors) != len(tgt):
             raise EdgeRankerError("teacher_scores='full' needs the teacher's full vectors, one per target row")
         full = torch.from_numpy(np.asarray(teacher_vectors, dtype=np.float32))
-    near = nearest_targets(tgt, config.neighbours, show_progress=show_progress) if config.neighbours else None
+    near = shared_nearest_targets(tgt, config.neighbours, show_progress) if config.neighbours else None
     collate = _collate(StudentTokenizer(tokenizer, config.max_length), tgt, full, near)
     per_process = max(1, config.batch_size // accelerator.num_processes)
     if config.bucket_by_length:
@@ -335,7 +360,9 @@ def train_student(
         losses: list[float] = []
         for batch in loader:
             s = model(batch["input_ids"], batch["attention_mask"], config.chunks)
-            s_all, t_all, g_all, f_all = gather_batch(s, batch["target"], batch["group"], batch.get("teacher"))
+            s_all, t_all, g_all, f_all = gather_batch(
+                s, batch["target"], batch["group"], batch.get("teacher"), batch["column"]
+            )
             if config.bank:
                 t_all, f_all = with_bank(t_all, f_all, tgt, full, config.bank, bank_generator)
             loss, _ = combined(config.losses, s_all, t_all, g_all, config.temperature, f_all)
