@@ -159,17 +159,24 @@ def nearest_targets(targets: torch.Tensor, k: int, block: int = 1024, show_progr
     return out
 
 
-def shared_nearest_targets(targets: torch.Tensor, k: int, show_progress: bool = False) -> torch.Tensor:
+def _multi_process() -> bool:
+    return dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1
+
+
+def shared_nearest_targets(
+    targets: torch.Tensor, k: int, device: torch.device, show_progress: bool = False
+) -> torch.Tensor:
     """``nearest_targets`` computed by the main process alone and sent to the others: it is the same for all
-    of them, and minutes of work on 200k targets that N processes on shared cores would each repeat."""
-    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
+    of them, and minutes of work on 200k targets that N processes on shared cores would each repeat. The
+    broadcast goes through ``device`` (NCCL sends only GPU tensors); the result is on the CPU, like the targets."""
+    if not _multi_process():
         return nearest_targets(targets, k, show_progress=show_progress)
     if dist.get_rank() == 0:
-        near = nearest_targets(targets, k, show_progress=show_progress)
+        near = nearest_targets(targets, k, show_progress=show_progress).to(device)
     else:
-        near = torch.empty((len(targets), max(min(k, len(targets) - 1), 0)), dtype=torch.long)
+        near = torch.empty((len(targets), max(min(k, len(targets) - 1), 0)), dtype=torch.long, device=device)
     dist.broadcast(near, src=0)
-    return near
+    return near.cpu()
 
 
 def _collate(
@@ -219,11 +226,11 @@ def gather_batch(
     brought (a neighbour or a linked passage on one, a batch target on the other): a second copy of a row's
     positive would count as its negative, which one process's collate never lets happen.
     """
-    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
+    if not _multi_process():
         return s, target, group, teacher
     n = dist.get_world_size()
-    sizes = [torch.zeros(2, dtype=torch.long) for _ in range(n)]
-    dist.all_gather(sizes, torch.tensor([len(s), len(target)]))
+    sizes = [torch.zeros(2, dtype=torch.long, device=s.device) for _ in range(n)]  # on s's device: NCCL needs it
+    dist.all_gather(sizes, torch.tensor([len(s), len(target)], device=s.device))
     rows, cols = [int(x[0]) for x in sizes], [int(x[1]) for x in sizes]
     group = group + sum(cols[: dist.get_rank()])  # this process's targets follow those of lower ranks
 
@@ -323,7 +330,9 @@ def train_student(
         if teacher_vectors is None or len(teacher_vectors) != len(tgt):
             raise EdgeRankerError("teacher_scores='full' needs the teacher's full vectors, one per target row")
         full = torch.from_numpy(np.asarray(teacher_vectors, dtype=np.float32))
-    near = shared_nearest_targets(tgt, config.neighbours, show_progress) if config.neighbours else None
+    near = (
+        shared_nearest_targets(tgt, config.neighbours, accelerator.device, show_progress) if config.neighbours else None
+    )
     collate = _collate(StudentTokenizer(tokenizer, config.max_length), tgt, full, near)
     per_process = max(1, config.batch_size // accelerator.num_processes)
     if config.bucket_by_length:
