@@ -105,6 +105,7 @@ def cmd_distill(a: argparse.Namespace) -> None:
         ("retrieval_docs", a.retrieval_docs),
         ("mined_passages", a.mined_passages),
         ("passage_queries", a.passage_queries),
+        ("passages_per_lang", a.passages),
     ):
         if value is not None:
             recipe = replace(recipe, **{field: value})
@@ -351,6 +352,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="retrieval sets whose non-evaluated queries and passages are trained on (none: no value)",
     )
     d.add_argument("--retrieval-docs", type=int, help="passages per retrieval set (default 1000)")
+    d.add_argument("--passages", type=int, help="4-sentence news/Wikipedia passages per language, passage role")
     d.add_argument(
         "--mined-passages",
         type=int,
