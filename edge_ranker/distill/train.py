@@ -212,8 +212,8 @@ def gather_batch(
     s: torch.Tensor,
     target: torch.Tensor,
     group: torch.Tensor,
+    column: torch.Tensor,
     teacher: torch.Tensor | None = None,
-    column: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None]:
     """Every process's student rows, targets (and full teacher vectors, when given) and group ids, so the
     in-batch losses (relational, contrastive, pairwise) see the global batch, as one process would, and not
@@ -247,14 +247,13 @@ def gather_batch(
 
     s_all = dist_nn.all_gather(pad(s, max(rows)))
     g_all = gather_const(group, max(rows))
-    target, group = by_column(target), torch.cat([x[:r] for x, r in zip(g_all, rows)])
-    teacher = None if teacher is None else by_column(teacher)
-    if column is not None:
-        unique, inverse = torch.unique(by_column(column), return_inverse=True)
-        group = inverse[group]
-        target = target.new_empty((len(unique), target.shape[1])).index_copy_(0, inverse, target)
-        if teacher is not None:
-            teacher = teacher.new_empty((len(unique), teacher.shape[1])).index_copy_(0, inverse, teacher)
+    unique, inverse = torch.unique(by_column(column), return_inverse=True)
+    group = inverse[torch.cat([x[:r] for x, r in zip(g_all, rows)])]
+
+    def merged(x: torch.Tensor) -> torch.Tensor:  # copies of one row are equal, so any of them may land
+        return x.new_empty((len(unique), x.shape[1])).index_copy_(0, inverse, by_column(x))
+
+    target, teacher = merged(target), None if teacher is None else merged(teacher)
     return torch.cat([x[:r] for x, r in zip(s_all, rows)]), target, group, teacher
 
 
@@ -370,7 +369,7 @@ def train_student(
         for batch in loader:
             s = model(batch["input_ids"], batch["attention_mask"], config.chunks)
             s_all, t_all, g_all, f_all = gather_batch(
-                s, batch["target"], batch["group"], batch.get("teacher"), batch["column"]
+                s, batch["target"], batch["group"], batch["column"], batch.get("teacher")
             )
             if config.bank:
                 t_all, f_all = with_bank(t_all, f_all, tgt, full, config.bank, bank_generator)
