@@ -199,10 +199,10 @@ def _collate(
                 index_of.setdefault(r, len(index_of))
         enc = tokenize(texts)
         enc["group"] = torch.tensor(rows, dtype=torch.long)
-        enc["column"] = torch.tensor(list(index_of), dtype=torch.long)  # target row of each column
-        enc["target"] = targets[list(index_of)]
+        enc["column"] = columns = torch.tensor(list(index_of), dtype=torch.long)  # target row of each column
+        enc["target"] = targets[columns]
         if teacher is not None:
-            enc["teacher"] = teacher[list(index_of)]
+            enc["teacher"] = teacher[columns]
         return enc
 
     return collate
