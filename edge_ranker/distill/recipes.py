@@ -36,9 +36,11 @@ from edge_ranker.distill.data import (
     news_mono_groups,
     news_passages,
     passage_queries,
+    retrieval_eval_texts,
     retrieval_texts,
     sts_train_groups,
     tatoeba_pairs,
+    wiki_summaries,
 )
 from edge_ranker.distill.pca import PCAMap, fit_pca
 from edge_ranker.distill.student import StudentInfo
@@ -73,6 +75,7 @@ class Recipe:
     prefixes: dict[str, str] = field(default_factory=dict)
     passages_per_lang: int = 0  # monolingual chunks of news/wiki sentences, passage role only
     news_passages: bool = False  # translated NTREX/WMT news passages, passage role only
+    wiki_summaries: int = 0  # Wikipedia lead paragraphs per language (en es fr), passage role only
     # PCA sample: "sources" (the first role's Tatoeba sentences) or "passages" (passage-length text). On
     # passages the PCA-128 e5 teacher gains 5.1 / 3.0 nDCG@10 but the student loses 8.6 on SciFact
     # (bench/RESULTS.md), so the relevance recipe keeps "sources".
@@ -215,6 +218,8 @@ def build_training_set(
     passages = [[t] for t in _passages(root, recipe.passages_per_lang, recipe.sentences_per_passage, seed)]
     if recipe.news_passages:
         passages += news_passages(root, recipe.langs, recipe.sentences_per_passage)
+    if recipe.wiki_summaries:
+        passages += [[t] for t in wiki_summaries(recipe.wiki_summaries, [*held, *retrieval_eval_texts(root)], seed)]
     queries: list[str] = []
     docs: list[str] = []
     if recipe.retrieval_train:
