@@ -354,9 +354,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     d.add_argument("--retrieval-docs", type=int, help="passages per retrieval set (default 1000)")
     d.add_argument("--passages", type=int, help="4-sentence news/Wikipedia passages per language, passage role")
-    d.add_argument(
-        "--wiki-summaries", type=int, help="Wikipedia lead paragraphs per language (en es fr), passage role"
-    )
+    d.add_argument("--wiki-summaries", type=int, help="Wikipedia lead paragraphs per language (en es fr), passage role")
     d.add_argument(
         "--mined-passages",
         type=int,

