@@ -19,12 +19,7 @@ from edge_ranker.distill.data import retrieval_texts
 from edge_ranker.distill.recipes import RECIPES
 from edge_ranker.evaluate.encoders import resolve_encoder
 from edge_ranker.evaluate.retrieval import load_retrieval, training_remainder
-
-
-def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    a = a / np.linalg.norm(a, axis=1, keepdims=True)
-    b = b / np.linalg.norm(b, axis=1, keepdims=True)
-    return (a * b).sum(axis=1)
+from edge_ranker.evaluate.sts import row_cosines
 
 
 def main() -> None:
@@ -57,7 +52,7 @@ def main() -> None:
         for split, (queries, docs) in texts_of.items():
             for role, texts in (("query", queries), ("passage", docs)):
                 texts = texts[: a.n]
-                c = _cosines(student.encode(texts, role=role), targets[split].encode(texts, role=role))
+                c = row_cosines(student.encode(texts, role=role), targets[split].encode(texts, role=role))
                 out[f"{name}/{split}/{role}"] = {"mean": float(c.mean()), "p10": float(np.percentile(c, 10))}
     print(json.dumps(out, indent=2))
 

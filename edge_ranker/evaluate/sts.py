@@ -37,7 +37,8 @@ def load_sts(data_root: str | Path, lang: str, split: str = "test") -> tuple[lis
     return list(a), list(b), np.array(s, dtype=np.float64)
 
 
-def _cos(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def row_cosines(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Cosine of each row of ``x`` with the same row of ``y`` (zero rows score 0, not NaN)."""
     x = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
     y = y / np.maximum(np.linalg.norm(y, axis=1, keepdims=True), 1e-12)
     return (x * y).sum(1)
@@ -55,7 +56,7 @@ def evaluate_sts(
         emb[lang] = (e[: len(a)], e[len(a) :])
     out: dict[str, float] = {}
     for lang in langs:
-        out[f"{lang}-{lang}"] = 100 * spearman(_cos(*emb[lang]), data[lang][2])
+        out[f"{lang}-{lang}"] = 100 * spearman(row_cosines(*emb[lang]), data[lang][2])
     if cross_lingual:
         gold = data["en"][2]
         for lang in langs:
@@ -63,6 +64,6 @@ def evaluate_sts(
                 continue
             if len(data[lang][0]) != len(gold):
                 raise EdgeRankerError(f"STS {lang} is not row-aligned with English")
-            out[f"en-{lang}"] = 100 * spearman(_cos(emb["en"][0], emb[lang][1]), gold)
+            out[f"en-{lang}"] = 100 * spearman(row_cosines(emb["en"][0], emb[lang][1]), gold)
     out["avg"] = float(np.mean(list(out.values())))
     return out
