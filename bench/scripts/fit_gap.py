@@ -3,8 +3,9 @@ on their held-out evaluation texts: the mean (and 10th percentile) cosine of stu
 set, split and role. A large train/eval gap means the student memorises the texts it trained on rather than
 learning what generalises (bench/RESULTS.md, Session 17).
 
-Usage: python bench/scripts/fit_gap.py runs/rel-X --train-cache CACHE [--eval-cache CACHE] [--seed S] [--n 400]
-(``--train-cache``: the teacher cache the run was distilled with; the defaults are the user cache.)
+Usage: python bench/scripts/fit_gap.py runs/rel-X --train-cache CACHE [--eval-cache CACHE] [--docs N] [--seed S]
+(``--train-cache``: the teacher cache the run was distilled with; the defaults are the user cache. ``--docs``
+and ``--seed``: the run's own, which draw its training documents.)
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import json
 import numpy as np
 
 from edge_ranker.cli import cache_root, data_root
-from edge_ranker.distill.data import retrieval_texts
+from edge_ranker.distill.data import DOC_WORDS, retrieval_texts
 from edge_ranker.distill.recipes import RECIPES
 from edge_ranker.evaluate.encoders import resolve_encoder
 from edge_ranker.evaluate.retrieval import load_retrieval, training_remainder
@@ -44,8 +45,8 @@ def main() -> None:
     for name in a.sets:
         rest = training_remainder(name, root)
         ev = load_retrieval(name, root)
-        rest_q, rest_d = set(rest.queries.values()), {" ".join(t.split()[:120]) for t in rest.corpus.values()}
-        texts_of = {  # evaluation texts as evaluated
+        rest_q, rest_d = set(rest.queries.values()), {" ".join(t.split()[:DOC_WORDS]) for t in rest.corpus.values()}
+        texts_of = {  # trained texts as cut for training, evaluation texts whole as evaluated
             "train": ([q for q in train_q if q in rest_q], [d for d in train_d if d in rest_d]),
             "eval": (list(ev.queries.values()), list(ev.corpus.values())),
         }
