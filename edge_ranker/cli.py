@@ -105,6 +105,7 @@ def cmd_distill(a: argparse.Namespace) -> None:
         ("retrieval_docs", a.retrieval_docs),
         ("mined_passages", a.mined_passages),
         ("passage_queries", a.passage_queries),
+        ("passage_crops", a.passage_crops),
         ("passages_per_lang", a.passages),
         ("wiki_summaries", a.wiki_summaries),
     ):
@@ -364,6 +365,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--passage-queries",
         type=int,
         help="train up to K sentences of each retrieval-set passage in query role, batched with it (0: off)",
+    )
+    d.add_argument(
+        "--passage-crops",
+        type=int,
+        help="train up to K random 30-80-word windows of each retrieval-set passage in passage role (0: off)",
     )
     d.add_argument("--pca-fit", choices=["sources", "passages"], help="fit the PCA on short sentences or on passages")
     d.add_argument("--dropout", type=float, help="student dropout (both recipes: 0)")

@@ -93,12 +93,14 @@ def test_distill_passes_threads_bank_neighbours_vocab_texts_passage_queries_pass
     base = ["distill", "relevance", "--vocab", "v", "--out", str(tmp_path), "--cache", str(tmp_path)]
     a = cli_mod.build_parser().parse_args(
         [*base, "--threads", "1", "--bank", "64", "--neighbours", "8", "--vocab-texts", "--passage-queries", "3"]
+        + ["--passage-crops", "2"]
         + ["--passages", "450", "--wiki-summaries", "900"]
     )
     a.func(a)
     assert seen["overrides"]["threads"] == 1 and seen["overrides"]["bank"] == 64
     assert seen["overrides"]["neighbours"] == 8
     assert seen["recipe"].vocab_texts is True and seen["recipe"].passage_queries == 3
+    assert seen["recipe"].passage_crops == 2
     assert seen["recipe"].passages_per_lang == 450 != recipes.RECIPES["relevance"].passages_per_lang
     assert seen["recipe"].wiki_summaries == 900 != recipes.RECIPES["relevance"].wiki_summaries
     a = cli_mod.build_parser().parse_args(base)

@@ -218,6 +218,23 @@ def test_passage_queries_are_whole_sentences_of_their_passage_within_the_word_li
     assert passage_queries("", 3, random.Random(0)) == []
 
 
+def test_passage_crops_are_distinct_windows_of_the_whole_passage_within_the_word_limits():
+    import random
+
+    from edge_ranker.distill.data import passage_crops
+
+    text = " ".join(f"w{i}" for i in range(50))
+    crops = passage_crops(text, 6, random.Random(0), min_words=5, max_words=8)
+    assert 1 < len(crops) <= 6 and len(set(crops)) == len(crops)
+    for c in crops:
+        assert 5 <= len(c.split()) <= 8 and f" {c} " in f" {text} "
+    later = passage_crops(text, 30, random.Random(1), 5, 8)
+    assert any(int(c.split()[-1][1:]) > 40 for c in later)  # not just the start
+    assert passage_crops("too few words here", 3, random.Random(0), min_words=4) == []
+    short = passage_crops("five words and no more", 9, random.Random(0), min_words=2, max_words=9)
+    assert short and "five words and no more" not in short  # a window is never the whole passage
+
+
 def test_training_set_batches_each_passage_query_with_its_own_held_out_free_passage(tmp_path, monkeypatch):
     from conftest import HashTeacher
 
@@ -240,6 +257,33 @@ def test_training_set_batches_each_passage_query_with_its_own_held_out_free_pass
         sentence = g.texts[0].removeprefix("query: ")
         assert g.texts[0].startswith("query: ") and sentence in passage.texts[0]
         assert passage.texts[0].removeprefix("passage: ") not in ev.corpus.values()
+    assert len({g.target for g in groups}) == len(groups)
+
+
+def test_training_set_crops_the_whole_document_not_the_cut_passage_and_batches_each_crop_with_it(tmp_path, monkeypatch):
+    from conftest import HashTeacher
+
+    from edge_ranker.distill import recipes
+    from edge_ranker.teachers import CachedTeacher
+
+    monkeypatch.setattr(recipes, "DOC_WORDS", 10)  # training sees each paragraph's first 10 of its 60 words
+    _squad_it(tmp_path, " ".join(f"p{{p}}w{i}" for i in range(60)), 1)
+    read, _, _ = retrieval.SETS["squad-it"]
+    monkeypatch.setitem(retrieval.SETS, "squad-it", (read, 2, 2))
+    _tatoeba(tmp_path, ["Good morning."], ["Guten Morgen."])
+    recipe = _two_role_recipe(retrieval_train=["squad-it"], passage_crops=3)
+    groups, raw, _ = recipes.build_training_set(
+        recipe, CachedTeacher(HashTeacher(dim=8), tmp_path / "cache"), tmp_path, show_progress=False
+    )
+    crops = [g for g in groups if g.linked]
+    assert 2 <= len(crops) <= 6 and len(raw) == len(groups) == 2 + 2 + 2 + len(crops)
+    for g in crops:
+        (passage,) = g.linked
+        cut = passage.texts[0].removeprefix("passage: ")
+        assert len(cut.split()) == 10 and g.texts[0].startswith("passage: ")
+        words = g.texts[0].removeprefix("passage: ").split()
+        assert 30 <= len(words) <= 59 and words[0].split("w")[0] == cut.split()[0].split("w")[0]  # same paragraph
+    assert any(int(w.split("w")[1]) >= 10 for g in crops for w in g.texts[0].split()[1:])  # beyond the cut
     assert len({g.target for g in groups}) == len(groups)
 
 

@@ -305,11 +305,11 @@ def news_passages(data_root: str | Path, langs: list[str], size: int = 4, wmt_pe
 
 
 def retrieval_texts(
-    data_root: str | Path, names: list[str], max_docs: int, words: int = DOC_WORDS, seed: int = 0
+    data_root: str | Path, names: list[str], max_docs: int, words: int | None = DOC_WORDS, seed: int = 0
 ) -> tuple[list[str], list[str]]:
     """Claims/questions (query role) and passages of the retrieval sets, minus everything their evaluation
     samples use (``training_remainder``). Up to ``max_docs`` seeded documents per set, cut to their first
-    ``words`` words (``DOC_WORDS`` says why)."""
+    ``words`` words (``DOC_WORDS`` says why; None keeps them whole, the same documents)."""
     rng = random.Random(seed)
     queries: list[str] = []
     passages: list[str] = []
@@ -324,7 +324,7 @@ def retrieval_texts(
         queries += sorted(set(rest.queries.values()))
         docs = sorted(set(rest.corpus.values()))
         rng.shuffle(docs)
-        passages += [" ".join(d.split()[:words]) for d in docs[:max_docs]]
+        passages += [" ".join(d.split()[:words]) if words else d for d in docs[:max_docs]]
     return queries, passages
 
 
@@ -349,3 +349,18 @@ def passage_queries(passage: str, k: int, rng: random.Random, min_words: int = 5
     kind of query-passage score that retrieval needs, and every passage an app holds yields some."""
     sentences = [s for s in _SENTENCE_END.split(passage.strip()) if min_words <= len(s.split()) <= max_words]
     return rng.sample(sentences, min(k, len(sentences)))
+
+
+def passage_crops(passage: str, k: int, rng: random.Random, min_words: int = 30, max_words: int = 80) -> list[str]:
+    """Up to ``k`` distinct random windows of ``min_words`` to ``max_words`` consecutive words from anywhere in a
+    passage (which training otherwise sees only as its first ``DOC_WORDS``): new views of in-domain text, each
+    with its own teacher target, so the student learns the domain's words in more contexts than one."""
+    words = passage.split()
+    if len(words) <= min_words:
+        return []
+    out: dict[str, None] = {}
+    for _ in range(k):
+        size = rng.randint(min_words, min(max_words, len(words) - 1))
+        start = rng.randint(0, len(words) - size)
+        out[" ".join(words[start : start + size])] = None
+    return list(out)

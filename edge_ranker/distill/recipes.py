@@ -20,6 +20,7 @@ import json
 import os
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from accelerate import PartialState
 from tokenizers import Tokenizer
 
 from edge_ranker.distill.data import (
+    DOC_WORDS,
     bible_groups,
     drop_held,
     eval_sentences,
@@ -36,6 +38,7 @@ from edge_ranker.distill.data import (
     news_groups,
     news_mono_groups,
     news_passages,
+    passage_crops,
     passage_queries,
     retrieval_eval_texts,
     retrieval_texts,
@@ -96,6 +99,9 @@ class Recipe:
     # Each retrieval-set passage also gives up to this many of its sentences as query-role texts, each batched
     # with the passage it came from (synthetic in-domain queries; no judgments).
     passage_queries: int = 0
+    # Each retrieval-set passage also gives up to this many random word windows from its whole text as passage-role
+    # texts with their own targets, batched with the passage (augmentation against memorising the cut passages).
+    passage_crops: int = 0
     sentences_per_passage: int = 4
     train: TrainConfig = field(default_factory=TrainConfig)
     init_from_teacher: bool = True
@@ -227,8 +233,11 @@ def build_training_set(
         passages += [[t] for t in wiki_summaries(recipe.wiki_summaries, [*held, *retrieval_eval_texts(root)], seed)]
     queries: list[str] = []
     docs: list[str] = []
+    whole: dict[str, str] = {}  # cut passage -> the document it was cut from
     if recipe.retrieval_train:
-        queries, docs = retrieval_texts(root, recipe.retrieval_train, recipe.retrieval_docs, seed=seed)
+        queries, full = retrieval_texts(root, recipe.retrieval_train, recipe.retrieval_docs, words=None, seed=seed)
+        docs = [" ".join(d.split()[:DOC_WORDS]) for d in full]
+        whole = dict(zip(docs, full))
         passages += [[d] for d in docs]
     passages = drop_held(passages, held)
     queries = [q[0] for q in drop_held([[q] for q in queries], held)]
@@ -237,7 +246,19 @@ def build_training_set(
     first_query = add([[q] for q in queries], "query")
     query_groups = groups[len(groups) - len(queries) :]
     if recipe.passage_queries and docs:
-        add_passage_queries(recipe, passages, passage_groups, set(docs), held, add, groups, seed)
+        rng = random.Random(seed)
+
+        def sentences(doc: str) -> list[str]:
+            return passage_queries(doc, recipe.passage_queries, rng) if doc in whole else []
+
+        add_derived(sentences, "query", passages, passage_groups, held, add, groups)
+    if recipe.passage_crops and docs:
+        crop_rng = random.Random(seed)
+
+        def crops(doc: str) -> list[str]:
+            return passage_crops(whole[doc], recipe.passage_crops, crop_rng) if doc in whole else []
+
+        add_derived(crops, "passage", passages, passage_groups, held, add, groups)
     if not groups:
         raise EdgeRankerError("the recipe produced no training data")
     raw = np.concatenate(blocks).astype(np.float32)
@@ -254,29 +275,26 @@ def build_training_set(
     return groups, raw, slice(0, len(sources) or len(raw))
 
 
-def add_passage_queries(
-    recipe: Recipe,
+def add_derived(
+    derive: Callable[[str], list[str]],
+    role: str,
     passages: list[list[str]],
     passage_groups: list[Group],
-    docs: set[str],
     held: set[str],
-    add,
+    add: Callable[[list[list[str]], str], int],
     groups: list[Group],
-    seed: int,
 ) -> None:
-    """Sentences of the retrieval-set passages (``docs``) as query-role groups, each linked to the group of its
-    passage (``passage_groups`` is ``passages`` as groups, in order)."""
-    rng = random.Random(seed)
+    """Texts made from passages (``derive(passage)``: its sentences, its windows) as ``role`` groups with their
+    own targets, each linked to the group of the passage it came from (``passage_groups`` is ``passages`` as
+    groups, in order)."""
     texts: list[list[str]] = []
     sources: list[Group] = []
     for (doc, *_), g in zip(passages, passage_groups):
-        if doc not in docs:
-            continue
-        for sentence in passage_queries(doc, recipe.passage_queries, rng):
-            if sentence not in held:
-                texts.append([sentence])
+        for text in derive(doc):
+            if text not in held:
+                texts.append([text])
                 sources.append(g)
-    add(texts, "query")
+    add(texts, role)
     for g, passage in zip(groups[len(groups) - len(texts) :], sources):
         g.linked = [passage]
 
