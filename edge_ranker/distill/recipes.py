@@ -34,6 +34,7 @@ from edge_ranker.distill.data import (
     bible_groups,
     drop_held,
     eval_sentences,
+    first_words,
     mono_groups,
     news_groups,
     news_mono_groups,
@@ -236,7 +237,7 @@ def build_training_set(
     whole: dict[str, str] = {}  # cut passage -> the document it was cut from
     if recipe.retrieval_train:
         queries, full = retrieval_texts(root, recipe.retrieval_train, recipe.retrieval_docs, words=None, seed=seed)
-        docs = [" ".join(d.split()[:DOC_WORDS]) for d in full]
+        docs = [first_words(d, DOC_WORDS) for d in full]
         whole = dict(zip(docs, full))
         passages += [[d] for d in docs]
     passages = drop_held(passages, held)
