@@ -139,9 +139,9 @@ DOC_WORDS = 120
 WIKI_SUMMARY_FILES = {"en": "summaries_en-us.json", "es": "summaries_es-es.json", "fr": "summaries_fr-fr.json"}
 
 
-def first_words(text: str, words: int = DOC_WORDS) -> str:
-    """``text`` cut to its first ``words`` words, spaces normalised: the one cut every trained document gets, so
-    the cut of a document is found again (its crops, fit_gap's trained texts)."""
+def first_words(text: str, words: int | None = DOC_WORDS) -> str:
+    """``text`` cut to its first ``words`` words (None: all of them), spaces normalised: the one cut every
+    trained document gets, so the cut of a document is found again (its crops, fit_gap's trained texts)."""
     return " ".join(text.split()[:words])
 
 
@@ -330,7 +330,7 @@ def retrieval_texts(
         queries += sorted(set(rest.queries.values()))
         docs = sorted(set(rest.corpus.values()))
         rng.shuffle(docs)
-        passages += [first_words(d, words) if words else d for d in docs[:max_docs]]
+        passages += [first_words(d, words) for d in docs[:max_docs]]
     return queries, passages
 
 
