@@ -85,6 +85,7 @@ def cmd_distill(a: argparse.Namespace) -> None:
             "pooling": a.pooling,
             "bank": a.bank,
             "neighbours": a.neighbours,
+            "positions": a.positions,
         }.items()
         if v is not None
     }
@@ -334,6 +335,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--neighbours",
         type=int,
         help="each batch target brings its k nearest targets as extra columns of the in-batch losses (default 0)",
+    )
+    d.add_argument(
+        "--positions",
+        action=argparse.BooleanOptionalAction,
+        help="train position embeddings (default); --no-positions keeps them zero: the layer sees a bag of words",
     )
     d.add_argument("--heads", type=int, help="attention heads (default 2)")
     d.add_argument("--ffn", type=int, help="feed-forward width (default 512)")

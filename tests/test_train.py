@@ -440,3 +440,17 @@ def test_neighbours_are_target_only_columns_after_the_batch_targets():
     assert enc["group"].tolist() == [0, 0, 1]  # student rows point at their own targets only
     # batch targets 0 and 3, then 0's neighbours 1, 2 and 3's neighbour 4 (its 2 is already a column)
     assert torch.equal(enc["target"], targets[[0, 3, 1, 2, 4]])
+
+
+def test_without_positions_the_table_stays_zero_and_word_order_does_not_matter(tiny_vocab, tmp_path):
+    groups, targets = _data(64)
+    tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
+    cfg = TrainConfig(epochs=2, batch_size=16, lr=3e-3, hidden=32, heads=2, ffn=64, max_length=32, positions=False)
+    log = train_student(groups, targets, tok, StudentInfo(), tmp_path / "s", cfg, show_progress=False)
+    assert log["epochs"][-1] < log["epochs"][0]
+    enc = TorchStudentEncoder(tmp_path / "s")
+    table = enc.model.bert.embeddings.position_embeddings.weight
+    assert float(table.abs().max()) == 0.0
+    words = groups[0].texts[0].split()
+    a, b = enc.encode([" ".join(words), " ".join(reversed(words))])
+    np.testing.assert_allclose(a, b, atol=1e-5)  # a bag of words: only positions could tell the orders apart
