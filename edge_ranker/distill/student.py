@@ -1,8 +1,9 @@
 """The student: a 1-layer BERT from transformers, masked mean (or learnt weighted) pooling, L2 normalisation.
 
 Defaults: hidden 128, 2 heads of 64 (BERT's per-head width; 4 heads of 32 cost the same FLOPs with
-thinner heads), FFN 512 (the usual 4x). At this size the word-embedding table is ~95% of the weights,
-so the encoder's shape barely changes size or speed.
+thinner heads), FFN 512 (the usual 4x; 1024 fits the relevance student's training texts a little better
+but ranks no better at two seeds, and trains 43% slower: bench/RESULTS.md, Session 19). At this size the
+word-embedding table is ~95% of the weights, so the encoder's shape barely changes size.
 
 Pooling "weighted" replaces the plain mean with a softmax over the tokens of a learnt logit per vocabulary
 piece plus one read from the token's output. BERT's output LayerNorm gives every token the same norm, so a
