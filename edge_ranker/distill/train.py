@@ -94,7 +94,8 @@ class TrainConfig:
     # False: the position embeddings stay zero and are not trained. Trained, they grow to the norm of a typical
     # word row (0.48 against a median 0.53 in rel-16w) and are nearly orthogonal per position (adjacent cosine
     # -0.14), while rows of words rarely seen in training keep their small initial norm: on new text the
-    # embedding LayerNorm then hands the layer mostly position. Without them it keeps each word's direction.
+    # embedding LayerNorm then hands the layer mostly position. Without them it keeps each word's direction, but
+    # the relevance student ranks worse at two seeds (bench/RESULTS.md, Session 19), so they stay on.
     positions: bool = True
 
     def __post_init__(self) -> None:
