@@ -4,13 +4,17 @@ import json
 import shutil
 
 import numpy as np
+import onnx
+import onnxruntime as ort
 import pytest
 from conftest import VARIED, make_sentences
+from onnx import TensorProto, helper, numpy_helper
 from scipy.stats import spearmanr
 
 from edge_ranker.distill.student import TorchStudentEncoder
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.export.onnx_graph import export_model
+from edge_ranker.export.quantize import _replace_table, int4_blocks
 from edge_ranker.runtime.encoder import Encoder
 from edge_ranker.runtime.manifest import SCHEMA_VERSION, read_manifest
 
@@ -134,3 +138,54 @@ def test_any_sentence_transformers_folder_is_a_teacher(tiny_student, tmp_path):
     assert float((q * ref).sum()) > 0.9999  # same model, same prefix
     cached = CachedTeacher(teacher, tmp_path / "cache")
     np.testing.assert_allclose(cached.encode(["the green river"], role="query"), q, rtol=1e-6)
+
+
+def _table_graph(table: np.ndarray) -> onnx.ModelProto:
+    """A graph that only looks rows up, so a storage variant's dequantisation can be checked exactly."""
+    ids = helper.make_tensor_value_info("ids", TensorProto.INT64, ["b", "s"])
+    out = helper.make_tensor_value_info("rows", TensorProto.FLOAT, ["b", "s", table.shape[1]])
+    node = helper.make_node("Gather", ["table", "ids"], ["rows"])
+    graph = helper.make_graph([node], "g", [ids], [out], [numpy_helper.from_array(table, "table")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("block", [32, 64])
+def test_int4_table_dequantises_to_its_codes_times_scales(block):
+    rng = np.random.default_rng(0)
+    table = rng.normal(0, 0.5, (300, 128)).astype(np.float32)
+    table[7, 5] = 6.0  # one outlier: only its block's scale may grow
+    model = _table_graph(table)
+    _replace_table(model, f"int4-block{block}")
+    onnx.checker.check_model(model)
+    sess = ort.InferenceSession(model.SerializeToString())
+    ids = np.array([[0, 7, 299], [1, 1, 150]], dtype=np.int64)
+    got = sess.run(None, {"ids": ids})[0]
+    codes, scale = int4_blocks(table, block)
+    assert codes.min() >= -8 and codes.max() <= 7 and scale.dtype == np.float16
+    expected = (codes.reshape(300, -1, block) * scale.astype(np.float32)[..., None]).reshape(300, 128)
+    np.testing.assert_array_equal(got, expected[ids])
+    err = np.abs(expected - table)
+    # 15 levels over a Gaussian block: about 9% mean error; the outlier's row keeps that in its other blocks
+    assert err.mean() < 0.12 * np.abs(table).mean()
+    assert err[7, block:].mean() < 0.12 * np.abs(table[7, block:]).mean()
+    # the clipping search never does worse than the plain absmax / 7 scale
+    plain = np.abs(table).reshape(300, -1, block).max(axis=2, keepdims=True) / 7
+    plain_err = (np.clip(np.round(table.reshape(300, -1, block) / plain), -8, 7) * plain).reshape(300, 128) - table
+    assert (err**2).sum() < (plain_err**2).sum()
+
+
+def test_int4_needs_blocks_that_divide_the_width():
+    with pytest.raises(EdgeRankerError, match="int4 blocks of 64"):
+        int4_blocks(np.zeros((4, 32), np.float32), 64)
+
+
+def test_int4_model_is_close_to_fp32_and_stores_half_bytes(tiny_student, fp32_model, tmp_path):
+    model = export_model(tiny_student, tmp_path / "int4", quantize="int4-block32")
+    a = Encoder.load(fp32_model).encode(SENTENCES)
+    b = Encoder.load(model).encode(SENTENCES)
+    assert (a * b).sum(1).mean() >= 0.98
+    assert Encoder.load(model).encode(["", "😀" * 500, "Ελληνικά"]).shape == (3, 32)
+    inits = {i.name: i for i in onnx.load(str(model / "model.onnx")).graph.initializer}
+    (packed,) = [i for name, i in inits.items() if name.endswith("_q4")]
+    vocab = len((model / "vocab.txt").read_text(encoding="utf-8").splitlines())
+    assert list(packed.dims) == [vocab, 16] and packed.data_type == TensorProto.UINT8
