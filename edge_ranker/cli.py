@@ -421,7 +421,11 @@ def build_parser() -> argparse.ArgumentParser:
     x = sub.add_parser("export", help="export a student folder to an ONNX model folder with a manifest")
     x.add_argument("model_dir")
     x.add_argument("--out", required=True)
-    x.add_argument("--quantize", default="int8-rowwise", help="fp32 int8-matmul fp16-table int8-gather int8-rowwise")
+    x.add_argument(
+        "--quantize",
+        default="int8-rowwise",
+        help="fp32 int8-matmul fp16-table int8-gather int8-rowwise int4-block32 int4-block64 (and -rr/-perchannel)",
+    )
     x.add_argument("--name", help="model name in the manifest (default: folder name)")
     x.add_argument("--metrics", help="JSON file of evaluation figures to record in the manifest")
     x.add_argument("--sentence-transformers", metavar="DIR", help="also write a sentence-transformers folder")
