@@ -104,6 +104,7 @@ def cmd_distill(a: argparse.Namespace) -> None:
         ("pca_fit", a.pca_fit),
         ("retrieval_train", a.retrieval_train),
         ("retrieval_docs", a.retrieval_docs),
+        ("hold_dev", a.hold_dev),
         ("mined_passages", a.mined_passages),
         ("passage_queries", a.passage_queries),
         ("passage_crops", a.passage_crops),
@@ -360,6 +361,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="retrieval sets whose non-evaluated queries and passages are trained on (none: no value)",
     )
     d.add_argument("--retrieval-docs", type=int, help="passages per retrieval set (default 1000)")
+    d.add_argument(
+        "--hold-dev",
+        action="store_true",
+        default=None,
+        help="keep the scifact-dev and squad-it-dev splits out of training, to choose between runs on them",
+    )
     d.add_argument("--passages", type=int, help="4-sentence news/Wikipedia passages per language, passage role")
     d.add_argument("--wiki-summaries", type=int, help="Wikipedia lead paragraphs per language (en es fr), passage role")
     d.add_argument(
@@ -409,7 +416,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--retrieval",
         nargs="*",
         default=[],
-        help="scifact squad-it wikiqa (test) and wikiqa-dev (to choose between runs)",
+        help="scifact squad-it wikiqa (test); wikiqa-dev, and scifact-dev squad-it-dev for runs trained with "
+        "--hold-dev (to choose between runs)",
     )
     e.add_argument("--docs", help="encoder for documents (asymmetric mode), e.g. reduced:DIR")
     e.add_argument("--split", default="test")

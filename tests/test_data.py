@@ -324,3 +324,28 @@ def test_retrieval_eval_texts_are_the_evaluation_samples_of_the_sets_present(tmp
     monkeypatch.setitem(retrieval.SETS, "squad-it", (read, 2, 2))
     ev = retrieval.load_retrieval("squad-it", tmp_path)
     assert sorted(retrieval_eval_texts(tmp_path)) == sorted([*ev.queries.values(), *ev.corpus.values()])
+
+
+def test_dev_splits_are_disjoint_from_the_test_sample_and_held_out_of_training_on_request(tmp_path, monkeypatch):
+    _squad_it(tmp_path, questions=3)  # 4 paragraphs, 12 questions
+    read, _, _ = retrieval.SETS["squad-it"]
+    monkeypatch.setitem(retrieval.SETS, "squad-it", (read, 1, 1))  # test: 1 question over its paragraph
+    monkeypatch.setitem(retrieval.DEV_SPLITS, "squad-it", (2, 1))  # dev: 2 of the other 9 over theirs
+    test = retrieval.load_retrieval("squad-it", tmp_path)
+    dev = retrieval.load_retrieval("squad-it-dev", tmp_path)
+    assert dev.name == "squad-it-dev" and len(dev.queries) == 2 and dev.qrels
+    texts = lambda ds: set(ds.queries.values()) | set(ds.corpus.values())  # noqa: E731
+    assert not texts(test) & texts(dev)
+    queries, passages = retrieval_texts(tmp_path, ["squad-it"], max_docs=10)
+    assert texts(dev) <= set(queries) | set(passages)  # by default the dev split is trained on
+    held_q, held_p = retrieval_texts(tmp_path, ["squad-it"], max_docs=10, hold_dev=True)
+    assert not (set(held_q) | set(held_p)) & (texts(dev) | texts(test))
+    # a question about a dev paragraph stays out with it
+    dev_pars = set(dev.corpus.values())
+    assert all(q.split(" su ")[1].rstrip("?") not in {p.split()[1] for p in dev_pars} for q in held_q)
+    assert held_q and held_p and set(held_q) < set(queries) and set(held_p) < set(passages)
+
+
+def test_unknown_retrieval_set_lists_the_dev_splits(tmp_path):
+    with pytest.raises(EdgeRankerError, match="squad-it-dev"):
+        retrieval.load_retrieval("msmarco", tmp_path)

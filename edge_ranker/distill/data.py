@@ -311,17 +311,22 @@ def news_passages(data_root: str | Path, langs: list[str], size: int = 4, wmt_pe
 
 
 def retrieval_texts(
-    data_root: str | Path, names: list[str], max_docs: int, words: int | None = DOC_WORDS, seed: int = 0
+    data_root: str | Path,
+    names: list[str],
+    max_docs: int,
+    words: int | None = DOC_WORDS,
+    seed: int = 0,
+    hold_dev: bool = False,
 ) -> tuple[list[str], list[str]]:
     """Claims/questions (query role) and passages of the retrieval sets, minus everything their evaluation
-    samples use (``training_remainder``). Up to ``max_docs`` seeded documents per set, cut to their first
-    ``words`` words (``DOC_WORDS`` says why; None keeps them whole, the same documents)."""
+    samples use (``training_remainder``; with ``hold_dev`` their dev splits too). Up to ``max_docs`` seeded
+    documents per set, cut to their first ``words`` words (``DOC_WORDS`` says why; None keeps them whole)."""
     rng = random.Random(seed)
     queries: list[str] = []
     passages: list[str] = []
     for name in names:
         try:
-            rest = training_remainder(name, data_root)
+            rest = training_remainder(name, data_root, hold_dev)
         except FileNotFoundError as e:
             raise EdgeRankerError(
                 f"retrieval set {name!r} not found under {data_root} ({e.filename}); "

@@ -94,6 +94,9 @@ class Recipe:
     # most ``retrieval_docs`` passages per set (the teacher's cost).
     retrieval_train: list[str] = field(default_factory=list)
     retrieval_docs: int = 1000
+    # Keep the sets' dev splits (scifact-dev, squad-it-dev) out of training too, so they can choose between runs;
+    # a choice made on them is then trained again without the split (more training text) before it ships.
+    hold_dev: bool = False
     # Each training query brings the k training passages its teacher ranks highest into its batch (no
     # judgments used), so the in-batch losses learn the teacher's query-passage scores (EmbedDistill).
     mined_passages: int = 0
@@ -236,7 +239,9 @@ def build_training_set(
     docs: list[str] = []
     whole: dict[str, str] = {}  # cut passage -> the document it was cut from
     if recipe.retrieval_train:
-        queries, full = retrieval_texts(root, recipe.retrieval_train, recipe.retrieval_docs, words=None, seed=seed)
+        queries, full = retrieval_texts(
+            root, recipe.retrieval_train, recipe.retrieval_docs, words=None, seed=seed, hold_dev=recipe.hold_dev
+        )
         docs = [first_words(d, DOC_WORDS) for d in full]
         whole = dict(zip(docs, full))
         passages += [[d] for d in docs]

@@ -4,7 +4,10 @@ Sets available here (MS MARCO, the paper's benchmark, is not): SciFact (English 
 BEIR train judgments), SQuAD-it (Italian question -> paragraph) and WikiQA (English question -> sentence,
 never trained on). ``training_remainder`` gives the part of each set that its evaluation sample never
 touches, so a student may train on it (the issue asks for claims, questions and passages in training)
-while every evaluated query and document stays held out.
+while every evaluated query and document stays held out. ``scifact-dev`` and ``squad-it-dev`` are passage
+retrieval dev splits drawn from that remainder; a run trained with ``hold_dev`` never sees them, so they can
+choose between relevance recipes (wikiqa-dev alone, 126 questions over answer sentences, disagreed with both
+passage test sets on passage-side options: bench/RESULTS.md, Sessions 18 and 20).
 
 The corpora are sub-sampled so that the teacher (multilingual-e5-small, 12 layers, ~2 long documents/s on 2
 CPU cores) can be scored in minutes: a seeded sample of queries, every document relevant to them, and
@@ -124,35 +127,61 @@ SETS = {
 }
 
 
+# set -> (queries, documents) of its dev split, drawn (seed 1) from what its test sample leaves; with it held out,
+# training keeps 708 of SQuAD-it's 1,008 paragraphs and 150 of SciFact's 301 judged claims (others share documents)
+DEV_SPLITS = {"scifact": (100, 400), "squad-it": (150, 300)}
+
+
 def _check(name: str) -> None:
-    if name not in SETS:
-        raise EdgeRankerError(f"unknown retrieval set {name!r}; choose from {sorted(SETS)}")
+    if name not in SETS and name.removesuffix("-dev") not in DEV_SPLITS:
+        names = sorted([*SETS, *(f"{n}-dev" for n in DEV_SPLITS)])
+        raise EdgeRankerError(f"unknown retrieval set {name!r}; choose from {names}")
 
 
 def load_retrieval(name: str, data_root: str | Path) -> RetrievalSet:
     """The evaluation sample of a set (seeded, so training can hold out exactly these texts)."""
     _check(name)
+    if name not in SETS:
+        base = name.removesuffix("-dev")
+        return _dev_split(base, _remainder(base, data_root))
     read, max_queries, max_docs = SETS[name]
     return subsample(read(data_root), max_queries, max_docs)
 
 
-def training_remainder(name: str, data_root: str | Path) -> RetrievalSet:
-    """What the evaluation sample never touches: documents outside its corpus, and queries outside it whose
-    relevant documents are all outside it too (a question about an evaluated paragraph stays out)."""
-    _check(name)
-    read, max_queries, max_docs = SETS[name]
-    full = read(data_root)
-    ev = subsample(full, max_queries, max_docs)
-    held_docs = set(ev.corpus)
-    held_text = set(ev.queries.values()) | set(ev.corpus.values())
+def _without(full: RetrievalSet, held: RetrievalSet) -> RetrievalSet:
+    """Documents outside ``held``'s corpus, and queries outside it whose relevant documents are all outside it
+    too (a question about a held paragraph stays out)."""
+    held_docs = set(held.corpus)
+    held_text = set(held.queries.values()) | set(held.corpus.values())
     queries = {
         q: t
         for q, t in full.queries.items()
-        if q not in ev.queries and t not in held_text and not (full.qrels.get(q, set()) & held_docs)
+        if q not in held.queries and t not in held_text and not (full.qrels.get(q, set()) & held_docs)
     }
     corpus = {d: t for d, t in full.corpus.items() if d not in held_docs and t not in held_text}
     qrels = {q: full.qrels[q] & set(corpus) for q in queries if full.qrels.get(q)}
-    return RetrievalSet(name, queries, corpus, {q: r for q, r in qrels.items() if r})
+    return RetrievalSet(full.name, queries, corpus, {q: r for q, r in qrels.items() if r})
+
+
+def _remainder(name: str, data_root: str | Path) -> RetrievalSet:
+    read, max_queries, max_docs = SETS[name]
+    full = read(data_root)
+    return _without(full, subsample(full, max_queries, max_docs))
+
+
+def _dev_split(name: str, remainder: RetrievalSet) -> RetrievalSet:
+    dev = subsample(remainder, *DEV_SPLITS[name], seed=1)
+    return RetrievalSet(f"{name}-dev", dev.queries, dev.corpus, dev.qrels)
+
+
+def training_remainder(name: str, data_root: str | Path, hold_dev: bool = False) -> RetrievalSet:
+    """What the evaluation sample never touches (and with ``hold_dev``, what the set's dev split never touches
+    either), by the rule of ``_without``."""
+    _check(name)
+    rest = _remainder(name, data_root)
+    if hold_dev and name in DEV_SPLITS:
+        rest = _without(rest, _dev_split(name, rest))
+    return rest
 
 
 def evaluate_retrieval(query_encoder, ds: RetrievalSet, doc_encoder=None) -> dict[str, float]:
