@@ -13,14 +13,18 @@ def sts_row(name: str, s: dict, size: str = "") -> str:
     mono = [s[f"{lang}-{lang}"] for lang in LANGS]
     cross = [s[f"en-{lang}"] for lang in LANGS[1:]]
     cells = [f"{x:.1f}" for x in mono + cross]
-    return (f"| {name} | {size} | " + " | ".join(cells)
-            + f" | {sum(mono) / len(mono):.1f} | {sum(cross) / len(cross):.1f} | **{s['avg']:.2f}** |")
+    return (
+        f"| {name} | {size} | "
+        + " | ".join(cells)
+        + f" | {sum(mono) / len(mono):.1f} | {sum(cross) / len(cross):.1f} | **{s['avg']:.2f}** |"
+    )
 
 
 def sts_header() -> str:
     cols = [f"{lang}-{lang}" for lang in LANGS] + [f"en-{lang}" for lang in LANGS[1:]]
-    return ("| model | MB | " + " | ".join(cols) + " | mono avg | cross avg | avg |\n|---|---|"
-            + "---|" * (len(cols) + 3))
+    return (
+        "| model | MB | " + " | ".join(cols) + " | mono avg | cross avg | avg |\n|---|---|" + "---|" * (len(cols) + 3)
+    )
 
 
 def load(path: str) -> dict:
@@ -37,8 +41,10 @@ def main(kind: str, *paths: str) -> None:
                 if "sts" in res:
                     print(sts_row(label if label and len(data) == 1 else f"{label} {name}".strip(), res["sts"]))
     elif kind == "retrieval":
-        print("| model | set | queries | docs | MRR@10 | nDCG@10 | MAP@100 | Recall@100 |\n"
-              "|---|---|---|---|---|---|---|---|")
+        print(
+            "| model | set | queries | docs | MRR@10 | nDCG@10 | MAP@100 | Recall@100 |\n"
+            "|---|---|---|---|---|---|---|---|"
+        )
         for p in paths:
             label, _, file = p.partition("=")
             data = load(file)
@@ -47,20 +53,29 @@ def main(kind: str, *paths: str) -> None:
                 for ds in ("scifact", "squad-it", "wikiqa"):
                     if ds in res:
                         r = res[ds]
-                        print(f"| {row} | {ds} | {r['queries']} | {r['docs']} | {r['mrr@10']:.2f} | "
-                              f"{r['ndcg@10']:.2f} | {r['map@100']:.2f} | {r.get('recall@100', float('nan')):.2f} |")
+                        print(
+                            f"| {row} | {ds} | {r['queries']} | {r['docs']} | {r['mrr@10']:.2f} | "
+                            f"{r['ndcg@10']:.2f} | {r['map@100']:.2f} | {r.get('recall@100', float('nan')):.2f} |"
+                        )
     elif kind == "quant":
         res = load(paths[0])
-        print("| variant | size MB | mean cos vs torch | min cos | Spearman pairwise sims | p50 ms 16 tok | "
-              "p50 ms 128 tok (cut to max length) | quality |\n|---|---|---|---|---|---|---|---|")
+        print(
+            "| variant | size MB | mean cos vs torch | min cos | Spearman pairwise sims | p50 ms 16 tok | "
+            "p50 ms 128 tok (cut to max length) | quality |\n|---|---|---|---|---|---|---|---|"
+        )
         for v, r in res["variants"].items():
             q = ""
             if "eval" in r:
                 e = r["eval"]
-                q = "; ".join([f"STS avg {e['sts']['avg']:.2f}"] if "sts" in e else []
-                              + [f"{k} nDCG@10 {e[k]['ndcg@10']:.2f}" for k in ("scifact", "squad-it") if k in e])
-            print(f"| {v} | {r['bytes'] / 1e6:.2f} | {r['cos_mean']:.5f} | {r['cos_min']:.5f} | "
-                  f"{r['spearman_pairwise']:.5f} | {r['p50_ms_16tok']:.3f} | {r['p50_ms_128tok']:.3f} | {q} |")
+                q = "; ".join(
+                    [f"STS avg {e['sts']['avg']:.2f}"]
+                    if "sts" in e
+                    else [] + [f"{k} nDCG@10 {e[k]['ndcg@10']:.2f}" for k in ("scifact", "squad-it") if k in e]
+                )
+            print(
+                f"| {v} | {r['bytes'] / 1e6:.2f} | {r['cos_mean']:.5f} | {r['cos_min']:.5f} | "
+                f"{r['spearman_pairwise']:.5f} | {r['p50_ms_16tok']:.3f} | {r['p50_ms_128tok']:.3f} | {q} |"
+            )
 
 
 if __name__ == "__main__":
