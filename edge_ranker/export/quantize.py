@@ -68,7 +68,8 @@ def int4_blocks(table: np.ndarray, block: int) -> tuple[np.ndarray, np.ndarray]:
             f"int4 blocks of {block} need an even width that {block} divides; the table is {dim} wide"
         )
     x = table.reshape(rows, dim // block, block)
-    absmax = np.maximum(np.abs(x).max(axis=2, keepdims=True), 1e-12)
+    # floored so that every scale stays a normal fp16 number (a zero row would otherwise divide by zero)
+    absmax = np.maximum(np.abs(x).max(axis=2, keepdims=True), 1e-3)
     best_err = np.full(absmax.shape, np.inf, dtype=np.float32)
     scale = absmax / 7.0
     for clip in _INT4_CLIPS:
@@ -89,7 +90,7 @@ def pack_int4(codes: np.ndarray) -> np.ndarray:
 
 
 def _int4_nodes(base: str, out: str, ids: str, dim: int, block: int) -> list[onnx.NodeProto]:
-    """Unpack the gathered bytes to [..., dim] values and multiply each block by its gathered scale."""
+    """Unpack the gathered [batch, seq, dim/2] bytes to [batch, seq, dim] values, each block times its scale."""
     consts = {
         "_base": np.array(16, np.uint8),
         "_shift": np.array(4, np.uint8),
