@@ -334,7 +334,10 @@ def test_dev_splits_are_disjoint_from_the_test_sample_and_held_out_of_training_o
     test = retrieval.load_retrieval("squad-it", tmp_path)
     dev = retrieval.load_retrieval("squad-it-dev", tmp_path)
     assert dev.name == "squad-it-dev" and len(dev.queries) == 2 and dev.qrels
-    texts = lambda ds: set(ds.queries.values()) | set(ds.corpus.values())  # noqa: E731
+
+    def texts(ds: retrieval.RetrievalSet) -> set[str]:
+        return set(ds.queries.values()) | set(ds.corpus.values())
+
     assert not texts(test) & texts(dev)
     queries, passages = retrieval_texts(tmp_path, ["squad-it"], max_docs=10)
     assert texts(dev) <= set(queries) | set(passages)  # by default the dev split is trained on
