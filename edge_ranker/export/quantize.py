@@ -63,10 +63,8 @@ def _word_embedding_gather(model: onnx.ModelProto) -> tuple[onnx.NodeProto, onnx
 def int4_blocks(table: np.ndarray, block: int) -> tuple[np.ndarray, np.ndarray]:
     """Symmetric 4-bit codes in [-8, 7] and one fp16 scale per ``block`` values of each row."""
     rows, dim = table.shape
-    if dim % block or dim % 2:
-        raise EdgeRankerError(
-            f"int4 blocks of {block} need an even width that {block} divides; the table is {dim} wide"
-        )
+    if dim % block:
+        raise EdgeRankerError(f"int4 blocks of {block} must divide the table's width; it is {dim} wide")
     x = table.reshape(rows, dim // block, block)
     # floored so that every scale stays a normal fp16 number (a zero row would otherwise divide by zero)
     absmax = np.maximum(np.abs(x).max(axis=2, keepdims=True), 1e-3)
