@@ -186,6 +186,12 @@ def training_remainder(name: str, data_root: str | Path, hold_dev: bool = False)
 
 def evaluate_retrieval(query_encoder, ds: RetrievalSet, doc_encoder=None) -> dict[str, float]:
     """``doc_encoder`` defaults to ``query_encoder``; pass another for the asymmetric mode."""
+    run = retrieval_run(query_encoder, ds, doc_encoder)
+    return retrieval_metrics(run, ds.qrels) | {"queries": len(ds.queries), "docs": len(ds.corpus)}
+
+
+def retrieval_run(query_encoder, ds: RetrievalSet, doc_encoder=None) -> dict[str, dict[str, float]]:
+    """Each query's 100 best documents by cosine, with their scores (per-query figures come from this)."""
     doc_encoder = doc_encoder or query_encoder
     doc_ids = list(ds.corpus)
     d = doc_encoder.encode([ds.corpus[i] for i in doc_ids], role="passage")
@@ -197,5 +203,4 @@ def evaluate_retrieval(query_encoder, ds: RetrievalSet, doc_encoder=None) -> dic
     d = d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-12)
     scores = q @ d.T
     top = np.argsort(-scores, axis=1)[:, :100]
-    run = {qid: {doc_ids[j]: float(scores[qi, j]) for j in top[qi]} for qi, qid in enumerate(q_ids)}
-    return retrieval_metrics(run, ds.qrels) | {"queries": len(q_ids), "docs": len(doc_ids)}
+    return {qid: {doc_ids[j]: float(scores[qi, j]) for j in top[qi]} for qi, qid in enumerate(q_ids)}
