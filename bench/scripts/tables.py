@@ -68,9 +68,8 @@ def main(kind: str, *paths: str) -> None:
             if "eval" in r:
                 e = r["eval"]
                 q = "; ".join(
-                    [f"STS avg {e['sts']['avg']:.2f}"]
-                    if "sts" in e
-                    else [] + [f"{k} nDCG@10 {e[k]['ndcg@10']:.2f}" for k in ("scifact", "squad-it") if k in e]
+                    ([f"STS avg {e['sts']['avg']:.2f}"] if "sts" in e else [])
+                    + [f"{k} nDCG@10 {e[k]['ndcg@10']:.2f}" for k in ("scifact", "squad-it") if k in e]
                 )
             print(
                 f"| {v} | {r['bytes'] / 1e6:.2f} | {r['cos_mean']:.5f} | {r['cos_min']:.5f} | "
