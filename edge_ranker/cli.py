@@ -146,7 +146,14 @@ def cmd_eval(a: argparse.Namespace) -> None:
     from edge_ranker.evaluate.report import evaluate_models
 
     res = evaluate_models(
-        a.models, data_root(a.data), cache_root(a.cache), sts=a.sts, retrieval=a.retrieval, docs=a.docs, split=a.split
+        a.models,
+        data_root(a.data),
+        cache_root(a.cache),
+        sts=a.sts,
+        retrieval=a.retrieval,
+        docs=a.docs,
+        split=a.split,
+        translation=a.translation,
     )
     if a.out:
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)
@@ -409,7 +416,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     d.set_defaults(func=cmd_distill)
 
-    e = sub.add_parser("eval", help="STS and retrieval figures for any encoders, in one run")
+    e = sub.add_parser("eval", help="STS, retrieval and translation-retrieval figures for any encoders, in one run")
     e.add_argument("models", nargs="+", help="model folder, shipped name, student folder, teacher:NAME, reduced:DIR")
     e.add_argument("--sts", action="store_true")
     e.add_argument(
@@ -418,6 +425,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         help="scifact squad-it wikiqa (test); wikiqa-dev, and scifact-dev squad-it-dev for runs trained with "
         "--hold-dev (to choose between runs)",
+    )
+    e.add_argument(
+        "--translation",
+        nargs="*",
+        default=[],
+        choices=["tatoeba", "flores"],
+        help="translation retrieval accuracy, xx->en and en->xx, 9 languages: LASER Tatoeba test, FLORES devtest",
     )
     e.add_argument("--docs", help="encoder for documents (asymmetric mode), e.g. reduced:DIR")
     e.add_argument("--split", default="test")

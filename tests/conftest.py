@@ -30,6 +30,18 @@ def make_sentences(lang: str, n: int, seed: int) -> list[str]:
     ]
 
 
+def write_bitexts(root: Path, xx: list[bytes], en: list[bytes], laser: str = "deu", flores: str = "deu_Latn") -> None:
+    """Tiny LASER-Tatoeba and FLORES files (same lines in both) for one language, in the data root's layout."""
+    tat = root / "parallel" / "laser_tatoeba_v1"
+    flo = root / "parallel" / "flores200_devtest"
+    tat.mkdir(parents=True, exist_ok=True)
+    flo.mkdir(parents=True, exist_ok=True)
+    (tat / f"tatoeba.{laser}-eng.{laser}").write_bytes(b"\n".join(xx) + b"\n")
+    (tat / f"tatoeba.{laser}-eng.eng").write_bytes(b"\n".join(en) + b"\n")
+    (flo / f"{flores}.devtest").write_bytes(b"\n".join(xx) + b"\n")
+    (flo / "eng_Latn.devtest").write_bytes(b"\n".join(en) + b"\n")
+
+
 class HashTeacher:
     """Deterministic bag-of-concepts teacher: each known word maps to a fixed random vector shared across
     its translations; unknown words hash to their own vector. Enough structure to distil and rank."""

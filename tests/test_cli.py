@@ -107,3 +107,20 @@ def test_distill_passes_threads_bank_neighbours_vocab_texts_passage_queries_pass
     a.func(a)
     assert "threads" not in seen["overrides"] and "bank" not in seen["overrides"]
     assert seen["recipe"] is recipes.RECIPES["relevance"]
+
+
+def test_eval_translation_on_an_exported_model(exported, tmp_path):
+    from conftest import write_bitexts
+
+    from edge_ranker.evaluate.translation import FILE_CODES, TRANSLATION_LANGS
+
+    en = [b"the green river", b"a stone house", b"\xf0\x9f\x98\x80 emoji", b""]
+    for lang in TRANSLATION_LANGS:
+        write_bitexts(tmp_path, en, en, *FILE_CODES[lang])  # identical sides: every row has an exact match
+    r = cli("eval", exported, "--translation", "tatoeba", "flores", "--data", tmp_path, "--cache", tmp_path / "c")
+    assert r.returncode == 0, r.stderr
+    res = next(iter(json.loads(r.stdout).values()))
+    for name in ("translation-tatoeba", "translation-flores"):
+        assert len(res[name]) == 2 * len(TRANSLATION_LANGS) + 1 and res[name]["avg"] == pytest.approx(100.0)
+    r = cli("eval", exported, "--translation", "tatoeba", "--data", tmp_path / "none", "--cache", tmp_path / "c")
+    assert r.returncode == 2 and "tatoeba file not found" in r.stderr and "Traceback" not in r.stderr

@@ -4,10 +4,12 @@ import math
 
 import numpy as np
 import pytest
+from conftest import write_bitexts
 
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.evaluate.metrics import retrieval_metrics, spearman
 from edge_ranker.evaluate.retrieval import RetrievalSet, evaluate_retrieval
+from edge_ranker.evaluate.translation import TRANSLATION_SETS, evaluate_translation, load_bitext, retrieval_accuracy
 
 
 def test_mrr_at_10_hand_computed():
@@ -46,3 +48,59 @@ def test_retrieval_end_to_end():
     ds = RetrievalSet("toy", {"q1": "a", "q2": "b"}, {"d1": "ab", "d2": "b", "d3": "c"}, {"q1": {"d1"}, "q2": {"d3"}})
     r = evaluate_retrieval(OneHot(), ds)
     assert r["mrr@10"] == pytest.approx(100 * (1 + 1 / 3) / 2, rel=1e-6)
+
+
+class Lookup:
+    """Each known sentence has a fixed vector; anything else is a zero vector (which then matches nothing first)."""
+
+    def __init__(self, table: dict[str, list[float]]) -> None:
+        self.table = table
+
+    def encode(self, texts, role="passage"):
+        return np.array([self.table.get(t, [0.0, 0.0, 0.0]) for t in texts], dtype=np.float32)
+
+
+def test_translation_accuracy_hand_computed():
+    src = np.array([[1.0, 0, 0], [0, 1.0, 0], [0, 0, 1.0]])
+    # cosines: row 0 -> (0.89, 0, 0); row 1 -> (0.45, 0.29, 0): retrieves row 0, wrong; row 2 -> (0, 0.96, 1)
+    tgt = np.array([[1.0, 0.5, 0], [0, 0.3, 1.0], [0, 0, 1.0]])
+    assert retrieval_accuracy(src, tgt, ["x", "y", "z"]) == pytest.approx(200 / 3)
+    # the retrieved row's text equals row 1's gold text (a sentence that occurs twice): right
+    assert retrieval_accuracy(src, tgt, ["x", "x", "z"]) == pytest.approx(100.0)
+
+
+def test_evaluate_translation_both_directions_and_sets(tmp_path):
+    write_bitexts(tmp_path, [b"Hund", b"Katze", b"Maus"], [b"dog", b"cat", b"mouse"])
+    enc = Lookup(
+        {
+            "Hund": [1, 0, 0],
+            "Katze": [0, 1, 0],
+            "Maus": [0, 0.9, 0.1],
+            "dog": [1, 0, 0],
+            "cat": [0, 1, 0],
+            "mouse": [0, 0, 1],
+        }
+    )
+    # de->en: Maus retrieves cat (0.9 > 0.1): 2/3. en->de: mouse retrieves Maus (the only one with a z part): 3/3.
+    for name in TRANSLATION_SETS:
+        r = evaluate_translation(enc, tmp_path, name, langs=["de"])
+        assert r["de-en"] == pytest.approx(200 / 3) and r["en-de"] == pytest.approx(100.0)
+        assert r["avg"] == pytest.approx((200 / 3 + 100) / 2)
+
+
+def test_translation_files_keep_rows_aligned_through_bad_bytes_and_empty_lines(tmp_path):
+    write_bitexts(tmp_path, [b"Hund", b"\xff\xfe kaputt", b"", b"Maus"], [b"dog", b"broken", b"empty", b"mouse"])
+    de, en = load_bitext(tmp_path, "tatoeba", "de")
+    assert len(de) == len(en) == 4 and de[0] == "Hund" and de[3] == "Maus" and "\ufffd" in de[1] and de[2] == ""
+
+
+def test_translation_errors_are_messages(tmp_path):
+    with pytest.raises(EdgeRankerError, match="not found"):
+        load_bitext(tmp_path, "tatoeba", "de")
+    with pytest.raises(EdgeRankerError, match="unknown translation set"):
+        load_bitext(tmp_path, "wmt", "de")
+    with pytest.raises(EdgeRankerError, match="no flores bitext"):
+        load_bitext(tmp_path, "flores", "xx")
+    write_bitexts(tmp_path, [b"Hund", b"Katze"], [b"dog"])
+    with pytest.raises(EdgeRankerError, match="not row-aligned"):
+        load_bitext(tmp_path, "flores", "de")

@@ -8,6 +8,7 @@ from pathlib import Path
 from edge_ranker.evaluate.encoders import resolve_encoder
 from edge_ranker.evaluate.retrieval import evaluate_retrieval, load_retrieval
 from edge_ranker.evaluate.sts import evaluate_sts
+from edge_ranker.evaluate.translation import evaluate_translation
 
 
 def evaluate_models(
@@ -18,6 +19,7 @@ def evaluate_models(
     retrieval: list[str] | None = None,
     docs: str | None = None,
     split: str = "test",
+    translation: list[str] | None = None,
 ) -> dict:
     sets = {name: load_retrieval(name, data_root) for name in retrieval or []}
     doc_encoder = resolve_encoder(docs, cache_dir) if docs else None
@@ -30,6 +32,8 @@ def evaluate_models(
             res["sts"] = evaluate_sts(enc, data_root, split=split)
         for name, ds in sets.items():
             res[name] = evaluate_retrieval(enc, ds, doc_encoder)
+        for name in translation or []:
+            res[f"translation-{name}"] = evaluate_translation(enc, data_root, name)
         res["seconds"] = round(time.perf_counter() - t0, 1)
         out[spec + (f" (docs: {docs})" if docs else "")] = res
     return out
