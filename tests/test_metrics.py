@@ -51,7 +51,7 @@ def test_retrieval_end_to_end():
 
 
 class Lookup:
-    """Each known sentence has a fixed vector; anything else is a zero vector (which then matches nothing first)."""
+    """Each test sentence has a fixed vector, so every cosine in a test can be worked out by hand."""
 
     def __init__(self, table: dict[str, list[float]]) -> None:
         self.table = table

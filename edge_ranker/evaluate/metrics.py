@@ -13,6 +13,11 @@ from edge_ranker.errors import EdgeRankerError
 RunScores = dict[str, dict[str, float]]  # query id -> {doc id: score}
 
 
+def unit_rows(x: np.ndarray) -> np.ndarray:
+    """Rows scaled to length 1, so dot products are cosines; an all-zero row stays zero instead of NaN."""
+    return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
+
+
 def spearman(a: np.ndarray, b: np.ndarray) -> float:
     return float(spearmanr(a, b).statistic)
 

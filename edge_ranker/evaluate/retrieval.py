@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.evaluate.metrics import retrieval_metrics
+from edge_ranker.evaluate.metrics import retrieval_metrics, unit_rows
 
 
 @dataclass
@@ -199,8 +199,6 @@ def retrieval_run(query_encoder, ds: RetrievalSet, doc_encoder=None) -> dict[str
     q = query_encoder.encode([ds.queries[i] for i in q_ids], role="query")
     if q.shape[1] != d.shape[1]:
         raise EdgeRankerError(f"query dim {q.shape[1]} != document dim {d.shape[1]}")
-    q = q / np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-12)
-    d = d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-12)
-    scores = q @ d.T
+    scores = unit_rows(q) @ unit_rows(d).T
     top = np.argsort(-scores, axis=1)[:, :100]
     return {qid: {doc_ids[j]: float(scores[qi, j]) for j in top[qi]} for qi, qid in enumerate(q_ids)}

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.evaluate.metrics import spearman
+from edge_ranker.evaluate.metrics import spearman, unit_rows
 
 STS_LANGS = ["en", "de", "fr", "it", "es", "pl", "pt", "nl", "ru", "tr"]
 
@@ -39,9 +39,7 @@ def load_sts(data_root: str | Path, lang: str, split: str = "test") -> tuple[lis
 
 def row_cosines(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Cosine of each row of ``x`` with the same row of ``y`` (zero rows score 0, not NaN)."""
-    x = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
-    y = y / np.maximum(np.linalg.norm(y, axis=1, keepdims=True), 1e-12)
-    return (x * y).sum(1)
+    return (unit_rows(x) * unit_rows(y)).sum(1)
 
 
 def evaluate_sts(

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.evaluate.metrics import unit_rows
 
 TRANSLATION_LANGS = ["de", "fr", "it", "es", "pl", "pt", "nl", "ru", "tr"]
 TRANSLATION_SETS = ("tatoeba", "flores")
@@ -62,9 +63,7 @@ def load_bitext(data_root: str | Path, name: str, lang: str) -> tuple[list[str],
 
 def retrieval_accuracy(src: np.ndarray, tgt: np.ndarray, tgt_texts: list[str]) -> float:
     """100 x the share of rows i whose nearest target (cosine; first on ties) has row i's target text."""
-    s = src / np.maximum(np.linalg.norm(src, axis=1, keepdims=True), 1e-12)
-    t = tgt / np.maximum(np.linalg.norm(tgt, axis=1, keepdims=True), 1e-12)
-    nearest = (s @ t.T).argmax(1)
+    nearest = (unit_rows(src) @ unit_rows(tgt).T).argmax(1)
     return 100.0 * float(np.mean([tgt_texts[j] == tgt_texts[i] for i, j in enumerate(nearest)]))
 
 
