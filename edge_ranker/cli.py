@@ -104,6 +104,7 @@ def cmd_distill(a: argparse.Namespace) -> None:
         ("pca_fit", a.pca_fit),
         ("retrieval_train", a.retrieval_train),
         ("retrieval_docs", a.retrieval_docs),
+        ("doc_words", a.doc_words),
         ("hold_dev", a.hold_dev),
         ("mined_passages", a.mined_passages),
         ("passage_queries", a.passage_queries),
@@ -368,6 +369,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="retrieval sets whose non-evaluated queries and passages are trained on (none: no value)",
     )
     d.add_argument("--retrieval-docs", type=int, help="passages per retrieval set (default 1000)")
+    d.add_argument(
+        "--doc-words", type=int, help="retrieval-set training documents cut to this many words (default 120)"
+    )
     d.add_argument(
         "--hold-dev",
         action="store_true",

@@ -266,12 +266,12 @@ def test_training_set_crops_the_whole_document_not_the_cut_passage_and_batches_e
     from edge_ranker.distill import recipes
     from edge_ranker.teachers import CachedTeacher
 
-    monkeypatch.setattr(recipes, "DOC_WORDS", 10)  # training sees each paragraph's first 10 of its 60 words
     _squad_it(tmp_path, " ".join(f"p{{p}}w{i}" for i in range(60)), 1)
     read, _, _ = retrieval.SETS["squad-it"]
     monkeypatch.setitem(retrieval.SETS, "squad-it", (read, 2, 2))
     _tatoeba(tmp_path, ["Good morning."], ["Guten Morgen."])
-    recipe = _two_role_recipe(retrieval_train=["squad-it"], passage_crops=3)
+    # training sees each paragraph's first 10 of its 60 words
+    recipe = _two_role_recipe(retrieval_train=["squad-it"], passage_crops=3, doc_words=10)
     groups, raw, _ = recipes.build_training_set(
         recipe, CachedTeacher(HashTeacher(dim=8), tmp_path / "cache"), tmp_path, show_progress=False
     )

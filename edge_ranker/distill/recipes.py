@@ -94,6 +94,8 @@ class Recipe:
     # most ``retrieval_docs`` passages per set (the teacher's cost).
     retrieval_train: list[str] = field(default_factory=list)
     retrieval_docs: int = 1000
+    # Retrieval-set training documents are cut to their first ``doc_words`` words (``DOC_WORDS`` says why).
+    doc_words: int = DOC_WORDS
     # Keep the sets' dev splits (scifact-dev, squad-it-dev) out of training too, so they can choose between runs;
     # a choice made on them is then trained again without the split (more training text) before it ships.
     hold_dev: bool = False
@@ -245,7 +247,7 @@ def build_training_set(
         queries, full = retrieval_texts(
             root, recipe.retrieval_train, recipe.retrieval_docs, words=None, seed=seed, hold_dev=recipe.hold_dev
         )
-        docs = [first_words(d, DOC_WORDS) for d in full]
+        docs = [first_words(d, recipe.doc_words) for d in full]
         whole = dict(zip(docs, full))
         passages += [[d] for d in docs]
     passages = drop_held(passages, held)
