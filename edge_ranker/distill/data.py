@@ -15,19 +15,12 @@ from pathlib import Path
 
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.evaluate.retrieval import SETS, load_retrieval, training_remainder
+from edge_ranker.evaluate.translation import FILE_CODES
 from edge_ranker.textio import read_lines
 
-LANG3 = {
-    "de": "deu",
-    "fr": "fra",
-    "it": "ita",
-    "es": "spa",
-    "pl": "pol",
-    "pt": "por",
-    "nl": "nld",
-    "ru": "rus",
-    "tr": "tur",
-}
+# The OPUS files' ISO 639-3 code of each language paired with English (Tatoeba, NTREX, WMT), from the one table
+# that also names the evaluation bitexts.
+LANG3 = {lang: laser for lang, (laser, _flores) in FILE_CODES.items() if lang != "en"}
 
 
 @dataclass(frozen=True)
