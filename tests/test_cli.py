@@ -94,7 +94,7 @@ def test_distill_passes_threads_bank_neighbours_vocab_texts_passage_queries_pass
     a = cli_mod.build_parser().parse_args(
         [*base, "--threads", "1", "--bank", "64", "--neighbours", "8", "--vocab-texts", "--passage-queries", "3"]
         + ["--passage-crops", "2"]
-        + ["--passages", "450", "--wiki-summaries", "900"]
+        + ["--passages", "450", "--wiki-summaries", "900", "--doc-words", "160"]
     )
     a.func(a)
     assert seen["overrides"]["threads"] == 1 and seen["overrides"]["bank"] == 64
@@ -103,10 +103,17 @@ def test_distill_passes_threads_bank_neighbours_vocab_texts_passage_queries_pass
     assert seen["recipe"].passage_crops == 2
     assert seen["recipe"].passages_per_lang == 450 != recipes.RECIPES["relevance"].passages_per_lang
     assert seen["recipe"].wiki_summaries == 900 != recipes.RECIPES["relevance"].wiki_summaries
+    assert seen["recipe"].doc_words == 160 != recipes.RECIPES["relevance"].doc_words
     a = cli_mod.build_parser().parse_args(base)
     a.func(a)
     assert "threads" not in seen["overrides"] and "bank" not in seen["overrides"]
     assert seen["recipe"] is recipes.RECIPES["relevance"]
+
+
+def test_distill_refuses_an_empty_document_cut_with_a_message(tmp_path):
+    r = cli("distill", "relevance", "--vocab", tmp_path, "--out", tmp_path / "out", "--doc-words", "0")
+    assert r.returncode == 2 and "doc_words must be at least 1" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_eval_translation_on_an_exported_model(exported, tmp_path):

@@ -360,6 +360,8 @@ def distill(
     r = RECIPES[recipe] if isinstance(recipe, str) else recipe
     if r.pca_fit not in ("sources", "passages"):
         raise EdgeRankerError(f"pca_fit must be 'sources' or 'passages', not {r.pca_fit!r}")
+    if r.doc_words < 1:
+        raise EdgeRankerError(f"doc_words must be at least 1 (words kept of each training document), not {r.doc_words}")
     cfg = TrainConfig(**{**r.train.__dict__, **(overrides or {})})
     tokenizer_path = Path(vocab_dir) / "tokenizer.json"
     if not tokenizer_path.exists():
