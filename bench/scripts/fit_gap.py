@@ -4,8 +4,9 @@ set, split and role. A large train/eval gap means the student memorises the text
 learning what generalises (bench/RESULTS.md, Session 17).
 
 Usage: python bench/scripts/fit_gap.py runs/rel-X --train-cache CACHE [--eval-cache CACHE] [--docs N] [--seed S]
-(``--train-cache``: the teacher cache the run was distilled with; the defaults are the user cache. ``--docs``
-and ``--seed``: the run's own, which draw its training documents.)
+    [--doc-words W]
+(``--train-cache``: the teacher cache the run was distilled with; the defaults are the user cache. ``--docs``,
+``--seed`` and ``--doc-words``: the run's own, which draw and cut its training documents.)
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ def main() -> None:
     p.add_argument("--n", type=int, default=400, help="texts per set, split and role")
     p.add_argument("--docs", type=int, default=1000, help="the run's --retrieval-docs")
     p.add_argument("--seed", type=int, default=0, help="the run's --seed (it draws the training documents)")
+    p.add_argument("--doc-words", type=int, default=RECIPES["relevance"].doc_words, help="the run's --doc-words")
     a = p.parse_args()
     root = data_root(None)
     student = resolve_encoder(a.run, cache_root(a.train_cache))
@@ -40,12 +42,12 @@ def main() -> None:
         "eval": resolve_encoder(f"reduced:{a.run}", cache_root(a.eval_cache)),
     }
     recipe = RECIPES["relevance"]  # the run's own training texts: same sets, seed, document count and cut
-    train_q, train_d = retrieval_texts(root, recipe.retrieval_train, a.docs, seed=a.seed)
+    train_q, train_d = retrieval_texts(root, recipe.retrieval_train, a.docs, words=a.doc_words, seed=a.seed)
     out: dict[str, dict[str, float]] = {}
     for name in a.sets:
         rest = training_remainder(name, root)
         ev = load_retrieval(name, root)
-        rest_q, rest_d = set(rest.queries.values()), {first_words(t) for t in rest.corpus.values()}
+        rest_q, rest_d = set(rest.queries.values()), {first_words(t, a.doc_words) for t in rest.corpus.values()}
         texts_of = {  # trained texts as cut for training, evaluation texts whole as evaluated
             "train": ([q for q in train_q if q in rest_q], [d for d in train_d if d in rest_d]),
             "eval": (list(ev.queries.values()), list(ev.corpus.values())),
