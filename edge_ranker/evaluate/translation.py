@@ -15,8 +15,9 @@ import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.evaluate.metrics import unit_rows
+from edge_ranker.evaluate.sts import STS_LANGS
 
-TRANSLATION_LANGS = ["de", "fr", "it", "es", "pl", "pt", "nl", "ru", "tr"]
+TRANSLATION_LANGS = [lang for lang in STS_LANGS if lang != "en"]  # each paired with English
 TRANSLATION_SETS = ("tatoeba", "flores")
 FILE_CODES = {  # ISO 639-1 -> (LASER Tatoeba file code, FLORES-200 file stem)
     "en": ("eng", "eng_Latn"),
