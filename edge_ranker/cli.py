@@ -83,6 +83,7 @@ def cmd_distill(a: argparse.Namespace) -> None:
             "bucket_by_length": a.bucket,
             "threads": a.threads,
             "pooling": a.pooling,
+            "pooling_init": a.pooling_init,
             "bank": a.bank,
             "neighbours": a.neighbours,
             "positions": a.positions,
@@ -334,6 +335,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     d.add_argument(
         "--pooling", choices=["mean", "weighted"], help="masked mean (default) or a learnt softmax over the tokens"
+    )
+    d.add_argument(
+        "--pooling-init",
+        choices=["zero", "sif"],
+        help="weighted pooling's start: the plain mean (default) or each piece's smooth inverse frequency",
     )
     d.add_argument(
         "--bank",

@@ -17,6 +17,7 @@ from edge_ranker.distill.student import (
     load_student,
     masked_mean,
     save_student,
+    sif_token_logits,
 )
 from edge_ranker.distill.train import TrainConfig, train_student
 from edge_ranker.errors import EdgeRankerError
@@ -99,3 +100,31 @@ def test_a_weighted_student_without_its_pooling_file_is_refused(tiny_vocab, tmp_
         Student(weighted.config, "max")
     with pytest.raises(EdgeRankerError, match="pooling must be"):  # before any teacher phase
         TrainConfig(pooling="max")
+
+
+def test_sif_logits_are_the_smooth_inverse_frequency_counted_by_hand(tiny_vocab):
+    tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
+    texts = ["the cat", "the dog", "the the stone"]
+    ids = [i for e in tok.encode_batch(texts) for i in e.ids]
+    logits = sif_token_logits(tok, texts, max_length=32, a=0.01)
+    counts = np.bincount(ids, minlength=tok.get_vocab_size())
+    np.testing.assert_allclose(logits, np.log(0.01 / (0.01 + counts / counts.sum())), rtol=1e-6)
+    the, stone = tok.token_to_id("the"), tok.encode("stone", add_special_tokens=False).ids[0]
+    assert logits[the] < logits[stone] < 0  # the frequent piece weighs less
+    assert logits[tok.token_to_id("blue")] == 0.0  # never read: the largest weight
+    cut = sif_token_logits(tok, ["stone " * 50], max_length=4, a=0.01)  # read as training does: [CLS] 2x stone [SEP]
+    assert cut[stone] == pytest.approx(np.log(0.01 / (0.01 + 2 / 4)))
+
+
+def test_sif_init_starts_training_from_those_logits_and_needs_weighted_pooling(tiny_vocab, tmp_path):
+    groups, targets = _data()
+    tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
+    cfg = TrainConfig(epochs=0, hidden=32, heads=2, ffn=64, max_length=32, pooling="weighted", pooling_init="sif")
+    train_student(groups, targets, tok, StudentInfo(), tmp_path / "s", cfg, show_progress=False)
+    model, _, _ = load_student(tmp_path / "s")
+    want = sif_token_logits(tok, [t for g in groups for t in g.texts], 32)
+    np.testing.assert_allclose(model.token_logit.detach().numpy(), want)
+    with pytest.raises(EdgeRankerError, match="needs pooling 'weighted'"):
+        TrainConfig(pooling_init="sif")
+    with pytest.raises(EdgeRankerError, match="pooling_init must be"):
+        TrainConfig(pooling="weighted", pooling_init="idf")

@@ -8,7 +8,8 @@ word-embedding table is ~95% of the weights, so the encoder's shape barely chang
 Pooling "weighted" replaces the plain mean with a softmax over the tokens of a learnt logit per vocabulary
 piece plus one read from the token's output. BERT's output LayerNorm gives every token the same norm, so a
 plain mean weighs "the" like a rare name; a 12-layer teacher can learn to ignore a token, one layer mostly
-cannot. The logits start at 0, i.e. as the plain mean.
+cannot. The logits start at 0, i.e. as the plain mean, or (``sif_token_logits``) at each piece's smooth inverse
+frequency in the training texts, so that a rare word outweighs a function word from the first step.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from edge_ranker.runtime.encoder import CHARS_PER_TOKEN_CAP, clean_text
 STUDENT_FILE = "student.json"
 POOLING_FILE = "pooling.npz"
 POOLINGS = ("mean", "weighted")
+# Arora et al.'s SIF constant: a piece of share p weighs a / (a + p), so "the" (p ~ 0.03) weighs 1/30 of a rare word
+SIF_A = 1e-3
 
 
 @dataclass
@@ -126,6 +129,21 @@ class Student(nn.Module):
 
     def embed(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         return nn.functional.normalize(self(input_ids, attention_mask), dim=-1)
+
+
+def sif_token_logits(tokenizer: Tokenizer, texts: list[str], max_length: int, a: float = SIF_A) -> np.ndarray:
+    """log(a / (a + p)) per vocabulary piece, p its share of the pieces the student reads in ``texts`` (cut to
+    ``max_length`` as in training): the weighted pooling's SIF start. Unseen pieces get 0, the largest weight."""
+    tok = Tokenizer.from_str(tokenizer.to_str())
+    tok.enable_truncation(max_length=max_length)
+    tok.no_padding()
+    counts = np.zeros(tokenizer.get_vocab_size(), dtype=np.float64)
+    for i in range(0, len(texts), 4096):
+        ids = [np.asarray(e.ids, dtype=np.int64) for e in tok.encode_batch(texts[i : i + 4096])]
+        if ids:
+            counts += np.bincount(np.concatenate(ids), minlength=len(counts))
+    share = counts / max(counts.sum(), 1.0)
+    return np.log(a / (a + share)).astype(np.float32)
 
 
 class StudentTokenizer:

@@ -30,7 +30,14 @@ from tqdm.auto import tqdm
 from transformers import get_linear_schedule_with_warmup
 
 from edge_ranker.distill.losses import TEMPERATURE, combined
-from edge_ranker.distill.student import POOLINGS, Student, StudentInfo, StudentTokenizer, save_student
+from edge_ranker.distill.student import (
+    POOLINGS,
+    Student,
+    StudentInfo,
+    StudentTokenizer,
+    save_student,
+    sif_token_logits,
+)
 from edge_ranker.errors import EdgeRankerError
 
 
@@ -83,6 +90,9 @@ class TrainConfig:
     # on sentence-only data (bench/RESULTS.md), so only the relevance recipe turns it on.
     bucket_by_length: bool = False
     pooling: str = "mean"  # or "weighted": a learnt softmax over the tokens (student.py says why)
+    # Where the weighted pooling's token logits start: "zero" (the plain mean) or "sif" (each piece's smooth inverse
+    # frequency in the training texts: rare words weigh more from the first step, as BM25's IDF does).
+    pooling_init: str = "zero"
     # Teacher targets drawn at random from all of them at every step and added to the batch's own as further
     # columns of the in-batch losses: each row is then placed against thousands of reference points instead of
     # one batch's, at the cost of a matrix product (no student forward: targets are fixed).
@@ -104,6 +114,10 @@ class TrainConfig:
             raise EdgeRankerError(f"teacher_scores must be 'pca' or 'full', not {self.teacher_scores!r}")
         if self.pooling not in POOLINGS:
             raise EdgeRankerError(f"pooling must be one of {POOLINGS}, not {self.pooling!r}")
+        if self.pooling_init not in ("zero", "sif"):
+            raise EdgeRankerError(f"pooling_init must be 'zero' or 'sif', not {self.pooling_init!r}")
+        if self.pooling_init == "sif" and self.pooling != "weighted":
+            raise EdgeRankerError("pooling_init 'sif' sets the weighted pooling's logits: it needs pooling 'weighted'")
         if self.bank < 0 or self.neighbours < 0:
             raise EdgeRankerError(f"bank and neighbours must be 0 or more, not {self.bank} / {self.neighbours}")
 
@@ -329,6 +343,10 @@ def train_student(
     if init_embeddings is not None:
         with torch.no_grad():
             model.bert.embeddings.word_embeddings.weight.copy_(torch.from_numpy(init_embeddings))
+    if config.pooling_init == "sif":
+        logits = sif_token_logits(tokenizer, [t for g in groups for t in g.texts], config.max_length)
+        with torch.no_grad():
+            model.token_logit.copy_(torch.from_numpy(logits))
     if not config.positions:
         model.bert.embeddings.position_embeddings.weight.data.zero_()
         model.bert.embeddings.position_embeddings.weight.requires_grad_(False)
