@@ -9,7 +9,8 @@ Pooling "weighted" replaces the plain mean with a softmax over the tokens of a l
 piece plus one read from the token's output. BERT's output LayerNorm gives every token the same norm, so a
 plain mean weighs "the" like a rare name; a 12-layer teacher can learn to ignore a token, one layer mostly
 cannot. The logits start at 0, i.e. as the plain mean, or (``sif_token_logits``) at each piece's smooth inverse
-frequency in the training texts, so that a rare word outweighs a function word from the first step.
+frequency in the training texts, so that a rare word outweighs a function word from the first step. Neither
+start beat the mean for the relevance student (bench/RESULTS.md, Sessions 24-25): e5 itself pools by the mean.
 """
 
 from __future__ import annotations
