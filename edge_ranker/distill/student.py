@@ -31,6 +31,7 @@ from edge_ranker.runtime.encoder import CHARS_PER_TOKEN_CAP, clean_text
 STUDENT_FILE = "student.json"
 POOLING_FILE = "pooling.npz"
 POOLINGS = ("mean", "weighted")
+POOLING_INITS = ("zero", "sif")  # where the weighted pooling's piece logits start
 # Arora et al.'s SIF constant: a piece of share p weighs a / (a + p), so "the" (p ~ 0.03) weighs 1/30 of a rare word
 SIF_A = 1e-3
 
@@ -141,8 +142,7 @@ def sif_token_logits(tokenizer: Tokenizer, texts: list[str], max_length: int, a:
     counts = np.zeros(tokenizer.get_vocab_size(), dtype=np.float64)
     for i in range(0, len(texts), 4096):
         ids = [np.asarray(e.ids, dtype=np.int64) for e in tok.encode_batch(texts[i : i + 4096])]
-        if ids:
-            counts += np.bincount(np.concatenate(ids), minlength=len(counts))
+        counts += np.bincount(np.concatenate(ids), minlength=len(counts))
     share = counts / max(counts.sum(), 1.0)
     return np.log(a / (a + share)).astype(np.float32)
 

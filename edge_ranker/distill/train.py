@@ -31,6 +31,7 @@ from transformers import get_linear_schedule_with_warmup
 
 from edge_ranker.distill.losses import TEMPERATURE, combined
 from edge_ranker.distill.student import (
+    POOLING_INITS,
     POOLINGS,
     Student,
     StudentInfo,
@@ -115,8 +116,8 @@ class TrainConfig:
             raise EdgeRankerError(f"teacher_scores must be 'pca' or 'full', not {self.teacher_scores!r}")
         if self.pooling not in POOLINGS:
             raise EdgeRankerError(f"pooling must be one of {POOLINGS}, not {self.pooling!r}")
-        if self.pooling_init not in ("zero", "sif"):
-            raise EdgeRankerError(f"pooling_init must be 'zero' or 'sif', not {self.pooling_init!r}")
+        if self.pooling_init not in POOLING_INITS:
+            raise EdgeRankerError(f"pooling_init must be one of {POOLING_INITS}, not {self.pooling_init!r}")
         if self.pooling_init == "sif" and self.pooling != "weighted":
             raise EdgeRankerError("pooling_init 'sif' sets the weighted pooling's logits: it needs pooling 'weighted'")
         if self.bank < 0 or self.neighbours < 0:
