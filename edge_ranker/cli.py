@@ -112,6 +112,7 @@ def cmd_distill(a: argparse.Namespace) -> None:
         ("passage_crops", a.passage_crops),
         ("passages_per_lang", a.passages),
         ("wiki_summaries", a.wiki_summaries),
+        ("extra_passages", a.extra_passages),
     ):
         if value is not None:
             recipe = replace(recipe, **{field: value})
@@ -386,6 +387,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     d.add_argument("--passages", type=int, help="4-sentence news/Wikipedia passages per language, passage role")
     d.add_argument("--wiki-summaries", type=int, help="Wikipedia lead paragraphs per language (en es fr), passage role")
+    d.add_argument(
+        "--extra-passages",
+        action="append",
+        metavar="FILE",
+        help="your own unlabelled text, one passage per line (plain or gzip UTF-8), passage role; repeatable",
+    )
     d.add_argument(
         "--mined-passages",
         type=int,

@@ -95,6 +95,7 @@ def test_distill_passes_threads_bank_neighbours_vocab_texts_passage_queries_pass
         [*base, "--threads", "1", "--bank", "64", "--neighbours", "8", "--vocab-texts", "--passage-queries", "3"]
         + ["--passage-crops", "2"]
         + ["--passages", "450", "--wiki-summaries", "900", "--doc-words", "160"]
+        + ["--extra-passages", "a.txt", "--extra-passages", "b.txt.gz"]
     )
     a.func(a)
     assert seen["overrides"]["threads"] == 1 and seen["overrides"]["bank"] == 64
@@ -104,6 +105,7 @@ def test_distill_passes_threads_bank_neighbours_vocab_texts_passage_queries_pass
     assert seen["recipe"].passages_per_lang == 450 != recipes.RECIPES["relevance"].passages_per_lang
     assert seen["recipe"].wiki_summaries == 900 != recipes.RECIPES["relevance"].wiki_summaries
     assert seen["recipe"].doc_words == 160 != recipes.RECIPES["relevance"].doc_words
+    assert seen["recipe"].extra_passages == ["a.txt", "b.txt.gz"] != recipes.RECIPES["relevance"].extra_passages
     a = cli_mod.build_parser().parse_args(base)
     a.func(a)
     assert "threads" not in seen["overrides"] and "bank" not in seen["overrides"]

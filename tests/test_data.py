@@ -11,6 +11,7 @@ import pytest
 from edge_ranker.distill.data import (
     drop_held,
     eval_sentences,
+    file_passages,
     mono_groups,
     news_groups,
     news_mono_groups,
@@ -316,6 +317,21 @@ def test_wiki_summaries_name_a_missing_or_broken_file(tmp_path):
         (tmp_path / name).write_bytes(b"{not json \xff")
     with pytest.raises(EdgeRankerError, match="not valid JSON"):
         wiki_summaries(1, [], folder=tmp_path)
+
+
+def test_file_passages_cut_filter_and_deduplicate_the_users_lines_across_files(tmp_path):
+    words = " ".join(f"w{i}" for i in range(30))
+    answer = "The answer sentence that an evaluation set pools as a document."
+    plain = tmp_path / "a.txt"
+    plain.write_bytes(f"Alpha {words}\ntoo short\n\nBeta {words} {answer}\n".encode() + b"\xff\xfe " + words.encode())
+    packed = tmp_path / "b.txt.gz"
+    packed.write_bytes(gzip.compress(f"Gamma {words} 🙂 ok\nAlpha {words}\n".encode()))
+    out = file_passages([plain, packed], [answer.upper()], words=20)
+    assert [t.split()[0] for t in out] == ["Alpha", "Gamma"]  # short, quoting, undecodable and repeated lines go
+    assert all(len(t.split()) == 20 for t in out)
+    assert len(file_passages([plain], [], words=200)) == 2  # Beta is back without the held text
+    with pytest.raises(EdgeRankerError, match="not found"):
+        file_passages([tmp_path / "missing.txt"], [])
 
 
 def test_retrieval_eval_texts_are_the_evaluation_samples_of_the_sets_present(tmp_path, monkeypatch):

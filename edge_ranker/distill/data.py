@@ -190,6 +190,21 @@ def wiki_summaries(
     return out
 
 
+def file_passages(
+    paths: list[str | Path], held_texts: list[str], words: int = DOC_WORDS, min_words: int = 12
+) -> list[str]:
+    """The user's own unlabelled text as passage-role training texts: one per line of each file (plain or
+    gzip UTF-8), cut to ``words`` words, lines under ``min_words`` words dropped, and, as for the Wikipedia
+    summaries, every line sharing an 8-word run with one of ``held_texts`` dropped so no evaluation text leaks."""
+    banned = set().union(*(shingles(t) for t in held_texts)) if held_texts else set()
+    out: dict[str, None] = {}
+    for path in paths:
+        for line in read_lines(path):
+            if len(line.split()) >= min_words and not shingles(line) & banned:
+                out[first_words(line, words)] = None
+    return list(out)
+
+
 def drop_held(groups: list[list[str]], held: set[str]) -> list[list[str]]:
     """Remove evaluation sentences; a group whose first text (the one the teacher embeds) is held goes."""
     out = []

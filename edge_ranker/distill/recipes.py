@@ -34,6 +34,7 @@ from edge_ranker.distill.data import (
     bible_groups,
     drop_held,
     eval_sentences,
+    file_passages,
     first_words,
     mono_groups,
     news_groups,
@@ -81,6 +82,7 @@ class Recipe:
     passages_per_lang: int = 0  # monolingual chunks of news/wiki sentences, passage role only
     news_passages: bool = False  # translated NTREX/WMT news passages, passage role only
     wiki_summaries: int = 0  # Wikipedia lead paragraphs per language (en es fr), passage role only
+    extra_passages: list[str] = field(default_factory=list)  # the user's text files, one passage per line
     # PCA sample: "sources" (the first role's Tatoeba sentences) or "passages" (passage-length text). On
     # passages the PCA-128 e5 teacher gains 5.1 / 3.0 nDCG@10 but the student loses 8.6 on SciFact
     # (bench/RESULTS.md), so the relevance recipe keeps "sources".
@@ -240,6 +242,10 @@ def build_training_set(
         passages += news_passages(root, recipe.langs, recipe.sentences_per_passage)
     if recipe.wiki_summaries:
         passages += [[t] for t in wiki_summaries(recipe.wiki_summaries, [*held, *retrieval_eval_texts(root)], seed)]
+    if recipe.extra_passages:
+        passages += [
+            [t] for t in file_passages(recipe.extra_passages, [*held, *retrieval_eval_texts(root)], recipe.doc_words)
+        ]
     queries: list[str] = []
     docs: list[str] = []
     whole: dict[str, str] = {}  # cut passage -> the document it was cut from
