@@ -261,6 +261,26 @@ def test_training_set_batches_each_passage_query_with_its_own_held_out_free_pass
     assert len({g.target for g in groups}) == len(groups)
 
 
+def test_training_set_adds_the_users_passages_but_not_one_quoting_an_evaluation_paragraph(tmp_path, monkeypatch):
+    from conftest import HashTeacher
+
+    from edge_ranker.distill.recipes import build_training_set
+    from edge_ranker.teachers import CachedTeacher
+
+    _squad_it(tmp_path, "Il paragrafo {p} parla del tema {p} in modo chiaro. Poi aggiunge una frase {p} sul tema.", 1)
+    read, _, _ = retrieval.SETS["squad-it"]
+    monkeypatch.setitem(retrieval.SETS, "squad-it", (read, 2, 2))
+    evaluated = sorted(retrieval.load_retrieval("squad-it", tmp_path).corpus.values())[0]
+    _tatoeba(tmp_path, ["Good morning."], ["Guten Morgen."])
+    mine = "Un testo mio sul giardino, le piante e il sole che le fa crescere ogni giorno di più."
+    (tmp_path / "mine.txt").write_text(f"{mine}\nPrima riga. {evaluated}\n", encoding="utf-8")
+    recipe = _two_role_recipe(extra_passages=[str(tmp_path / "mine.txt")])
+    teacher = CachedTeacher(HashTeacher(dim=8), tmp_path / "cache")
+    groups, raw, _ = build_training_set(recipe, teacher, tmp_path, show_progress=False)
+    assert len(raw) == len(groups) == 2 + 1  # a Tatoeba source in two roles, then the one line that quotes nothing
+    assert groups[-1].texts == [f"passage: {mine}"]
+
+
 def test_training_set_crops_the_whole_document_not_the_cut_passage_and_batches_each_crop_with_it(tmp_path, monkeypatch):
     from conftest import HashTeacher
 

@@ -240,12 +240,12 @@ def build_training_set(
     passages = [[t] for t in _passages(root, recipe.passages_per_lang, recipe.sentences_per_passage, seed)]
     if recipe.news_passages:
         passages += news_passages(root, recipe.langs, recipe.sentences_per_passage)
+    # outside text is checked for 8-word runs of every evaluation text, not only for exact sentences
+    quoted = [*held, *retrieval_eval_texts(root)] if recipe.wiki_summaries or recipe.extra_passages else []
     if recipe.wiki_summaries:
-        passages += [[t] for t in wiki_summaries(recipe.wiki_summaries, [*held, *retrieval_eval_texts(root)], seed)]
+        passages += [[t] for t in wiki_summaries(recipe.wiki_summaries, quoted, seed)]
     if recipe.extra_passages:
-        passages += [
-            [t] for t in file_passages(recipe.extra_passages, [*held, *retrieval_eval_texts(root)], recipe.doc_words)
-        ]
+        passages += [[t] for t in file_passages(recipe.extra_passages, quoted, recipe.doc_words)]
     queries: list[str] = []
     docs: list[str] = []
     whole: dict[str, str] = {}  # cut passage -> the document it was cut from
