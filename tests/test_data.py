@@ -343,15 +343,20 @@ def test_file_passages_cut_filter_and_deduplicate_the_users_lines_across_files(t
     words = " ".join(f"w{i}" for i in range(30))
     answer = "The answer sentence that an evaluation set pools as a document."
     plain = tmp_path / "a.txt"
-    plain.write_bytes(f"Alpha {words}\ntoo short\n\nBeta {words} {answer}\n".encode() + b"\xff\xfe " + words.encode())
+    plain.write_bytes(
+        f"Alpha {words}\nA held claim.\n\nBeta {words} {answer}\n".encode() + b"\xff\xfe " + words.encode() + b"\n"
+    )
     packed = tmp_path / "b.txt.gz"
-    packed.write_bytes(gzip.compress(f"Gamma {words} 🙂 ok\nAlpha {words}\n".encode()))
-    out = file_passages([plain, packed], [answer.upper()], words=20)
-    assert [t.split()[0] for t in out] == ["Alpha", "Gamma"]  # short, quoting, undecodable and repeated lines go
-    assert all(len(t.split()) == 20 for t in out)
-    assert len(file_passages([plain], [], words=200)) == 2  # Beta is back without the held text
+    packed.write_bytes(gzip.compress(f"Gamma {words} 🙂 ok\nAlpha {words}\nShort one.\n".encode()))
+    out = file_passages([plain, packed], [answer.upper(), "A held claim."], words=20)
+    assert [t.split()[0] for t in out] == ["Alpha", "Gamma", "Short"]  # held, quoting, undecodable, repeated go
+    assert [len(t.split()) for t in out] == [20, 20, 2]
+    assert len(file_passages([plain], [], words=200)) == 3  # Beta and the claim are back without held texts
     with pytest.raises(EdgeRankerError, match="not found"):
         file_passages([tmp_path / "missing.txt"], [])
+    (tmp_path / "latin1.txt").write_bytes("Città più bella\nPerché no\n".encode("latin-1"))
+    with pytest.raises(EdgeRankerError, match=r"no UTF-8 text lines .*\(2 undecodable\)"):
+        file_passages([tmp_path / "latin1.txt"], [])
 
 
 def test_retrieval_eval_texts_are_the_evaluation_samples_of_the_sets_present(tmp_path, monkeypatch):

@@ -16,7 +16,7 @@ from pathlib import Path
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.evaluate.retrieval import SETS, load_retrieval, training_remainder
 from edge_ranker.evaluate.translation import FILE_CODES
-from edge_ranker.textio import read_lines
+from edge_ranker.textio import ReadStats, read_lines
 
 # The OPUS files' ISO 639-3 code of each language paired with English (Tatoeba, NTREX, WMT), from the one table
 # that also names the evaluation bitexts.
@@ -190,18 +190,20 @@ def wiki_summaries(
     return out
 
 
-def file_passages(
-    paths: list[str | Path], held_texts: list[str], words: int = DOC_WORDS, min_words: int = 12
-) -> list[str]:
+def file_passages(paths: list[str | Path], held_texts: list[str], words: int = DOC_WORDS) -> list[str]:
     """The user's own unlabelled text as passage-role training texts: one per line of each file (plain or
-    gzip UTF-8), cut to ``words`` words, lines under ``min_words`` words dropped, and, as for the Wikipedia
-    summaries, every line sharing an 8-word run with one of ``held_texts`` dropped so no evaluation text leaks."""
+    gzip UTF-8), cut to ``words`` words, repeats dropped, and, as for the Wikipedia summaries, every line that is
+    one of ``held_texts`` or shares an 8-word run with one dropped so no evaluation text leaks in."""
+    held = set(held_texts)
     banned = set().union(*(shingles(t) for t in held_texts)) if held_texts else set()
     out: dict[str, None] = {}
     for path in paths:
-        for line in read_lines(path):
-            if len(line.split()) >= min_words and not shingles(line) & banned:
+        stats = ReadStats()
+        for line in read_lines(path, stats):
+            if line not in held and not shingles(line) & banned:
                 out[first_words(line, words)] = None
+        if not stats.lines:
+            raise EdgeRankerError(f"{path} has no UTF-8 text lines to train on ({stats.invalid_utf8} undecodable)")
     return list(out)
 
 
