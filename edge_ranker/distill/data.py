@@ -154,6 +154,11 @@ def shingles(text: str, n: int = 8) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
 
 
+def quoted_runs(held_texts: list[str]) -> set[tuple[str, ...]]:
+    """Every 8-word run of the held texts: outside text sharing one is dropped from training."""
+    return set().union(*(shingles(t) for t in held_texts))
+
+
 def wiki_summaries(
     per_lang: int,
     held_texts: list[str],
@@ -166,7 +171,7 @@ def wiki_summaries(
     minus every paragraph that shares an 8-word run with one of ``held_texts``: WikiQA's answer sentences come
     from such lead sections, so an exact-match filter would let them through inside a paragraph."""
     root = Path(folder) if folder is not None else wiki_summaries_dir()
-    banned = set().union(*(shingles(t) for t in held_texts)) if held_texts else set()
+    banned = quoted_runs(held_texts)
     rng = random.Random(seed)
     out: list[str] = []
     for name in sorted(WIKI_SUMMARY_FILES.values()):
@@ -195,7 +200,7 @@ def file_passages(paths: list[str | Path], held_texts: list[str], words: int = D
     gzip UTF-8), cut to ``words`` words, repeats dropped, and, as for the Wikipedia summaries, every line that is
     one of ``held_texts`` or shares an 8-word run with one dropped so no evaluation text leaks in."""
     held = set(held_texts)
-    banned = set().union(*(shingles(t) for t in held_texts)) if held_texts else set()
+    banned = quoted_runs(held_texts)
     out: dict[str, None] = {}
     for path in paths:
         stats = ReadStats()
