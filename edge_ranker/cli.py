@@ -87,6 +87,7 @@ def cmd_distill(a: argparse.Namespace) -> None:
             "bank": a.bank,
             "neighbours": a.neighbours,
             "positions": a.positions,
+            "checkpoint_dir": a.checkpoint_dir,
         }.items()
         if v is not None
     }
@@ -157,6 +158,7 @@ def cmd_eval(a: argparse.Namespace) -> None:
         docs=a.docs,
         split=a.split,
         translation=a.translation,
+        lexical_weight=a.lexical_weight,
     )
     if a.out:
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)
@@ -201,6 +203,7 @@ def _ranker(a: argparse.Namespace):
         PreferenceStore(a.db),
         personal_weight=a.personal_weight,
         query_weight=a.query_weight,
+        lexical_weight=a.lexical_weight,
     )
 
 
@@ -286,6 +289,12 @@ def _add_ranker_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--personal-weight", type=float, default=0.5)
     p.add_argument("--query-weight", type=float, default=1.0)
+    p.add_argument(
+        "--lexical-weight",
+        type=float,
+        default=1.0,
+        help="weight of the query's BM25 beside the relevance cosine, both standardised (0: cosine alone)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -331,6 +340,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="similarities the relational/pairwise losses match: the PCA targets' or the full teacher's",
     )
     d.add_argument("--seed", type=int)
+    d.add_argument(
+        "--checkpoint-dir", help="save the training state (weights, optimiser) here after every epoch, as epoch-N"
+    )
     d.add_argument(
         "--threads", type=int, help="training threads per process (default: the cores shared among the processes)"
     )
@@ -451,6 +463,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="translation retrieval accuracy, xx->en and en->xx, 9 languages: LASER Tatoeba test, FLORES devtest",
     )
     e.add_argument("--docs", help="encoder for documents (asymmetric mode), e.g. reduced:DIR")
+    e.add_argument(
+        "--lexical-weight",
+        type=float,
+        default=0.0,
+        help="also score each retrieval set as the runtime ranks a query: cosine + W x BM25, both standardised "
+        "(reported as SET+lexical; the runtime's default W is 1)",
+    )
     e.add_argument("--split", default="test")
     e.add_argument("--data")
     e.add_argument("--cache")

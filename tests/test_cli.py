@@ -38,6 +38,11 @@ def test_feedback_rank_prefs(exported, tmp_path):
     assert r.returncode == 0, r.stderr
     out = [json.loads(x) for x in r.stdout.splitlines()]
     assert [o["rank"] for o in out] == [1, 2, 3] and set(out[0]["contributions"]) == {"personal", "query"}
+    assert {o["id"]: o["lexical_score"] > 0 for o in out} == {"0": True, "1": False, "2": False}
+    r = cli("rank", "-", "--query", "river", "--lexical-weight", "0", *common, stdin=docs + "\n")
+    assert all(json.loads(x)["lexical_score"] is None for x in r.stdout.splitlines())
+    r = cli("rank", "-", "--query", "river", "--lexical-weight", "-1", *common, stdin=docs + "\n")
+    assert r.returncode == 2 and "non-negative" in r.stderr
     r = cli("prefs", "export", "--db", db)
     assert json.loads(r.stdout)["feedback"][0]["doc_id"] == "a"
     assert cli("prefs", "forget", "--db", db).returncode == 0
@@ -95,11 +100,11 @@ def test_distill_passes_threads_bank_neighbours_vocab_texts_passage_queries_pass
         [*base, "--threads", "1", "--bank", "64", "--neighbours", "8", "--vocab-texts", "--passage-queries", "3"]
         + ["--passage-crops", "2"]
         + ["--passages", "450", "--wiki-summaries", "900", "--doc-words", "160"]
-        + ["--extra-passages", "a.txt", "--extra-passages", "b.txt.gz"]
+        + ["--extra-passages", "a.txt", "--extra-passages", "b.txt.gz", "--checkpoint-dir", "ck"]
     )
     a.func(a)
     assert seen["overrides"]["threads"] == 1 and seen["overrides"]["bank"] == 64
-    assert seen["overrides"]["neighbours"] == 8
+    assert seen["overrides"]["neighbours"] == 8 and seen["overrides"]["checkpoint_dir"] == "ck"
     assert seen["recipe"].vocab_texts is True and seen["recipe"].passage_queries == 3
     assert seen["recipe"].passage_crops == 2
     assert seen["recipe"].passages_per_lang == 450 != recipes.RECIPES["relevance"].passages_per_lang
@@ -109,6 +114,7 @@ def test_distill_passes_threads_bank_neighbours_vocab_texts_passage_queries_pass
     a = cli_mod.build_parser().parse_args(base)
     a.func(a)
     assert "threads" not in seen["overrides"] and "bank" not in seen["overrides"]
+    assert "checkpoint_dir" not in seen["overrides"]
     assert seen["recipe"] is recipes.RECIPES["relevance"]
 
 

@@ -8,7 +8,7 @@ from conftest import write_bitexts
 
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.evaluate.metrics import retrieval_metrics, spearman
-from edge_ranker.evaluate.retrieval import RetrievalSet, evaluate_retrieval
+from edge_ranker.evaluate.retrieval import RetrievalSet, evaluate_retrieval, lexical_scores
 from edge_ranker.evaluate.translation import TRANSLATION_SETS, evaluate_translation, load_bitext, retrieval_accuracy
 
 
@@ -48,6 +48,18 @@ def test_retrieval_end_to_end():
     ds = RetrievalSet("toy", {"q1": "a", "q2": "b"}, {"d1": "ab", "d2": "b", "d3": "c"}, {"q1": {"d1"}, "q2": {"d3"}})
     r = evaluate_retrieval(OneHot(), ds)
     assert r["mrr@10"] == pytest.approx(100 * (1 + 1 / 3) / 2, rel=1e-6)
+
+
+def test_retrieval_with_the_runtimes_lexical_fusion():
+    """The cosine prefers a wrong document; the query's words, fused as the runtime fuses them, fix it."""
+    ds = RetrievalSet(
+        "toy", {"q": "Red apple PIE"}, {"d1": "blue sky", "d2": "an apple pie recipe", "d3": "red car"}, {"q": {"d2"}}
+    )
+    enc = Lookup({"Red apple PIE": [1, 0, 0], "blue sky": [1, 0.1, 0], "an apple pie recipe": [1, 1, 0]})
+    assert evaluate_retrieval(enc, ds)["mrr@10"] == pytest.approx(50.0)
+    assert evaluate_retrieval(enc, ds, lexical_weight=1.0)["mrr@10"] == pytest.approx(100.0)
+    words = lexical_scores(ds)
+    assert words.shape == (1, 3) and words[0, 0] == 0 < words[0, 2] < words[0, 1]
 
 
 class Lookup:

@@ -39,6 +39,8 @@ def _show(title: str, ranked: list[Ranked], docs: dict[str, Document], top: int,
             )
         if r.relevance_score is not None:
             why.append(f"query {r.relevance_score:.2f}")
+        if r.lexical_score:
+            why.append(f"words {r.lexical_score:.1f}")
         if "recency" in r.contributions:
             why.append("newest first (no interests yet)")
         text = docs[r.id].text

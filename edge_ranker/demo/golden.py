@@ -87,18 +87,23 @@ def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -
     rel = relevance.encode([d.text for d in docs], role="passage")
     q = relevance.encode([history["query"]], role="query")[0]
     (out / "documents.tsv").write_text(
-        "\n".join(f"{d.id}\t{_vec(s)}\t{_vec(r)}" for d, s, r in zip(docs, sem, rel)) + "\n", encoding="ascii"
+        "\n".join(f"{d.id}\t{_vec(s)}\t{_vec(r)}\t{_b64(d.text)}" for d, s, r in zip(docs, sem, rel)) + "\n",
+        encoding="ascii",
     )
     (out / "scenario.tsv").write_text(
-        f"now\t{now!r}\nquery\t{_vec(q)}\nshift_factor\t{cfg.shift_factor}\nthreshold\t{cfg.threshold}\n"
+        f"now\t{now!r}\nquery\t{_vec(q)}\nquery_text\t{_b64(history['query'])}\nshift_factor\t{cfg.shift_factor}\nthreshold\t{cfg.threshold}\n"
         f"horizon_days\t{cfg.horizon_days}\ndecay_rate_per_day\t{cfg.decay_rate_per_day}\n"
-        f"personal_weight\t{ranker.personal_weight}\nquery_weight\t{ranker.query_weight}\nk\t{ranker.k}\n",
+        f"personal_weight\t{ranker.personal_weight}\nquery_weight\t{ranker.query_weight}\n"
+        f"lexical_weight\t{ranker.lexical_weight}\nk\t{ranker.k}\n",
         encoding="ascii",
     )
     for name, query in (("personal", None), ("search", history["query"])):
         ranked = ranker.rank([Document(d.id, d.text, d.published) for d in docs], query=query, now=now)
         (out / f"expected_{name}.tsv").write_text(
-            "\n".join(f"{r.rank}\t{r.id}\t{r.score!r}\t{r.personal_score!r}\t{r.relevance_score!r}" for r in ranked)
+            "\n".join(
+                f"{r.rank}\t{r.id}\t{r.score!r}\t{r.personal_score!r}\t{r.relevance_score!r}\t{r.lexical_score!r}"
+                for r in ranked
+            )
             + "\n",
             encoding="ascii",
         )

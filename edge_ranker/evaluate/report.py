@@ -20,7 +20,10 @@ def evaluate_models(
     docs: str | None = None,
     split: str = "test",
     translation: list[str] | None = None,
+    lexical_weight: float = 0.0,
 ) -> dict:
+    """``{model: {set: metrics}}``; with ``lexical_weight`` each retrieval set is also scored as the runtime
+    ranks a query (cosine and BM25 fused), under the key ``SET+lexical``."""
     sets = {name: load_retrieval(name, data_root) for name in retrieval or []}
     doc_encoder = resolve_encoder(docs, cache_dir) if docs else None
     out: dict = {}
@@ -32,6 +35,8 @@ def evaluate_models(
             res["sts"] = evaluate_sts(enc, data_root, split=split)
         for name, ds in sets.items():
             res[name] = evaluate_retrieval(enc, ds, doc_encoder)
+            if lexical_weight:
+                res[f"{name}+lexical"] = evaluate_retrieval(enc, ds, doc_encoder, lexical_weight)
         for name in translation or []:
             res[f"translation-{name}"] = evaluate_translation(enc, data_root, name)
         res["seconds"] = round(time.perf_counter() - t0, 1)

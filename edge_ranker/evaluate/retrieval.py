@@ -2,12 +2,16 @@
 
 Sets available here (MS MARCO, the paper's benchmark, is not): SciFact (English claims -> abstracts, the
 BEIR train judgments), SQuAD-it (Italian question -> paragraph) and WikiQA (English question -> sentence,
-never trained on). ``training_remainder`` gives the part of each set that its evaluation sample never
-touches, so a student may train on it (the issue asks for claims, questions and passages in training)
-while every evaluated query and document stays held out. ``scifact-dev`` and ``squad-it-dev`` are passage
-retrieval dev splits drawn from that remainder; a run trained with ``hold_dev`` never sees them, so they can
-choose between relevance recipes (wikiqa-dev alone, 126 questions over answer sentences, disagreed with both
-passage test sets on passage-side options: bench/RESULTS.md, Sessions 18 and 20).
+never trained on). With ``lexical_weight`` the cosine is fused with the query's BM25 over the corpus exactly
+as the runtime ranker fuses them (``edge_ranker.runtime.lexical``), the words split by the shipped relevance
+model's tokenizer for every encoder, so teacher and student rows share one lexical half.
+
+``training_remainder`` gives the part of each set that its evaluation sample never touches, so a student may
+train on it (the issue asks for claims, questions and passages in training) while every evaluated query and
+document stays held out. ``scifact-dev`` and ``squad-it-dev`` are passage retrieval dev splits drawn from that
+remainder; a run trained with ``hold_dev`` never sees them, so they can choose between relevance recipes
+(wikiqa-dev alone, 126 questions over answer sentences, disagreed with both passage test sets on passage-side
+options: bench/RESULTS.md, Sessions 18 and 20).
 
 The corpora are sub-sampled so that the teacher (multilingual-e5-small, 12 layers, ~2 long documents/s on 2
 CPU cores) can be scored in minutes: a seeded sample of queries, every document relevant to them, and
@@ -22,14 +26,18 @@ import csv
 import gzip
 import json
 import random
+from collections import Counter
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
 import numpy as np
+from tokenizers import Tokenizer
 
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.evaluate.metrics import retrieval_metrics, unit_rows
+from edge_ranker.runtime.encoder import resolve_model_path
+from edge_ranker.runtime.lexical import bm25, query_scores, terms
 
 
 @dataclass
@@ -184,14 +192,27 @@ def training_remainder(name: str, data_root: str | Path, hold_dev: bool = False)
     return rest
 
 
-def evaluate_retrieval(query_encoder, ds: RetrievalSet, doc_encoder=None) -> dict[str, float]:
+def evaluate_retrieval(
+    query_encoder, ds: RetrievalSet, doc_encoder=None, lexical_weight: float = 0.0
+) -> dict[str, float]:
     """``doc_encoder`` defaults to ``query_encoder``; pass another for the asymmetric mode."""
-    run = retrieval_run(query_encoder, ds, doc_encoder)
+    run = retrieval_run(query_encoder, ds, doc_encoder, lexical_weight)
     return retrieval_metrics(run, ds.qrels) | {"queries": len(ds.queries), "docs": len(ds.corpus)}
 
 
-def retrieval_run(query_encoder, ds: RetrievalSet, doc_encoder=None) -> dict[str, dict[str, float]]:
-    """Each query's 100 best documents by cosine, with their scores (per-query figures come from this)."""
+def lexical_scores(ds: RetrievalSet, tokenizer: Tokenizer | None = None) -> np.ndarray:
+    """BM25 of each query (rows, in ``ds.queries`` order) over the corpus (columns), as the runtime scores it;
+    words split by ``tokenizer``, by default the shipped relevance model's."""
+    tok = tokenizer or Tokenizer.from_file(str(resolve_model_path("relevance") / "tokenizer.json"))
+    docs = [Counter(terms(tok, t)) for t in ds.corpus.values()]
+    return np.stack([bm25(terms(tok, q), docs) for q in ds.queries.values()]) if ds.queries else np.zeros((0, 0))
+
+
+def retrieval_run(
+    query_encoder, ds: RetrievalSet, doc_encoder=None, lexical_weight: float = 0.0
+) -> dict[str, dict[str, float]]:
+    """Each query's 100 best documents by cosine (with ``lexical_weight``, by the runtime's fusion of cosine and
+    BM25), with their scores (per-query figures come from this)."""
     doc_encoder = doc_encoder or query_encoder
     doc_ids = list(ds.corpus)
     d = doc_encoder.encode([ds.corpus[i] for i in doc_ids], role="passage")
@@ -200,5 +221,7 @@ def retrieval_run(query_encoder, ds: RetrievalSet, doc_encoder=None) -> dict[str
     if q.shape[1] != d.shape[1]:
         raise EdgeRankerError(f"query dim {q.shape[1]} != document dim {d.shape[1]}")
     scores = unit_rows(q) @ unit_rows(d).T
+    if lexical_weight:
+        scores = np.stack([query_scores(c, w, lexical_weight) for c, w in zip(scores, lexical_scores(ds))])
     top = np.argsort(-scores, axis=1)[:, :100]
     return {qid: {doc_ids[j]: float(scores[qi, j]) for j in top[qi]} for qi, qid in enumerate(q_ids)}

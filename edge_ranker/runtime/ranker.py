@@ -1,7 +1,9 @@
 """``Ranker``: order candidate documents by the user's stored interests and, when given, a query.
 
 Personalisation: the semantic model and the centers of interest (see ``interests``). Relevance: cosine of
-the relevance model's query and passage vectors. The two orders are fused by weighted reciprocal-rank
+the relevance model's query and passage vectors plus ``lexical_weight`` times the query's BM25 over the
+candidates, both standardised over the candidates (``lexical``: the student alone ranks far below BM25 on the
+retrieval sets here, the sum above both). The two orders are fused by weighted reciprocal-rank
 fusion, ``sum_i w_i / (k + rank_i)`` with k = 60, as in Xayn's later engine: ranks need no score
 calibration between two unrelated models. Default weights favour an explicit query (1.0) over implicit
 interests (0.5). Cold start: no interests yet -> relevance alone with a query, else newest first (then
@@ -12,7 +14,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -21,6 +23,7 @@ import numpy as np
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.encoder import Encoder, clean_text
 from edge_ranker.runtime.interests import CoIConfig, personal_scores
+from edge_ranker.runtime.lexical import bm25, query_scores, terms
 from edge_ranker.runtime.store import PreferenceStore
 
 
@@ -55,7 +58,8 @@ class Ranked:
     score: float
     rank: int
     personal_score: float | None = None
-    relevance_score: float | None = None
+    relevance_score: float | None = None  # the relevance model's cosine
+    lexical_score: float | None = None  # the query's BM25 over the candidates
     contributions: dict[str, float] = field(default_factory=dict)  # sum == score
     interest: dict | None = None  # which interest matched, and the parts of the personal score
 
@@ -63,20 +67,29 @@ class Ranked:
         return {k: v for k, v in self.__dict__.items()}
 
 
-class EmbeddingCache:
-    """LRU of document vectors keyed by (model, role, text), so a feed is embedded once per process."""
+class DocumentCache:
+    """LRU of what a document costs to compute, its vectors and its term counts, keyed by (model, role, text),
+    so a feed is embedded and split once per process."""
 
     def __init__(self, capacity: int = 50_000) -> None:
         self.capacity, self._d = capacity, OrderedDict()
 
     def embed(self, encoder: Encoder, texts: list[str], role: str | None) -> np.ndarray:
+        vecs = self._get(encoder, texts, role, lambda missing: encoder.encode(missing, role=role))
+        return np.stack(vecs) if vecs else np.zeros((0, encoder.dim), np.float32)
+
+    def terms(self, encoder: Encoder, texts: list[str]) -> list[Counter[str]]:
+        return self._get(
+            encoder, texts, "#terms", lambda missing: [Counter(terms(encoder.tokenizer, t)) for t in missing]
+        )
+
+    def _get(self, encoder: Encoder, texts: list[str], role: str | None, compute) -> list:
         keys = [(encoder.name, role, t) for t in texts]  # str hashes are cached by Python: cheap to rebuild
         missing = [i for i, k in enumerate(keys) if k not in self._d]
         if missing:
-            vecs = encoder.encode([texts[i] for i in missing], role=role)
-            for i, v in zip(missing, vecs):
+            for i, v in zip(missing, compute([texts[i] for i in missing])):
                 self._d[keys[i]] = v
-        out = np.stack([self._d[k] for k in keys]) if keys else np.zeros((0, encoder.dim), np.float32)
+        out = [self._d[k] for k in keys]
         if len(self._d) > self.capacity:
             for k in keys:
                 self._d.move_to_end(k)
@@ -93,17 +106,19 @@ class Ranker:
         store: PreferenceStore,
         personal_weight: float = 0.5,
         query_weight: float = 1.0,
+        lexical_weight: float = 1.0,
         k: int = 60,
         config: CoIConfig | None = None,
     ) -> None:
         if k <= 0:
             raise EdgeRankerError("RRF k must be positive")
-        if personal_weight < 0 or query_weight < 0:
+        if min(personal_weight, query_weight, lexical_weight) < 0:
             raise EdgeRankerError("fusion weights must be non-negative")
         self.semantic, self.relevance, self.store = semantic, relevance, store
         self.personal_weight, self.query_weight, self.k = personal_weight, query_weight, k
+        self.lexical_weight = lexical_weight
         self.config = config or store.config
-        self.cache = EmbeddingCache()
+        self.cache = DocumentCache()
         m = semantic.manifest
         # Interests live in one model's vector space: key them by the model's identity.
         self.model_key = f"{m.name}:{m.files.get(m.onnx, {}).get('sha256', '')[:16]}"
@@ -138,7 +153,7 @@ class Ranker:
         n = len(docs)
         total = np.zeros(n)
         parts: list[dict[str, float]] = [{} for _ in range(n)]
-        personal = relevance = None
+        personal = relevance = lexical = None
         if use_personal:
             emb = self.cache.embed(self.semantic, [d.text for d in docs], None)
             personal = personal_scores(emb, positive, negative, now, self.config)
@@ -147,7 +162,10 @@ class Ranker:
             q = self.relevance.encode([query], role="query")[0]
             d = self.cache.embed(self.relevance, [doc.text for doc in docs], "passage")
             relevance = d @ q
-            self._fuse("query", relevance, self.query_weight, total, parts)
+            if self.lexical_weight:
+                counts = self.cache.terms(self.relevance, [doc.text for doc in docs])
+                lexical = bm25(terms(self.relevance.tokenizer, query), counts)
+            self._fuse("query", query_scores(relevance, lexical, self.lexical_weight), self.query_weight, total, parts)
         if not use_personal and not use_query:  # cold start: newest first, unknown dates last, then input order
             recency = np.array([d.published if d.published is not None else -math.inf for d in docs])
             recency = np.where(np.isfinite(recency), recency, -1e18) - np.arange(n) * 1e-9
@@ -174,6 +192,7 @@ class Ranker:
                     r,
                     personal[i].score if personal is not None else None,
                     float(relevance[i]) if relevance is not None else None,
+                    float(lexical[i]) if lexical is not None else None,
                     parts[i],
                     interest,
                 )

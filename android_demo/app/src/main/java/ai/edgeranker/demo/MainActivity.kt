@@ -2,6 +2,7 @@ package ai.edgeranker.demo
 
 import ai.edgeranker.core.Fusion
 import ai.edgeranker.core.Interests
+import ai.edgeranker.core.Lexical
 import android.app.Activity
 import android.os.Bundle
 import android.view.inputmethod.EditorInfo
@@ -14,7 +15,10 @@ import org.json.JSONObject
 
 /** A small feed ranked on the phone by the same models and algorithm as the Python runtime. */
 class MainActivity : Activity() {
-    private data class Doc(val id: String, val text: String, val sem: FloatArray, val rel: FloatArray)
+    private data class Doc(
+        val id: String, val text: String, val sem: FloatArray, val rel: FloatArray,
+        val terms: Map<String, Int> = Lexical.counts(Lexical.terms(text)),
+    )
 
     private lateinit var semantic: OnnxEncoder
     private lateinit var relevance: OnnxEncoder
@@ -60,8 +64,9 @@ class MainActivity : Activity() {
         val q = query.text.toString().trim()
         if (q.isNotEmpty()) {
             val qv = relevance.encode(q, "query")
-            val rel = docs.map { d -> d.rel.indices.sumOf { (d.rel[it] * qv[it]).toDouble() } }
-            Fusion.addContribution(total, rel.toDoubleArray(), 1.0, 60)
+            val rel = docs.map { d -> d.rel.indices.sumOf { (d.rel[it] * qv[it]).toDouble() } }.toDoubleArray()
+            val words = Lexical.bm25(Lexical.terms(q), docs.map { it.terms })
+            Fusion.addContribution(total, Lexical.queryScores(rel, words, 1.0), 1.0, 60)
         }
         list.removeAllViews()
         for (i in Fusion.order(total)) {

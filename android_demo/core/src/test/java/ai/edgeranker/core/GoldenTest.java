@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * Checks the JVM core against golden vectors written by the Python runtime
  * (python -m edge_ranker.demo.golden android_demo/golden): token ids identical for every input and role,
- * rankings identical and scores within 1e-4 for a scripted like/dislike history, with and without a query.
+ * rankings identical and scores (fused, personal, cosine, BM25) within 1e-4 for a scripted like/dislike history,
+ * with and without a query.
  * Needs no JUnit (plain javac/java); prints "N passed, N failed" and exits non-zero on any failure.
  * Usage: GoldenTest GOLDEN_DIR MODELS_DIR
  */
@@ -90,14 +91,18 @@ public final class GoldenTest {
         List<String[]> docs = rows(golden.resolve("documents.tsv"));
         float[][] sem = new float[docs.size()][];
         float[][] rel = new float[docs.size()][];
+        List<Map<String, Integer>> counts = new ArrayList<>();
         for (int i = 0; i < docs.size(); i++) {
             sem[i] = floats(docs.get(i)[1]);
             rel[i] = floats(docs.get(i)[2]);
+            counts.add(Lexical.counts(Lexical.terms(b64(docs.get(i)[3]))));
         }
         double now = Double.parseDouble(sc.get("now"));
         float[] query = floats(sc.get("query"));
         double pw = Double.parseDouble(sc.get("personal_weight"));
         double qw = Double.parseDouble(sc.get("query_weight"));
+        double lw = Double.parseDouble(sc.get("lexical_weight"));
+        double[] lexical = Lexical.bm25(Lexical.terms(b64(sc.get("query_text"))), counts);
         int k = Integer.parseInt(sc.get("k"));
         Interests.PersonalScore[] personal = interests.score(sem, now);
         double[] pscore = new double[docs.size()];
@@ -110,7 +115,7 @@ public final class GoldenTest {
             double[] total = new double[docs.size()];
             Fusion.addContribution(total, pscore, pw, k);
             if (name.equals("search")) {
-                Fusion.addContribution(total, rscore, qw, k);
+                Fusion.addContribution(total, Lexical.queryScores(rscore, lexical, lw), qw, k);
             }
             Integer[] order = Fusion.order(total);
             List<String[]> expected = rows(golden.resolve("expected_" + name + ".tsv"));
@@ -126,6 +131,10 @@ public final class GoldenTest {
                         + ": expected " + e[3] + " got " + pscore[j]);
                 if (!e[4].equals("None")) {
                     check(Math.abs(rscore[j] - Double.parseDouble(e[4])) <= 1e-4, name + " relevance of " + e[1]);
+                }
+                if (!e[5].equals("None")) {
+                    check(Math.abs(lexical[j] - Double.parseDouble(e[5])) <= 1e-4, name + " BM25 of " + e[1]
+                            + ": expected " + e[5] + " got " + lexical[j]);
                 }
             }
         }

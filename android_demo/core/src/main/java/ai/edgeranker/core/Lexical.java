@@ -1,0 +1,122 @@
+package ai.edgeranker.core;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * BM25 of a query over the documents being ranked, added to the relevance cosine with both standardised over
+ * the documents: the Python runtime's edge_ranker.runtime.lexical, with the same terms (the tokenizer's
+ * normaliser and pre-tokeniser, words with a letter or number), statistics and formula (Lucene's BM25).
+ */
+public final class Lexical {
+    static final double K1 = 1.2;
+    static final double B = 0.75;
+
+    private Lexical() {
+    }
+
+    /** The words of text as WordPieceTokenizer splits them before WordPiece, with a letter or number. */
+    public static List<String> terms(String text) {
+        List<String> out = new ArrayList<>();
+        String clean = WordPieceTokenizer.cleanInput(text == null ? "" : text);
+        for (String w : WordPieceTokenizer.preTokenize(WordPieceTokenizer.normalize(clean))) {
+            if (w.codePoints().anyMatch(Lexical::isLetterOrNumber)) {
+                out.add(w);
+            }
+        }
+        return out;
+    }
+
+    /** Unicode general category L* or N*, as Python's unicodedata.category(c)[0] in "LN". */
+    static boolean isLetterOrNumber(int c) {
+        switch (Character.getType(c)) {
+            case Character.UPPERCASE_LETTER:
+            case Character.LOWERCASE_LETTER:
+            case Character.TITLECASE_LETTER:
+            case Character.MODIFIER_LETTER:
+            case Character.OTHER_LETTER:
+            case Character.DECIMAL_DIGIT_NUMBER:
+            case Character.LETTER_NUMBER:
+            case Character.OTHER_NUMBER:
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    public static Map<String, Integer> counts(List<String> terms) {
+        Map<String, Integer> out = new HashMap<>();
+        for (String t : terms) {
+            out.merge(t, 1, Integer::sum);
+        }
+        return out;
+    }
+
+    /** BM25 of each document (term counts) for the query's distinct terms; 0 for a document sharing none. */
+    public static double[] bm25(List<String> query, List<Map<String, Integer>> docs) {
+        int n = docs.size();
+        double[] scores = new double[n];
+        if (n == 0 || query.isEmpty()) {
+            return scores;
+        }
+        double[] lengths = new double[n];
+        double mean = 0;
+        for (int i = 0; i < n; i++) {
+            for (int c : docs.get(i).values()) {
+                lengths[i] += c;
+            }
+            mean += lengths[i] / n;
+        }
+        for (String t : new LinkedHashSet<>(query)) {
+            int df = 0;
+            for (Map<String, Integer> d : docs) {
+                df += d.containsKey(t) ? 1 : 0;
+            }
+            if (df == 0) {
+                continue;
+            }
+            double idf = Math.log1p((n - df + 0.5) / (df + 0.5));
+            for (int i = 0; i < n; i++) {
+                double tf = docs.get(i).getOrDefault(t, 0);
+                double norm = K1 * (1 - B + B * lengths[i] / Math.max(mean, 1e-9));
+                scores[i] += idf * tf * (K1 + 1) / (tf + norm);
+            }
+        }
+        return scores;
+    }
+
+    /** (x - mean) / std over the documents; all zeros when they are all equal. */
+    public static double[] standardise(double[] x) {
+        double mean = 0;
+        for (double v : x) {
+            mean += v / x.length;
+        }
+        double var = 0;
+        for (double v : x) {
+            var += (v - mean) * (v - mean) / x.length;
+        }
+        double sd = Math.sqrt(var);
+        double[] out = new double[x.length];
+        for (int i = 0; i < x.length; i++) {
+            out[i] = sd > 1e-12 ? (x[i] - mean) / sd : 0.0;
+        }
+        return out;
+    }
+
+    /** What orders the documents for a query: the cosine alone, or with BM25, both standardised, added. */
+    public static double[] queryScores(double[] cosine, double[] lexical, double weight) {
+        if (lexical == null || weight == 0) {
+            return cosine;
+        }
+        double[] c = standardise(cosine);
+        double[] l = standardise(lexical);
+        double[] out = new double[c.length];
+        for (int i = 0; i < c.length; i++) {
+            out[i] = c[i] + weight * l[i];
+        }
+        return out;
+    }
+}

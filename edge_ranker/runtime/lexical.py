@@ -1,0 +1,66 @@
+"""BM25 of a query over the documents being ranked: the lexical half of the relevance score.
+
+Why: on the retrieval sets here BM25 alone ranks far better than the 128-d relevance student, and the two
+fused rank better than either (bench/RESULTS.md, Session 27). A one-layer 128-d vector blurs the exact words
+a question shares with its answer; BM25 keeps them, and costs no model bytes.
+
+Terms are the words of the relevance model's own tokenizer (its normaliser, then its pre-tokeniser: lower case,
+punctuation split off, each CJK character a word), so every script is handled as the model handles it; tokens
+with no letter or number (Unicode L* or N*: punctuation, emoji) are dropped. The Android core's
+``Lexical.java`` does the same, checked by the golden test. The statistics (document frequency, average
+length) come from the documents being ranked, since the device holds no other corpus. Lucene's BM25:
+idf = ln(1 + (N - df + 0.5) / (df + 0.5)), k1 1.2, b 0.75. Numpy and tokenizers only (the runtime's
+dependencies); the bm25s package, which bench/scripts/bm25_baseline.py uses, needs scipy.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import Counter
+
+import numpy as np
+from tokenizers import Tokenizer
+
+K1 = 1.2
+B = 0.75
+
+
+def terms(tokenizer: Tokenizer, text: str) -> list[str]:
+    """The words of ``text`` as the model's tokenizer splits them before WordPiece, with a letter or number."""
+    if tokenizer.normalizer is not None:
+        text = tokenizer.normalizer.normalize_str(text)
+    pre = tokenizer.pre_tokenizer
+    words = [w for w, _ in pre.pre_tokenize_str(text)] if pre is not None else text.split()
+    return [w for w in words if any(unicodedata.category(c)[0] in "LN" for c in w)]
+
+
+def bm25(query: list[str], docs: list[Counter[str]]) -> np.ndarray:
+    """BM25 score of each document (term counts) for the query's distinct terms; 0 for a document sharing none."""
+    n = len(docs)
+    scores = np.zeros(n)
+    if not n or not query:
+        return scores
+    lengths = np.array([sum(d.values()) for d in docs], dtype=np.float64)
+    norm = K1 * (1 - B + B * lengths / max(lengths.mean(), 1e-9))
+    for t in dict.fromkeys(query):
+        tf = np.array([d.get(t, 0) for d in docs], dtype=np.float64)
+        df = np.count_nonzero(tf)
+        if df:
+            scores += np.log1p((n - df + 0.5) / (df + 0.5)) * tf * (K1 + 1) / (tf + norm)
+    return scores
+
+
+def standardise(x: np.ndarray) -> np.ndarray:
+    """(x - mean) / std over the ranked documents; all zeros when they are all equal (a query with no shared
+    word then leaves the ranking to the other score)."""
+    x = np.asarray(x, dtype=np.float64)
+    sd = float(x.std())
+    return (x - x.mean()) / sd if sd > 1e-12 else np.zeros_like(x)
+
+
+def query_scores(cosine: np.ndarray, lexical: np.ndarray | None, weight: float) -> np.ndarray:
+    """What orders the candidates for a query: the cosine alone, or with BM25 both standardised and added, so
+    neither's scale decides (equal weights: the fusion was not tuned; bench/RESULTS.md, Session 27)."""
+    if lexical is None or not weight:
+        return cosine
+    return standardise(cosine) + weight * standardise(lexical)

@@ -1,0 +1,63 @@
+"""The runtime's lexical half of the relevance score: terms, BM25 against hand-computed values, the fusion."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+from conftest import VARIED
+from tokenizers import Tokenizer
+
+from edge_ranker.runtime.encoder import Encoder
+from edge_ranker.runtime.lexical import bm25, query_scores, standardise, terms
+from edge_ranker.runtime.ranker import Ranker
+from edge_ranker.runtime.store import PreferenceStore
+
+
+@pytest.fixture(scope="module")
+def tok(tiny_vocab) -> Tokenizer:
+    return Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
+
+
+def test_terms_are_the_tokenizers_words_with_a_letter_or_number(tok):
+    assert terms(tok, "The CAT, the cat!") == ["the", "cat", "the", "cat"]
+    assert terms(tok, "日本語 😀 -- x-ray 42 ①") == ["日", "本", "語", "x", "ray", "42", "①"]
+    assert terms(tok, "") == [] and terms(tok, "?! 🎉") == []
+
+
+def test_bm25_matches_a_hand_computed_value():
+    docs = [Counter("a b b c".split()), Counter("a d".split()), Counter("e f g h i j".split())]
+    got = bm25(["b", "a", "b", "zzz"], docs)  # a repeated query term counts once; an unseen one adds nothing
+    k1, b, avg = 1.2, 0.75, 12 / 3
+
+    def part(tf: int, df: int, length: int) -> float:
+        return math.log(1 + (3 - df + 0.5) / (df + 0.5)) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avg))
+
+    want = [part(2, 1, 4) + part(1, 2, 4), part(1, 2, 2), 0.0]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert bm25([], docs).tolist() == [0.0, 0.0, 0.0] and bm25(["a"], []).shape == (0,)
+
+
+def test_fusion_standardises_both_and_leaves_the_cosine_alone_without_shared_words():
+    cos = np.array([0.9, 0.1, 0.5], dtype=np.float32)
+    assert query_scores(cos, None, 1.0) is cos and query_scores(cos, np.ones(3), 0.0) is cos
+    np.testing.assert_allclose(query_scores(cos, np.zeros(3), 1.0), standardise(cos))  # no shared word
+    fused = query_scores(np.array([0.9, 0.8, 0.1, 0.1, 0.1]), np.array([0.0, 5.0, 0.0, 0.0, 0.0]), 1.0)
+    assert np.argmax(fused) == 1  # the second-best cosine, with the only shared word, goes first
+    np.testing.assert_allclose(standardise(np.array([3.0, 5.0])), [-1.0, 1.0])
+
+
+def test_ranker_orders_by_cosine_without_and_by_words_with_a_heavy_lexical_weight(tiny_model, tmp_path):
+    enc = Encoder.load(tiny_model)
+    docs = [{"id": str(i), "text": t} for i, t in enumerate(VARIED[3:12])]
+    query = VARIED[5]
+    plain = Ranker(enc, enc, PreferenceStore(tmp_path / "a.db"), lexical_weight=0.0).rank(docs, query=query)
+    cos = enc.encode([d["text"] for d in docs], role="passage") @ enc.encode([query], role="query")[0]
+    assert [r.id for r in plain] == [docs[i]["id"] for i in np.argsort(-cos, kind="stable")]
+    assert all(r.lexical_score is None for r in plain)
+    heavy = Ranker(enc, enc, PreferenceStore(tmp_path / "b.db"), lexical_weight=1e6).rank(docs, query=query)
+    words = bm25(terms(enc.tokenizer, query), [Counter(terms(enc.tokenizer, d["text"])) for d in docs])
+    assert heavy[0].id == docs[int(np.argmax(words))]["id"] == "2"  # the query's own text
+    assert {r.id: r.lexical_score for r in heavy} == pytest.approx({d["id"]: w for d, w in zip(docs, words)})
