@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections import Counter
 
 import numpy as np
 import pytest
@@ -11,7 +10,7 @@ from conftest import VARIED
 from tokenizers import Tokenizer
 
 from edge_ranker.runtime.encoder import Encoder
-from edge_ranker.runtime.lexical import bm25, query_scores, standardise, terms
+from edge_ranker.runtime.lexical import Bag, bm25, query_scores, standardise, terms
 from edge_ranker.runtime.ranker import Ranker
 from edge_ranker.runtime.store import PreferenceStore
 
@@ -28,7 +27,7 @@ def test_terms_are_the_tokenizers_words_with_a_letter_or_number(tok):
 
 
 def test_bm25_matches_a_hand_computed_value():
-    docs = [Counter("a b b c".split()), Counter("a d".split()), Counter("e f g h i j".split())]
+    docs = [Bag.of("a b b c".split()), Bag.of("a d".split()), Bag.of("e f g h i j".split())]
     got = bm25(["b", "a", "b", "zzz"], docs)  # a repeated query term counts once; an unseen one adds nothing
     k1, b, avg = 1.2, 0.75, 12 / 3
 
@@ -58,6 +57,6 @@ def test_ranker_orders_by_cosine_without_and_by_words_with_a_heavy_lexical_weigh
     assert [r.id for r in plain] == [docs[i]["id"] for i in np.argsort(-cos, kind="stable")]
     assert all(r.lexical_score is None for r in plain)
     heavy = Ranker(enc, enc, PreferenceStore(tmp_path / "b.db"), lexical_weight=1e6).rank(docs, query=query)
-    words = bm25(terms(enc.tokenizer, query), [Counter(terms(enc.tokenizer, d["text"])) for d in docs])
+    words = bm25(terms(enc.tokenizer, query), [Bag.of(terms(enc.tokenizer, d["text"])) for d in docs])
     assert heavy[0].id == docs[int(np.argmax(words))]["id"] == "2"  # the query's own text
     assert {r.id: r.lexical_score for r in heavy} == pytest.approx({d["id"]: w for d, w in zip(docs, words)})

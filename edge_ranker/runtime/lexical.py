@@ -16,7 +16,8 @@ dependencies); the bm25s package, which bench/scripts/bm25_baseline.py uses, nee
 from __future__ import annotations
 
 import unicodedata
-from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from tokenizers import Tokenizer
@@ -34,20 +35,41 @@ def terms(tokenizer: Tokenizer, text: str) -> list[str]:
     return [w for w in words if any(unicodedata.category(c)[0] in "LN" for c in w)]
 
 
-def bm25(query: list[str], docs: list[Counter[str]]) -> np.ndarray:
-    """BM25 score of each document (term counts) for the query's distinct terms; 0 for a document sharing none."""
+@dataclass(frozen=True)
+class Bag:
+    """A text's distinct terms (as sorted 64-bit hashes, valid within one process like the cache holding them),
+    their counts and its length in terms: BM25 then runs on arrays, not per-term Python loops."""
+
+    ids: np.ndarray
+    counts: np.ndarray
+    length: int
+
+    @classmethod
+    def of(cls, words: list[str]) -> Bag:
+        ids, counts = np.unique(_hashes(words), return_counts=True)
+        return cls(ids, counts.astype(np.float64), len(words))
+
+
+def _hashes(words: list[str]) -> np.ndarray:
+    return np.fromiter((hash(w) for w in words), np.int64, len(words))
+
+
+def bm25(query: list[str], docs: Sequence[Bag]) -> np.ndarray:
+    """BM25 score of each document for the query's distinct terms; 0 for a document sharing none."""
     n = len(docs)
-    scores = np.zeros(n)
-    if not n or not query:
-        return scores
-    lengths = np.array([sum(d.values()) for d in docs], dtype=np.float64)
-    norm = K1 * (1 - B + B * lengths / max(lengths.mean(), 1e-9))
-    for t in dict.fromkeys(query):
-        tf = np.array([d.get(t, 0) for d in docs], dtype=np.float64)
-        df = np.count_nonzero(tf)
-        if df:
-            scores += np.log1p((n - df + 0.5) / (df + 0.5)) * tf * (K1 + 1) / (tf + norm)
-    return scores
+    wanted = np.unique(_hashes(query))
+    if not n or not wanted.size:
+        return np.zeros(n)
+    lengths = np.fromiter((d.length for d in docs), np.float64, n)
+    norm = K1 * (1 - B + B * lengths / max(float(lengths.mean()), 1e-9))
+    ids = np.concatenate([d.ids for d in docs])
+    hit = np.isin(ids, wanted)
+    owner = np.repeat(np.arange(n), [d.ids.size for d in docs])[hit]
+    term = np.searchsorted(wanted, ids[hit])
+    df = np.bincount(term, minlength=wanted.size)
+    idf = np.log1p((n - df + 0.5) / (df + 0.5))
+    tf = np.concatenate([d.counts for d in docs])[hit]
+    return np.bincount(owner, weights=idf[term] * tf * (K1 + 1) / (tf + norm[owner]), minlength=n)
 
 
 def standardise(x: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -23,7 +23,7 @@ import numpy as np
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.encoder import Encoder, clean_text
 from edge_ranker.runtime.interests import CoIConfig, personal_scores
-from edge_ranker.runtime.lexical import bm25, query_scores, terms
+from edge_ranker.runtime.lexical import Bag, bm25, query_scores, terms
 from edge_ranker.runtime.store import PreferenceStore
 
 
@@ -78,10 +78,9 @@ class DocumentCache:
         vecs = self._get(encoder, texts, role, lambda missing: encoder.encode(missing, role=role))
         return np.stack(vecs) if vecs else np.zeros((0, encoder.dim), np.float32)
 
-    def terms(self, encoder: Encoder, texts: list[str]) -> list[Counter[str]]:
-        return self._get(
-            encoder, texts, "#terms", lambda missing: [Counter(terms(encoder.tokenizer, t)) for t in missing]
-        )
+    def terms(self, encoder: Encoder, texts: list[str]) -> list[Bag]:
+        split = encoder.tokenizer
+        return self._get(encoder, texts, "#terms", lambda missing: [Bag.of(terms(split, t)) for t in missing])
 
     def _get(self, encoder: Encoder, texts: list[str], role: str | None, compute) -> list:
         keys = [(encoder.name, role, t) for t in texts]  # str hashes are cached by Python: cheap to rebuild
