@@ -10,7 +10,7 @@ from conftest import VARIED
 from tokenizers import Tokenizer
 
 from edge_ranker.runtime.encoder import Encoder
-from edge_ranker.runtime.lexical import Bag, bm25, query_scores, standardise, terms
+from edge_ranker.runtime.lexical import Bag, Feed, bm25, query_scores, standardise, terms
 from edge_ranker.runtime.ranker import Ranker
 from edge_ranker.runtime.store import PreferenceStore
 
@@ -27,16 +27,17 @@ def test_terms_are_the_tokenizers_words_with_a_letter_or_number(tok):
 
 
 def test_bm25_matches_a_hand_computed_value():
-    docs = [Bag.of("a b b c".split()), Bag.of("a d".split()), Bag.of("e f g h i j".split())]
+    docs = Feed.of([Bag.of("a b b c".split()), Bag.of([]), Bag.of("a d".split()), Bag.of("e f g h i j".split())])
+    assert docs.lengths.tolist() == [4, 0, 2, 6] and len(docs) == 4
     got = bm25(["b", "a", "b", "zzz"], docs)  # a repeated query term counts once; an unseen one adds nothing
-    k1, b, avg = 1.2, 0.75, 12 / 3
+    k1, b, n, avg = 1.2, 0.75, 4, 12 / 4
 
     def part(tf: int, df: int, length: int) -> float:
-        return math.log(1 + (3 - df + 0.5) / (df + 0.5)) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avg))
+        return math.log(1 + (n - df + 0.5) / (df + 0.5)) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avg))
 
-    want = [part(2, 1, 4) + part(1, 2, 4), part(1, 2, 2), 0.0]
+    want = [part(2, 1, 4) + part(1, 2, 4), 0.0, part(1, 2, 2), 0.0]
     np.testing.assert_allclose(got, want, rtol=1e-12)
-    assert bm25([], docs).tolist() == [0.0, 0.0, 0.0] and bm25(["a"], []).shape == (0,)
+    assert bm25([], docs).tolist() == [0.0] * 4 and bm25(["a"], Feed.of([])).shape == (0,)
 
 
 def test_fusion_standardises_both_and_leaves_the_cosine_alone_without_shared_words():
@@ -57,6 +58,6 @@ def test_ranker_orders_by_cosine_without_and_by_words_with_a_heavy_lexical_weigh
     assert [r.id for r in plain] == [docs[i]["id"] for i in np.argsort(-cos, kind="stable")]
     assert all(r.lexical_score is None for r in plain)
     heavy = Ranker(enc, enc, PreferenceStore(tmp_path / "b.db"), lexical_weight=1e6).rank(docs, query=query)
-    words = bm25(terms(enc.tokenizer, query), [Bag.of(terms(enc.tokenizer, d["text"])) for d in docs])
+    words = bm25(terms(enc.tokenizer, query), Feed.of([Bag.of(terms(enc.tokenizer, d["text"])) for d in docs]))
     assert heavy[0].id == docs[int(np.argmax(words))]["id"] == "2"  # the query's own text
     assert {r.id: r.lexical_score for r in heavy} == pytest.approx({d["id"]: w for d, w in zip(docs, words)})

@@ -1,5 +1,6 @@
-"""Runtime benchmark of what an app does per request: encode a query, rank an already-embedded feed against
-stored interests and a query, and embed new documents. ``python -m edge_ranker.bench.ranking``."""
+"""Runtime benchmark of what an app does per request: encode a query, rank an already-embedded (and already
+split into terms) feed against stored interests and a query, with and without the query's BM25, and embed new
+documents. ``python -m edge_ranker.bench.ranking``."""
 
 from __future__ import annotations
 
@@ -45,6 +46,9 @@ def run(
         ranker.rank(docs, query=query)
         out["rank_ms"] = latency(lambda: ranker.rank(docs, query=query), 50, warmup=3)
         out["rank_without_query_ms"] = latency(lambda: ranker.rank(docs), 50, warmup=3)
+        cosine_only = Ranker(sem, rel, store, lexical_weight=0.0)
+        cosine_only.cache = ranker.cache  # the same embedded feed: only the query's BM25 is left out
+        out["rank_without_lexical_ms"] = latency(lambda: cosine_only.rank(docs, query=query), 50, warmup=3)
         store.close()
     return out
 

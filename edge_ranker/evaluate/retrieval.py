@@ -36,7 +36,7 @@ from tokenizers import Tokenizer
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.evaluate.metrics import retrieval_metrics, unit_rows
 from edge_ranker.runtime.encoder import resolve_model_path
-from edge_ranker.runtime.lexical import Bag, bm25, query_scores, terms
+from edge_ranker.runtime.lexical import Bag, Feed, bm25, query_scores, terms
 
 
 @dataclass
@@ -203,7 +203,7 @@ def lexical_scores(ds: RetrievalSet, tokenizer: Tokenizer | None = None) -> np.n
     """BM25 of each query (rows, in ``ds.queries`` order) over the corpus (columns), as the runtime scores it;
     words split by ``tokenizer``, by default the shipped relevance model's."""
     tok = tokenizer or Tokenizer.from_file(str(resolve_model_path("relevance") / "tokenizer.json"))
-    docs = [Bag.of(terms(tok, t)) for t in ds.corpus.values()]
+    docs = Feed.of([Bag.of(terms(tok, t)) for t in ds.corpus.values()])
     return np.stack([bm25(terms(tok, q), docs) for q in ds.queries.values()]) if ds.queries else np.zeros((0, 0))
 
 

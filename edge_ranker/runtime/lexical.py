@@ -37,38 +37,56 @@ def terms(tokenizer: Tokenizer, text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Bag:
-    """A text's distinct terms (as sorted 64-bit hashes, valid within one process like the cache holding them),
-    their counts and its length in terms: BM25 then runs on arrays, not per-term Python loops."""
+    """A text's distinct terms (as sorted 64-bit hashes, valid within one process like the cache holding them)
+    over their counts, one 2-row array, so a feed's terms are one concatenation and BM25 has no per-term loops."""
 
-    ids: np.ndarray
-    counts: np.ndarray
-    length: int
+    terms: np.ndarray  # int64, shape (2, distinct terms): hashes, counts
 
     @classmethod
     def of(cls, words: list[str]) -> Bag:
         ids, counts = np.unique(_hashes(words), return_counts=True)
-        return cls(ids, counts.astype(np.float64), len(words))
+        return cls(np.stack([ids, counts.astype(np.int64)]))
 
 
 def _hashes(words: list[str]) -> np.ndarray:
     return np.fromiter((hash(w) for w in words), np.int64, len(words))
 
 
-def bm25(query: list[str], docs: Sequence[Bag]) -> np.ndarray:
+@dataclass(frozen=True)
+class Feed:
+    """The term arrays of the documents being ranked, concatenated once (a search box ranks the same feed on
+    every keystroke): hashes, counts, where each document's columns end, and each document's length in terms."""
+
+    ids: np.ndarray
+    counts: np.ndarray
+    ends: np.ndarray
+    lengths: np.ndarray
+
+    @classmethod
+    def of(cls, bags: Sequence[Bag]) -> Feed:
+        packed = np.concatenate([b.terms for b in bags], axis=1) if bags else np.zeros((2, 0), np.int64)
+        ends = np.cumsum(np.fromiter((b.terms.shape[1] for b in bags), np.int64, len(bags)))
+        running = np.concatenate([[0], np.cumsum(packed[1])])
+        lengths = (running[ends] - running[ends - np.diff(ends, prepend=0)]).astype(np.float64)
+        return cls(packed[0], packed[1].astype(np.float64), ends, lengths)
+
+    def __len__(self) -> int:
+        return self.ends.size
+
+
+def bm25(query: list[str], feed: Feed) -> np.ndarray:
     """BM25 score of each document for the query's distinct terms; 0 for a document sharing none."""
-    n = len(docs)
+    n = len(feed)
     wanted = np.unique(_hashes(query))
     if not n or not wanted.size:
         return np.zeros(n)
-    lengths = np.fromiter((d.length for d in docs), np.float64, n)
-    norm = K1 * (1 - B + B * lengths / max(float(lengths.mean()), 1e-9))
-    ids = np.concatenate([d.ids for d in docs])
-    hit = np.isin(ids, wanted)
-    owner = np.repeat(np.arange(n), [d.ids.size for d in docs])[hit]
-    term = np.searchsorted(wanted, ids[hit])
+    norm = K1 * (1 - B + B * feed.lengths / max(float(feed.lengths.mean()), 1e-9))
+    hit = np.flatnonzero(np.isin(feed.ids, wanted))
+    owner = np.searchsorted(feed.ends, hit, side="right")
+    term = np.searchsorted(wanted, feed.ids[hit])
     df = np.bincount(term, minlength=wanted.size)
     idf = np.log1p((n - df + 0.5) / (df + 0.5))
-    tf = np.concatenate([d.counts for d in docs])[hit]
+    tf = feed.counts[hit]
     return np.bincount(owner, weights=idf[term] * tf * (K1 + 1) / (tf + norm[owner]), minlength=n)
 
 

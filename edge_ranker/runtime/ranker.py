@@ -23,7 +23,7 @@ import numpy as np
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.encoder import Encoder, clean_text
 from edge_ranker.runtime.interests import CoIConfig, personal_scores
-from edge_ranker.runtime.lexical import Bag, bm25, query_scores, terms
+from edge_ranker.runtime.lexical import Bag, Feed, bm25, query_scores, terms
 from edge_ranker.runtime.store import PreferenceStore
 
 
@@ -68,19 +68,26 @@ class Ranked:
 
 
 class DocumentCache:
-    """LRU of what a document costs to compute, its vectors and its term counts, keyed by (model, role, text),
-    so a feed is embedded and split once per process."""
+    """LRU of what a document costs to compute, its vectors and its terms, keyed by (model, role, text), so a
+    feed is embedded and split into words once per process."""
 
     def __init__(self, capacity: int = 50_000) -> None:
         self.capacity, self._d = capacity, OrderedDict()
+        self._last_feed: tuple[tuple, Feed] | None = None
 
     def embed(self, encoder: Encoder, texts: list[str], role: str | None) -> np.ndarray:
         vecs = self._get(encoder, texts, role, lambda missing: encoder.encode(missing, role=role))
         return np.stack(vecs) if vecs else np.zeros((0, encoder.dim), np.float32)
 
-    def terms(self, encoder: Encoder, texts: list[str]) -> list[Bag]:
-        split = encoder.tokenizer
-        return self._get(encoder, texts, "#terms", lambda missing: [Bag.of(terms(split, t)) for t in missing])
+    def feed(self, encoder: Encoder, texts: list[str]) -> Feed:
+        """The texts' terms for BM25; the last feed is kept whole, as a search box ranks it on every keystroke."""
+        key = (encoder.name, tuple(texts))
+        last = self._last_feed
+        if last is None or last[0] != key:
+            split = encoder.tokenizer
+            bags = self._get(encoder, texts, "#terms", lambda missing: [Bag.of(terms(split, t)) for t in missing])
+            last = self._last_feed = (key, Feed.of(bags))
+        return last[1]
 
     def _get(self, encoder: Encoder, texts: list[str], role: str | None, compute) -> list:
         keys = [(encoder.name, role, t) for t in texts]  # str hashes are cached by Python: cheap to rebuild
@@ -162,8 +169,8 @@ class Ranker:
             d = self.cache.embed(self.relevance, [doc.text for doc in docs], "passage")
             relevance = d @ q
             if self.lexical_weight:
-                counts = self.cache.terms(self.relevance, [doc.text for doc in docs])
-                lexical = bm25(terms(self.relevance.tokenizer, query), counts)
+                feed = self.cache.feed(self.relevance, [doc.text for doc in docs])
+                lexical = bm25(terms(self.relevance.tokenizer, query), feed)
             self._fuse("query", query_scores(relevance, lexical, self.lexical_weight), self.query_weight, total, parts)
         if not use_personal and not use_query:  # cold start: newest first, unknown dates last, then input order
             recency = np.array([d.published if d.published is not None else -math.inf for d in docs])
