@@ -91,7 +91,8 @@ def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -
         encoding="ascii",
     )
     (out / "scenario.tsv").write_text(
-        f"now\t{now!r}\nquery\t{_vec(q)}\nquery_text\t{_b64(history['query'])}\nshift_factor\t{cfg.shift_factor}\nthreshold\t{cfg.threshold}\n"
+        f"now\t{now!r}\nquery\t{_vec(q)}\nquery_text\t{_b64(history['query'])}\n"
+        f"shift_factor\t{cfg.shift_factor}\nthreshold\t{cfg.threshold}\n"
         f"horizon_days\t{cfg.horizon_days}\ndecay_rate_per_day\t{cfg.decay_rate_per_day}\n"
         f"personal_weight\t{ranker.personal_weight}\nquery_weight\t{ranker.query_weight}\n"
         f"lexical_weight\t{ranker.lexical_weight}\nk\t{ranker.k}\n",

@@ -199,10 +199,10 @@ def evaluate_retrieval(
     return retrieval_metrics(run, ds.qrels) | {"queries": len(ds.queries), "docs": len(ds.corpus)}
 
 
-def lexical_scores(ds: RetrievalSet, tokenizer: Tokenizer | None = None) -> np.ndarray:
-    """BM25 of each query (rows, in ``ds.queries`` order) over the corpus (columns), as the runtime scores it;
-    words split by ``tokenizer``, by default the shipped relevance model's."""
-    tok = tokenizer or Tokenizer.from_file(str(resolve_model_path("relevance") / "tokenizer.json"))
+def lexical_scores(ds: RetrievalSet) -> np.ndarray:
+    """BM25 of each query (rows, in ``ds.queries`` order) over the corpus (columns), as the runtime scores it,
+    words split by the shipped relevance model's tokenizer whatever the encoder."""
+    tok = Tokenizer.from_file(str(resolve_model_path("relevance") / "tokenizer.json"))
     docs = Feed.of([Bag.of(terms(tok, t)) for t in ds.corpus.values()])
     return np.stack([bm25(terms(tok, q), docs) for q in ds.queries.values()]) if ds.queries else np.zeros((0, 0))
 
