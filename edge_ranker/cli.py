@@ -88,6 +88,7 @@ def cmd_distill(a: argparse.Namespace) -> None:
             "neighbours": a.neighbours,
             "positions": a.positions,
             "checkpoint_dir": a.checkpoint_dir,
+            "lexical": a.lexical,
         }.items()
         if v is not None
     }
@@ -363,6 +364,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--neighbours",
         type=int,
         help="each batch target brings its k nearest targets as extra columns of the in-batch losses (default 0)",
+    )
+    d.add_argument(
+        "--lexical",
+        type=float,
+        help="weight of BM25 beside the teacher's cosines in the relational loss, as the runtime ranks (default 0)",
     )
     d.add_argument(
         "--positions",

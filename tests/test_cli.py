@@ -100,11 +100,12 @@ def test_distill_passes_threads_bank_neighbours_vocab_texts_passage_queries_pass
         [*base, "--threads", "1", "--bank", "64", "--neighbours", "8", "--vocab-texts", "--passage-queries", "3"]
         + ["--passage-crops", "2"]
         + ["--passages", "450", "--wiki-summaries", "900", "--doc-words", "160"]
-        + ["--extra-passages", "a.txt", "--extra-passages", "b.txt.gz", "--checkpoint-dir", "ck"]
+        + ["--extra-passages", "a.txt", "--extra-passages", "b.txt.gz", "--checkpoint-dir", "ck", "--lexical", "0.5"]
     )
     a.func(a)
     assert seen["overrides"]["threads"] == 1 and seen["overrides"]["bank"] == 64
     assert seen["overrides"]["neighbours"] == 8 and seen["overrides"]["checkpoint_dir"] == "ck"
+    assert seen["overrides"]["lexical"] == 0.5
     assert seen["recipe"].vocab_texts is True and seen["recipe"].passage_queries == 3
     assert seen["recipe"].passage_crops == 2
     assert seen["recipe"].passages_per_lang == 450 != recipes.RECIPES["relevance"].passages_per_lang
@@ -114,7 +115,7 @@ def test_distill_passes_threads_bank_neighbours_vocab_texts_passage_queries_pass
     a = cli_mod.build_parser().parse_args(base)
     a.func(a)
     assert "threads" not in seen["overrides"] and "bank" not in seen["overrides"]
-    assert "checkpoint_dir" not in seen["overrides"]
+    assert "checkpoint_dir" not in seen["overrides"] and "lexical" not in seen["overrides"]
     assert seen["recipe"] is recipes.RECIPES["relevance"]
 
 

@@ -151,6 +151,30 @@ def test_relational_scores_its_teacher_side_with_the_full_teacher_when_given():
     assert got == pytest.approx(kl, rel=1e-5)
 
 
+def test_relational_adds_the_lexical_matrix_to_the_teachers_cosines_in_units_of_their_spread():
+    """Student equal to its targets: zero loss without BM25; with it, row 0's teacher side moves by the given
+    standardised scores times that row's cosine std, and the hand-computed KL follows."""
+    t = torch.tensor([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]])
+    g = torch.tensor([0, 1, 2])
+    lexical = torch.tensor([[0.0, 1.0, -1.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    assert losses.relational(t, t, g, 1.0, None, torch.zeros(3, 3)).item() == pytest.approx(0.0, abs=1e-6)
+    cos = [1.0, 0.6, 0.0]
+    mean = sum(cos) / 3
+    sd = math.sqrt(sum((c - mean) ** 2 for c in cos) / 2)  # torch's std: n - 1
+    teacher = [cos[0], cos[1] + sd, cos[2] - sd]
+
+    def softmax(x: list[float]) -> list[float]:
+        e = [math.exp(v) for v in x]
+        return [v / sum(e) for v in e]
+
+    p_t, p_s = softmax(teacher), softmax(cos)
+    kl = sum(a * math.log(a / b) for a, b in zip(p_t, p_s))
+    got = losses.relational(t, t, g, 1.0, None, lexical).item()
+    assert got == pytest.approx(kl / 3, rel=1e-5)  # rows 1 and 2 are unchanged: KL 0
+    weights = {"mse": 1.0, "relational": 1.0}
+    assert losses.combined(weights, t, t, g, 1.0, None, lexical)[1]["relational"] == pytest.approx(got)
+
+
 def test_pairwise_with_a_full_teacher_matches_the_student_to_that_teachers_similarities():
     s = torch.nn.functional.normalize(torch.randn(5, 4, generator=torch.Generator().manual_seed(0)), dim=-1)
     t = torch.randn(3, 4, generator=torch.Generator().manual_seed(1))

@@ -15,6 +15,7 @@ from tokenizers import Tokenizer
 
 from edge_ranker.distill.student import StudentInfo, TorchStudentEncoder
 from edge_ranker.distill.train import Group, TrainConfig, train_student
+from edge_ranker.errors import EdgeRankerError
 
 
 def _data(n: int = 256):
@@ -49,6 +50,34 @@ def test_training_lowers_the_loss(tiny_vocab, tmp_path):
     v = enc.encode(["the cat runs", "der katze lauf", "blue water stone"])
     assert v.shape == (3, 32)
     np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, rtol=1e-5)
+
+
+def test_target_bm25_rows_are_the_runtimes_bm25_of_each_target_text_over_the_batch(tiny_vocab):
+    from edge_ranker.distill.train import target_bm25
+    from edge_ranker.runtime.lexical import Bag, Feed, bm25, standardise, terms
+
+    tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
+    texts = [*make_sentences("en", 6, 3), "", "?!"]
+    groups = [Group([t, "ignored translation"], i) for i, t in enumerate(texts)]
+    columns = [5, 0, 2, 6, 3, 7]
+    got = target_bm25(groups, len(texts), tok)(columns).numpy()
+    feed = Feed.of([Bag.of(terms(tok, texts[c])) for c in columns])
+    want = np.stack([standardise(bm25(terms(tok, texts[c]), feed)) for c in columns])
+    np.testing.assert_allclose(got, want, atol=1e-6)
+    assert np.abs(got).sum() > 0 and not got[3].any() and not got[5].any()  # empty texts: zero rows
+
+
+def test_training_with_the_lexical_relational_teacher_lowers_the_loss(tiny_vocab, tmp_path):
+    groups, targets = _data()
+    tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
+    cfg = TrainConfig(epochs=4, batch_size=32, lr=3e-3, hidden=32, heads=2, ffn=64, max_length=32, lexical=1.0)
+    cfg.losses = {"mse": 1.0, "relational": 1.0}
+    log = train_student(groups, targets, tok, StudentInfo(), tmp_path / "s", cfg, show_progress=False)
+    assert log["epochs"][-1] < 0.7 * log["epochs"][0]
+    with pytest.raises(EdgeRankerError, match="lexical"):
+        TrainConfig(lexical=-1.0)
+    with pytest.raises(EdgeRankerError, match="bank"):
+        TrainConfig(lexical=1.0, bank=64)
 
 
 @pytest.mark.parametrize("chunks", [2, 3, 64])

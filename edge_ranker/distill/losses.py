@@ -51,11 +51,20 @@ def relational(
     group: torch.Tensor,
     temperature: float = TEMPERATURE,
     teacher: torch.Tensor | None = None,
+    lexical: torch.Tensor | None = None,
 ) -> torch.Tensor:
+    """KL between how each student row and its own target see all targets. ``lexical`` (targets x targets:
+    each target's text as a query, its BM25 over the targets' texts, standardised per row and weighted) is
+    added to the teacher's cosines in units of each row's cosine spread, so the teacher side ranks as the
+    runtime does, cosine plus BM25."""
     sn, tn = F.normalize(s, dim=-1), F.normalize(t, dim=-1)
     student_logits = sn @ tn.T / temperature  # (rows, groups): how the student row sees all targets
     fn = tn if teacher is None else F.normalize(teacher, dim=-1)
-    teacher_logits = fn[group] @ fn.T / temperature  # how its own target sees all targets
+    if lexical is None:
+        teacher_logits = fn[group] @ fn.T / temperature  # how its own target sees all targets
+    else:
+        sim = fn @ fn.T
+        teacher_logits = (sim + sim.std(1, keepdim=True) * lexical.to(sim))[group] / temperature
     return _kl(student_logits, teacher_logits)
 
 
@@ -95,9 +104,10 @@ def combined(
     group: torch.Tensor,
     temperature: float = TEMPERATURE,
     teacher: torch.Tensor | None = None,
+    lexical: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """Weighted sum of the named losses (``temperature`` for the in-batch ones, ``teacher`` for those that
-    score with it); also returns each part."""
+    score with it, ``lexical`` for the relational one); also returns each part."""
     unknown = set(weights) - set(_FUNCS)
     if unknown:
         raise ValueError(f"unknown loss(es) {sorted(unknown)}; choose from {LOSSES}")
@@ -107,6 +117,7 @@ def combined(
         if w:
             if name in _IN_BATCH:
                 extra = (teacher,) if name in _TEACHER_SCORED else ()
+                extra += (lexical,) if name == "relational" else ()
                 v = _IN_BATCH[name](s, t, group, temperature, *extra)
             else:
                 v = _PER_ROW[name](s, t, group)

@@ -24,6 +24,7 @@ import torch.distributed.nn.functional as dist_nn
 import torch.nn.functional as F
 from accelerate import Accelerator
 from accelerate.utils import set_seed
+from scipy.sparse import csr_matrix
 from tokenizers import Tokenizer
 from torch.utils.data import DataLoader, Dataset
 from tqdm.auto import tqdm
@@ -40,6 +41,7 @@ from edge_ranker.distill.student import (
     sif_token_logits,
 )
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.runtime.lexical import K1, B, Bag, Feed, standardise, terms
 
 
 @dataclass
@@ -109,6 +111,11 @@ class TrainConfig:
     # embedding LayerNorm then hands the layer mostly position. Without them it keeps each word's direction, but
     # the relevance student ranks worse at two seeds (bench/RESULTS.md, Session 19), so they stay on.
     positions: bool = True
+    # Weight of BM25 in the relational loss's teacher similarities: each batch target's text, as a query, scores
+    # every batch target's text, standardised per row and added to the teacher's cosines in units of their
+    # spread, as the runtime fuses a query's cosine and BM25. The student is then taught the ranking the
+    # runtime ships (lexical matching that a 128-d PCA target blurs), not the dense teacher's alone.
+    lexical: float = 0.0
 
     def __post_init__(self) -> None:
         # here, not in train_student: a recipe builds its config before the teacher phase, which can take an hour
@@ -122,6 +129,10 @@ class TrainConfig:
             raise EdgeRankerError("pooling_init 'sif' sets the weighted pooling's logits: it needs pooling 'weighted'")
         if self.bank < 0 or self.neighbours < 0:
             raise EdgeRankerError(f"bank and neighbours must be 0 or more, not {self.bank} / {self.neighbours}")
+        if self.lexical < 0:
+            raise EdgeRankerError(f"lexical must be 0 or more, not {self.lexical}")
+        if self.lexical and self.bank:
+            raise EdgeRankerError("lexical scores batch targets' texts; bank targets have none in the batch")
 
 
 class _Groups(Dataset):
@@ -230,14 +241,44 @@ def _collate(
     return collate
 
 
+def target_bm25(groups: list[Group], n_targets: int, tokenizer: Tokenizer):
+    """A function of a batch's target rows giving their texts' BM25 matrix (row: that target's text as the
+    query; columns: the batch's target texts as the documents, statistics from them alone, as the runtime ranks
+    a feed), each row standardised; a target's text is the first of its group, the one the teacher embedded.
+    Row i equals ``runtime.lexical.bm25`` of text i over the batch, computed for all rows at once as a sparse
+    product (one call per row took 0.7 s for a 384-column batch)."""
+    words: list[list[str]] = [[] for _ in range(n_targets)]
+    for g in groups:
+        for m in g.members():
+            words[m.target] = words[m.target] or terms(tokenizer, m.texts[0])
+    bags = [Bag.of(w) for w in words]
+
+    def matrix(columns: list[int]) -> torch.Tensor:
+        feed = Feed.of([bags[c] for c in columns])
+        n = len(feed)
+        vocab, term = np.unique(feed.ids, return_inverse=True)
+        doc = np.searchsorted(feed.ends, np.arange(feed.ids.size), side="right")
+        df = np.bincount(term, minlength=vocab.size)
+        norm = K1 * (1 - B + B * feed.lengths / max(float(feed.lengths.mean()), 1e-9))
+        tf = feed.counts
+        weight = np.log1p((n - df + 0.5) / (df + 0.5))[term] * tf * (K1 + 1) / (tf + norm[doc])
+        docs = csr_matrix((weight, (doc, term)), shape=(n, vocab.size))
+        queries = csr_matrix((np.ones_like(weight), (doc, term)), shape=(n, vocab.size))
+        scores = (queries @ docs.T).toarray()
+        return torch.from_numpy(np.stack([standardise(row) for row in scores])).float()
+
+    return matrix
+
+
 def gather_batch(
     s: torch.Tensor,
     target: torch.Tensor,
     group: torch.Tensor,
     column: torch.Tensor,
     teacher: torch.Tensor | None = None,
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None]:
-    """Every process's student rows, targets (and full teacher vectors, when given) and group ids, so the
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None, torch.Tensor]:
+    """Every process's student rows, targets (and full teacher vectors, when given), group ids and each
+    target column's row in the target matrix, so the
     in-batch losses (relational, contrastive, pairwise) see the global batch, as one process would, and not
     1/N of it.
 
@@ -249,7 +290,7 @@ def gather_batch(
     positive would count as its negative, which one process's collate never lets happen.
     """
     if not _multi_process():
-        return s, target, group, teacher
+        return s, target, group, teacher, column
     n = dist.get_world_size()
     sizes = [torch.zeros(2, dtype=torch.long, device=s.device) for _ in range(n)]  # on s's device: NCCL needs it
     dist.all_gather(sizes, torch.tensor([len(s), len(target)], device=s.device))
@@ -276,7 +317,7 @@ def gather_batch(
         return x.new_empty((len(unique), x.shape[1])).index_copy_(0, inverse, by_column(x))
 
     target, teacher = merged(target), None if teacher is None else merged(teacher)
-    return torch.cat([x[:r] for x, r in zip(s_all, rows)]), target, group, teacher
+    return torch.cat([x[:r] for x, r in zip(s_all, rows)]), target, group, teacher, unique
 
 
 def with_bank(
@@ -362,6 +403,7 @@ def train_student(
         shared_nearest_targets(tgt, config.neighbours, accelerator.device, show_progress) if config.neighbours else None
     )
     collate = _collate(StudentTokenizer(tokenizer, config.max_length), tgt, full, near)
+    lexical = target_bm25(groups, len(tgt), tokenizer) if config.lexical else None
     per_process = max(1, config.batch_size // accelerator.num_processes)
     if config.bucket_by_length:
         sampler = LengthBucketSampler(groups, per_process, config.seed)
@@ -398,12 +440,13 @@ def train_student(
         losses: list[float] = []
         for batch in loader:
             s = model(batch["input_ids"], batch["attention_mask"], config.chunks)
-            s_all, t_all, g_all, f_all = gather_batch(
+            s_all, t_all, g_all, f_all, c_all = gather_batch(
                 s, batch["target"], batch["group"], batch["column"], batch.get("teacher")
             )
             if config.bank:
                 t_all, f_all = with_bank(t_all, f_all, tgt, full, config.bank, bank_generator)
-            loss, _ = combined(config.losses, s_all, t_all, g_all, config.temperature, f_all)
+            lex = config.lexical * lexical(c_all.tolist()) if lexical else None
+            loss, _ = combined(config.losses, s_all, t_all, g_all, config.temperature, f_all, lex)
             accelerator.backward(loss)
             if config.grad_clip:
                 accelerator.clip_grad_norm_(model.parameters(), config.grad_clip)
