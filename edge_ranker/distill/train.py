@@ -41,7 +41,7 @@ from edge_ranker.distill.student import (
     sif_token_logits,
 )
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.runtime.lexical import K1, B, Bag, Feed, standardise, terms
+from edge_ranker.runtime.lexical import Bag, Feed, length_norm, standardise, term_weights, terms
 
 
 @dataclass
@@ -260,9 +260,7 @@ def target_bm25(groups: list[Group], n_targets: int, tokenizer: Tokenizer):
         vocab, term = np.unique(feed.ids, return_inverse=True)
         doc = np.searchsorted(feed.ends, np.arange(feed.ids.size), side="right")
         df = np.bincount(term, minlength=vocab.size)
-        norm = K1 * (1 - B + B * feed.lengths / max(float(feed.lengths.mean()), 1e-9))
-        tf = feed.counts
-        weight = np.log1p((n - df + 0.5) / (df + 0.5))[term] * tf * (K1 + 1) / (tf + norm[doc])
+        weight = term_weights(n, df[term], feed.counts, length_norm(feed)[doc])
         docs = csr_matrix((weight, (doc, term)), shape=(n, vocab.size))
         queries = csr_matrix((np.ones_like(weight), (doc, term)), shape=(n, vocab.size))
         scores = (queries @ docs.T).toarray()
@@ -279,9 +277,8 @@ def gather_batch(
     teacher: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None, torch.Tensor]:
     """Every process's student rows, targets (and full teacher vectors, when given), group ids and each
-    target column's row in the target matrix, so the
-    in-batch losses (relational, contrastive, pairwise) see the global batch, as one process would, and not
-    1/N of it.
+    target column's row in the target matrix, so the in-batch losses (relational, contrastive, pairwise) see
+    the global batch, as one process would, and not 1/N of it.
 
     Student rows keep their gradient (autograd all-gather, whose backward sums over processes); every
     process computes the same loss, so DDP's gradient mean equals that loss's gradient.
@@ -404,7 +401,7 @@ def train_student(
         shared_nearest_targets(tgt, config.neighbours, accelerator.device, show_progress) if config.neighbours else None
     )
     collate = _collate(StudentTokenizer(tokenizer, config.max_length), tgt, full, near)
-    lexical = target_bm25(groups, len(tgt), tokenizer) if config.lexical else None
+    bm25_of = target_bm25(groups, len(tgt), tokenizer) if config.lexical else None
     per_process = max(1, config.batch_size // accelerator.num_processes)
     if config.bucket_by_length:
         sampler = LengthBucketSampler(groups, per_process, config.seed)
@@ -446,7 +443,7 @@ def train_student(
             )
             if config.bank:
                 t_all, f_all = with_bank(t_all, f_all, tgt, full, config.bank, bank_generator)
-            lex = config.lexical * lexical(c_all.tolist()) if lexical else None
+            lex = config.lexical * bm25_of(c_all.tolist()) if bm25_of else None
             loss, _ = combined(config.losses, s_all, t_all, g_all, config.temperature, f_all, lex)
             accelerator.backward(loss)
             if config.grad_clip:

@@ -80,14 +80,23 @@ def bm25(query: list[str], feed: Feed) -> np.ndarray:
     wanted = np.unique(_hashes(query))
     if not n or not wanted.size:
         return np.zeros(n)
-    norm = K1 * (1 - B + B * feed.lengths / max(float(feed.lengths.mean()), 1e-9))
     hit = np.flatnonzero(np.isin(feed.ids, wanted))
     owner = np.searchsorted(feed.ends, hit, side="right")
     term = np.searchsorted(wanted, feed.ids[hit])
     df = np.bincount(term, minlength=wanted.size)
-    idf = np.log1p((n - df + 0.5) / (df + 0.5))
-    tf = feed.counts[hit]
-    return np.bincount(owner, weights=idf[term] * tf * (K1 + 1) / (tf + norm[owner]), minlength=n)
+    weight = term_weights(n, df[term], feed.counts[hit], length_norm(feed)[owner])
+    return np.bincount(owner, weights=weight, minlength=n)
+
+
+def length_norm(feed: Feed) -> np.ndarray:
+    """BM25's per-document denominator term, k1 (1 - b + b length / mean length)."""
+    return K1 * (1 - B + B * feed.lengths / max(float(feed.lengths.mean()), 1e-9))
+
+
+def term_weights(n: int, df: np.ndarray, tf: np.ndarray, norm: np.ndarray) -> np.ndarray:
+    """BM25's weight of each (document, term) entry: idf from the document frequency among ``n`` documents,
+    times the term count saturated by the document's ``length_norm``."""
+    return np.log1p((n - df + 0.5) / (df + 0.5)) * tf * (K1 + 1) / (tf + norm)
 
 
 def standardise(x: np.ndarray) -> np.ndarray:
