@@ -6,7 +6,13 @@ import time
 from pathlib import Path
 
 from edge_ranker.evaluate.encoders import resolve_encoder
-from edge_ranker.evaluate.retrieval import evaluate_retrieval, load_retrieval
+from edge_ranker.evaluate.retrieval import (
+    cosine_scores,
+    fused_scores,
+    lexical_scores,
+    load_retrieval,
+    scores_metrics,
+)
 from edge_ranker.evaluate.sts import evaluate_sts
 from edge_ranker.evaluate.translation import evaluate_translation
 
@@ -25,6 +31,7 @@ def evaluate_models(
     """``{model: {set: metrics}}``; with ``lexical_weight`` each retrieval set is also scored as the runtime
     ranks a query (cosine and BM25 fused), under the key ``SET+lexical``."""
     sets = {name: load_retrieval(name, data_root) for name in retrieval or []}
+    words = {name: lexical_scores(ds) for name, ds in sets.items()} if lexical_weight else {}  # encoder-free
     doc_encoder = resolve_encoder(docs, cache_dir) if docs else None
     out: dict = {}
     for spec in models:
@@ -34,9 +41,10 @@ def evaluate_models(
         if sts:
             res["sts"] = evaluate_sts(enc, data_root, split=split)
         for name, ds in sets.items():
-            res[name] = evaluate_retrieval(enc, ds, doc_encoder)
+            cosine = cosine_scores(enc, ds, doc_encoder)
+            res[name] = scores_metrics(cosine, ds)
             if lexical_weight:
-                res[f"{name}+lexical"] = evaluate_retrieval(enc, ds, doc_encoder, lexical_weight)
+                res[f"{name}+lexical"] = scores_metrics(fused_scores(cosine, words[name], lexical_weight), ds)
         for name in translation or []:
             res[f"translation-{name}"] = evaluate_translation(enc, data_root, name)
         res["seconds"] = round(time.perf_counter() - t0, 1)

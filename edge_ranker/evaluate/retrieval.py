@@ -195,8 +195,15 @@ def evaluate_retrieval(
     query_encoder, ds: RetrievalSet, doc_encoder=None, lexical_weight: float = 0.0
 ) -> dict[str, float]:
     """``doc_encoder`` defaults to ``query_encoder``; pass another for the asymmetric mode."""
-    run = retrieval_run(query_encoder, ds, doc_encoder, lexical_weight)
-    return retrieval_metrics(run, ds.qrels) | {"queries": len(ds.queries), "docs": len(ds.corpus)}
+    scores = cosine_scores(query_encoder, ds, doc_encoder)
+    if lexical_weight:
+        scores = fused_scores(scores, lexical_scores(ds), lexical_weight)
+    return scores_metrics(scores, ds)
+
+
+def scores_metrics(scores: np.ndarray, ds: RetrievalSet) -> dict[str, float]:
+    """The trec_eval figures of a (queries x documents) score matrix, plus the sample's size."""
+    return retrieval_metrics(top_run(scores, ds), ds.qrels) | {"queries": len(ds.queries), "docs": len(ds.corpus)}
 
 
 def lexical_scores(ds: RetrievalSet) -> np.ndarray:
@@ -207,20 +214,28 @@ def lexical_scores(ds: RetrievalSet) -> np.ndarray:
     return np.stack([bm25(terms(tok, q), docs) for q in ds.queries.values()]) if ds.queries else np.zeros((0, 0))
 
 
-def retrieval_run(
-    query_encoder, ds: RetrievalSet, doc_encoder=None, lexical_weight: float = 0.0
-) -> dict[str, dict[str, float]]:
-    """Each query's 100 best documents by cosine (with ``lexical_weight``, by the runtime's fusion of cosine and
-    BM25), with their scores (per-query figures come from this)."""
+def fused_scores(cosine: np.ndarray, words: np.ndarray, weight: float) -> np.ndarray:
+    """Each query's cosines and BM25 fused as the runtime ranker fuses them."""
+    return np.stack([query_scores(c, w, weight) for c, w in zip(cosine, words)])
+
+
+def cosine_scores(query_encoder, ds: RetrievalSet, doc_encoder=None) -> np.ndarray:
+    """Cosine of every query (rows, in ``ds.queries`` order) with every document (columns)."""
     doc_encoder = doc_encoder or query_encoder
-    doc_ids = list(ds.corpus)
-    d = doc_encoder.encode([ds.corpus[i] for i in doc_ids], role="passage")
-    q_ids = list(ds.queries)
-    q = query_encoder.encode([ds.queries[i] for i in q_ids], role="query")
+    d = doc_encoder.encode(list(ds.corpus.values()), role="passage")
+    q = query_encoder.encode(list(ds.queries.values()), role="query")
     if q.shape[1] != d.shape[1]:
         raise EdgeRankerError(f"query dim {q.shape[1]} != document dim {d.shape[1]}")
-    scores = unit_rows(q) @ unit_rows(d).T
-    if lexical_weight:
-        scores = np.stack([query_scores(c, w, lexical_weight) for c, w in zip(scores, lexical_scores(ds))])
+    return unit_rows(q) @ unit_rows(d).T
+
+
+def top_run(scores: np.ndarray, ds: RetrievalSet) -> dict[str, dict[str, float]]:
+    """Each query's 100 best documents with their scores (per-query figures come from this)."""
+    doc_ids, q_ids = list(ds.corpus), list(ds.queries)
     top = np.argsort(-scores, axis=1)[:, :100]
     return {qid: {doc_ids[j]: float(scores[qi, j]) for j in top[qi]} for qi, qid in enumerate(q_ids)}
+
+
+def retrieval_run(query_encoder, ds: RetrievalSet, doc_encoder=None) -> dict[str, dict[str, float]]:
+    """Each query's 100 best documents by cosine, with their scores."""
+    return top_run(cosine_scores(query_encoder, ds, doc_encoder), ds)
