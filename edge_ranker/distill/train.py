@@ -41,7 +41,7 @@ from edge_ranker.distill.student import (
     sif_token_logits,
 )
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.runtime.lexical import Bag, Feed, length_norm, standardise, term_weights, terms
+from edge_ranker.runtime.lexical import Bag, Feed, standardise, term_weights, terms
 
 
 @dataclass
@@ -260,7 +260,7 @@ def target_bm25(groups: list[Group], n_targets: int, tokenizer: Tokenizer):
         vocab, term = np.unique(feed.ids, return_inverse=True)
         doc = np.searchsorted(feed.ends, np.arange(feed.ids.size), side="right")
         df = np.bincount(term, minlength=vocab.size)
-        weight = term_weights(n, df[term], feed.counts, length_norm(feed)[doc])
+        weight = term_weights(n, df[term], feed.counts, feed.norm[doc])
         docs = csr_matrix((weight, (doc, term)), shape=(n, vocab.size))
         queries = csr_matrix((np.ones_like(weight), (doc, term)), shape=(n, vocab.size))
         scores = (queries @ docs.T).toarray()

@@ -55,12 +55,14 @@ def _hashes(words: list[str]) -> np.ndarray:
 @dataclass(frozen=True)
 class Feed:
     """The term arrays of the documents being ranked, concatenated once (a search box ranks the same feed on
-    every keystroke): hashes, counts, where each document's columns end, and each document's length in terms."""
+    every keystroke): hashes, counts, where each document's columns end, each document's length in terms and
+    its BM25 length normalisation, k1 (1 - b + b length / mean length), which depends on the feed alone."""
 
     ids: np.ndarray
     counts: np.ndarray
     ends: np.ndarray
     lengths: np.ndarray
+    norm: np.ndarray
 
     @classmethod
     def of(cls, bags: Sequence[Bag]) -> Feed:
@@ -68,7 +70,8 @@ class Feed:
         ends = np.cumsum(np.fromiter((b.terms.shape[1] for b in bags), np.int64, len(bags)))
         running = np.concatenate([[0], np.cumsum(packed[1])])
         lengths = (running[ends] - running[ends - np.diff(ends, prepend=0)]).astype(np.float64)
-        return cls(packed[0], packed[1].astype(np.float64), ends, lengths)
+        norm = K1 * (1 - B + B * lengths / max(float(lengths.mean()) if lengths.size else 0.0, 1e-9))
+        return cls(packed[0], packed[1].astype(np.float64), ends, lengths, norm)
 
     def __len__(self) -> int:
         return self.ends.size
@@ -84,18 +87,13 @@ def bm25(query: list[str], feed: Feed) -> np.ndarray:
     owner = np.searchsorted(feed.ends, hit, side="right")
     term = np.searchsorted(wanted, feed.ids[hit])
     df = np.bincount(term, minlength=wanted.size)
-    weight = term_weights(n, df[term], feed.counts[hit], length_norm(feed)[owner])
+    weight = term_weights(n, df[term], feed.counts[hit], feed.norm[owner])
     return np.bincount(owner, weights=weight, minlength=n)
-
-
-def length_norm(feed: Feed) -> np.ndarray:
-    """BM25's per-document denominator term, k1 (1 - b + b length / mean length)."""
-    return K1 * (1 - B + B * feed.lengths / max(float(feed.lengths.mean()), 1e-9))
 
 
 def term_weights(n: int, df: np.ndarray, tf: np.ndarray, norm: np.ndarray) -> np.ndarray:
     """BM25's weight of each (document, term) entry: idf from the document frequency among ``n`` documents,
-    times the term count saturated by the document's ``length_norm``."""
+    times the term count saturated by the document's length normalisation ``Feed.norm``."""
     return np.log1p((n - df + 0.5) / (df + 0.5)) * tf * (K1 + 1) / (tf + norm)
 
 
