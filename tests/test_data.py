@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from edge_ranker.distill.data import (
+    HeldText,
     drop_held,
     eval_sentences,
     file_passages,
@@ -321,22 +322,22 @@ def test_wiki_summaries_drop_paragraphs_quoting_an_evaluation_text_and_cap_each_
     _summaries(tmp_path, "summaries_en-us.json", en)
     _summaries(tmp_path, "summaries_es-es.json", [f"Uno {words}.", f"Dos {words}.", f"Tres {words}."])
     _summaries(tmp_path, "summaries_fr-fr.json", [])
-    out = wiki_summaries(2, [answer.upper()], folder=tmp_path, words=60)
+    out = wiki_summaries(2, HeldText.of([answer.upper()]), folder=tmp_path, words=60)
     firsts = [t.split()[0] for t in out]
     assert firsts[0] == "Alpha" and "Beta" not in firsts  # Beta quotes the held answer, in another case
     assert len(out) == 3 and set(firsts[1:]) < {"Uno", "Dos", "Tres"}  # 2 per language; the short one is none
-    assert out == wiki_summaries(2, [answer], folder=tmp_path, words=60)  # seeded
-    cut = wiki_summaries(5, [], folder=tmp_path, words=10)
+    assert out == wiki_summaries(2, HeldText.of([answer]), folder=tmp_path, words=60)  # seeded
+    cut = wiki_summaries(5, HeldText.of([]), folder=tmp_path, words=10)
     assert len(cut) == 5 and all(len(t.split()) == 10 for t in cut)  # Beta is back without the held text
 
 
 def test_wiki_summaries_name_a_missing_or_broken_file(tmp_path):
     with pytest.raises(EdgeRankerError, match="no Wikipedia summaries"):
-        wiki_summaries(1, [], folder=tmp_path)
+        wiki_summaries(1, HeldText.of([]), folder=tmp_path)
     for name in ("summaries_en-us.json", "summaries_es-es.json", "summaries_fr-fr.json"):
         (tmp_path / name).write_bytes(b"{not json \xff")
     with pytest.raises(EdgeRankerError, match="not valid JSON"):
-        wiki_summaries(1, [], folder=tmp_path)
+        wiki_summaries(1, HeldText.of([]), folder=tmp_path)
 
 
 def test_file_passages_cut_filter_and_deduplicate_the_users_lines_across_files(tmp_path):
@@ -348,15 +349,15 @@ def test_file_passages_cut_filter_and_deduplicate_the_users_lines_across_files(t
     )
     packed = tmp_path / "b.txt.gz"
     packed.write_bytes(gzip.compress(f"Gamma {words} 🙂 ok\nAlpha {words}\nShort one.\n".encode()))
-    out = file_passages([plain, packed], [answer.upper(), "A held claim."], words=20)
+    out = file_passages([plain, packed], HeldText.of([answer.upper(), "A held claim."]), words=20)
     assert [t.split()[0] for t in out] == ["Alpha", "Gamma", "Short"]  # held, quoting, undecodable, repeated go
     assert [len(t.split()) for t in out] == [20, 20, 2]
-    assert len(file_passages([plain], [], words=200)) == 3  # Beta and the claim are back without held texts
+    assert len(file_passages([plain], HeldText.of([]), words=200)) == 3  # Beta, the claim back
     with pytest.raises(EdgeRankerError, match="not found"):
-        file_passages([tmp_path / "missing.txt"], [])
+        file_passages([tmp_path / "missing.txt"], HeldText.of([]))
     (tmp_path / "latin1.txt").write_bytes("Città più bella\nPerché no\n".encode("latin-1"))
     with pytest.raises(EdgeRankerError, match=r"no UTF-8 text lines .*\(2 undecodable\)"):
-        file_passages([tmp_path / "latin1.txt"], [])
+        file_passages([tmp_path / "latin1.txt"], HeldText.of([]))
 
 
 def test_retrieval_eval_texts_are_the_evaluation_samples_of_the_sets_present(tmp_path, monkeypatch):

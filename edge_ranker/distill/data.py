@@ -154,24 +154,34 @@ def shingles(text: str, n: int = 8) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
 
 
-def quoted_runs(held_texts: list[str]) -> set[tuple[str, ...]]:
-    """Every 8-word run of the held texts: outside text sharing one is dropped from training."""
-    return set().union(*(shingles(t) for t in held_texts))
+@dataclass(frozen=True)
+class HeldText:
+    """Evaluation texts and every 8-word run of them, built once per recipe (0.9 s for the retrieval sets) and
+    shared by each outside source: a text equal to one of them, or sharing a run with one, quotes it."""
+
+    exact: frozenset[str]
+    runs: frozenset[tuple[str, ...]]
+
+    @classmethod
+    def of(cls, texts: list[str]) -> HeldText:
+        return cls(frozenset(texts), frozenset(set().union(*(shingles(t) for t in texts))))
+
+    def quotes(self, text: str) -> bool:
+        return text in self.exact or not self.runs.isdisjoint(shingles(text))
 
 
 def wiki_summaries(
     per_lang: int,
-    held_texts: list[str],
+    held: HeldText,
     seed: int = 0,
     words: int = DOC_WORDS,
     min_words: int = 30,
     folder: str | Path | None = None,
 ) -> list[str]:
     """Up to ``per_lang`` seeded lead paragraphs per language (en, es, fr), cut to their first ``words`` words,
-    minus every paragraph that shares an 8-word run with one of ``held_texts``: WikiQA's answer sentences come
-    from such lead sections, so an exact-match filter would let them through inside a paragraph."""
+    minus every paragraph that quotes one of the ``held`` texts (an 8-word run is enough): WikiQA's answer
+    sentences come from such lead sections, so an exact-match filter would let them through inside a paragraph."""
     root = Path(folder) if folder is not None else wiki_summaries_dir()
-    banned = quoted_runs(held_texts)
     rng = random.Random(seed)
     out: list[str] = []
     for name in sorted(WIKI_SUMMARY_FILES.values()):
@@ -189,23 +199,21 @@ def wiki_summaries(
                 if isinstance(v, dict) and len(str(v.get("extract", "")).split()) >= min_words
             }
         )
-        texts = [t for t in texts if not shingles(t) & banned]
+        texts = [t for t in texts if not held.quotes(t)]
         rng.shuffle(texts)
         out += texts[:per_lang]
     return out
 
 
-def file_passages(paths: list[str | Path], held_texts: list[str], words: int = DOC_WORDS) -> list[str]:
+def file_passages(paths: list[str | Path], held: HeldText, words: int = DOC_WORDS) -> list[str]:
     """The user's own unlabelled text as passage-role training texts: one per line of each file (plain or
-    gzip UTF-8), cut to ``words`` words, repeats dropped, and, as for the Wikipedia summaries, every line that is
-    one of ``held_texts`` or shares an 8-word run with one dropped so no evaluation text leaks in."""
-    held = set(held_texts)
-    banned = quoted_runs(held_texts)
+    gzip UTF-8), cut to ``words`` words, repeats dropped, and, as for the Wikipedia summaries, every line that
+    quotes one of the ``held`` texts dropped so no evaluation text leaks in."""
     out: dict[str, None] = {}
     for path in paths:
         stats = ReadStats()
         for line in read_lines(path, stats):
-            if line not in held and not shingles(line) & banned:
+            if not held.quotes(line):
                 out[first_words(line, words)] = None
         if not stats.lines:
             raise EdgeRankerError(f"{path} has no UTF-8 text lines to train on ({stats.invalid_utf8} undecodable)")

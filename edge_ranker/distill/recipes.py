@@ -31,6 +31,7 @@ from tokenizers import Tokenizer
 
 from edge_ranker.distill.data import (
     DOC_WORDS,
+    HeldText,
     bible_groups,
     drop_held,
     eval_sentences,
@@ -241,7 +242,7 @@ def build_training_set(
     if recipe.news_passages:
         passages += news_passages(root, recipe.langs, recipe.sentences_per_passage)
     # outside text is checked for 8-word runs of every evaluation text, not only for exact sentences
-    quoted = [*held, *retrieval_eval_texts(root)] if recipe.wiki_summaries or recipe.extra_passages else []
+    quoted = HeldText.of([*held, *retrieval_eval_texts(root)] if recipe.wiki_summaries or recipe.extra_passages else [])
     if recipe.wiki_summaries:
         passages += [[t] for t in wiki_summaries(recipe.wiki_summaries, quoted, seed)]
     if recipe.extra_passages:
