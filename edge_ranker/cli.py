@@ -95,6 +95,9 @@ def cmd_distill(a: argparse.Namespace) -> None:
     if a.loss:
         overrides["losses"] = {k: float(v) for k, v in (x.split("=") for x in a.loss)}
     recipe = RECIPES[a.recipe]
+    if a.judged:
+        recipe = replace(recipe, judged=True)
+        overrides["losses"] = {**overrides.get("losses", recipe.train.losses), "judged": a.judged}
     if a.max_pairs is not None:
         recipe = replace(recipe, max_pairs_per_lang=a.max_pairs)
     if a.bible is not None:
@@ -364,6 +367,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--neighbours",
         type=int,
         help="each batch target brings its k nearest targets as extra columns of the in-batch losses (default 0)",
+    )
+    d.add_argument(
+        "--judged",
+        type=float,
+        help="weight of a loss on the retrieval sets' training judgments: each query towards its judged "
+        "passage, which rides in its batch (default 0: teacher targets only)",
     )
     d.add_argument(
         "--lexical",

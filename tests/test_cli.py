@@ -116,7 +116,14 @@ def test_distill_passes_threads_bank_neighbours_vocab_texts_passage_queries_pass
     a.func(a)
     assert "threads" not in seen["overrides"] and "bank" not in seen["overrides"]
     assert "checkpoint_dir" not in seen["overrides"] and "lexical" not in seen["overrides"]
-    assert seen["recipe"] is recipes.RECIPES["relevance"]
+    assert seen["recipe"] is recipes.RECIPES["relevance"] and "losses" not in seen["overrides"]
+    a = cli_mod.build_parser().parse_args([*base, "--judged", "0.5"])
+    a.func(a)
+    assert seen["recipe"].judged is True and recipes.RECIPES["relevance"].judged is False
+    assert seen["overrides"]["losses"] == {**recipes.RECIPES["relevance"].train.losses, "judged": 0.5}
+    a = cli_mod.build_parser().parse_args([*base, "--loss", "mse=1", "--judged", "2"])
+    a.func(a)
+    assert seen["overrides"]["losses"] == {"mse": 1.0, "judged": 2.0}
 
 
 def test_distill_refuses_an_empty_document_cut_with_a_message(tmp_path):

@@ -13,6 +13,7 @@ from edge_ranker.distill.data import (
     drop_held,
     eval_sentences,
     file_passages,
+    judged_pairs,
     mono_groups,
     news_groups,
     news_mono_groups,
@@ -184,6 +185,19 @@ def test_retrieval_training_texts_never_touch_the_evaluation_sample(tmp_path, mo
     assert same_queries == queries and len(cut) == 1 and cut[0] in {" ".join(p.split()[:2]) for p in passages}
 
 
+def test_judged_pairs_are_the_training_questions_and_their_own_paragraphs(tmp_path, monkeypatch):
+    _squad_it(tmp_path)
+    read, _, _ = retrieval.SETS["squad-it"]
+    monkeypatch.setitem(retrieval.SETS, "squad-it", (read, 2, 2))
+    ev = retrieval.load_retrieval("squad-it", tmp_path)
+    queries, passages = retrieval_texts(tmp_path, ["squad-it"], max_docs=10, words=None)
+    pairs = judged_pairs(tmp_path, ["squad-it"])
+    assert sorted({q for q, _ in pairs}) == sorted(queries) and {d for _, d in pairs} == set(passages)
+    for q, d in pairs:  # "Domanda k su p?" is about "Paragrafo p ..."
+        assert d.startswith(f"Paragrafo {q.split()[-1].rstrip('?')} ")
+    assert not {d for _, d in pairs} & set(ev.corpus.values())
+
+
 def test_wikiqa_pools_every_candidate_sentence_and_keeps_answered_questions(tmp_path):
     d = tmp_path / "retrieval" / "wikiqa"
     d.mkdir(parents=True)
@@ -307,6 +321,30 @@ def test_training_set_crops_the_whole_document_not_the_cut_passage_and_batches_e
         assert 30 <= len(words) <= 59 and words[0].split("w")[0] == cut.split()[0].split("w")[0]  # same paragraph
     assert any(int(w.split("w")[1]) >= 10 for g in crops for w in g.texts[0].split()[1:])  # beyond the cut
     assert len({g.target for g in groups}) == len(groups)
+
+
+def test_training_set_batches_each_training_question_with_its_judged_paragraph(tmp_path, monkeypatch):
+    from conftest import HashTeacher
+
+    from edge_ranker.distill import recipes
+    from edge_ranker.teachers import CachedTeacher
+
+    _squad_it(tmp_path, " ".join(f"p{{p}}w{i}" for i in range(20)), 2)
+    read, _, _ = retrieval.SETS["squad-it"]
+    monkeypatch.setitem(retrieval.SETS, "squad-it", (read, 2, 2))
+    _tatoeba(tmp_path, ["Good morning."], ["Guten Morgen."])
+    teacher = CachedTeacher(HashTeacher(dim=8), tmp_path / "cache")
+    recipe = _two_role_recipe(retrieval_train=["squad-it"], judged=True, doc_words=10)
+    groups, _, _ = recipes.build_training_set(recipe, teacher, tmp_path, show_progress=False)
+    judged = [g for g in groups if g.positives]
+    assert len(judged) == 4  # 2 questions on each of the 2 paragraphs outside the evaluation sample
+    for g in judged:
+        (passage,) = g.linked
+        assert passage.target == g.positives[0] and g.texts[0].startswith("query: Domanda")
+        about = g.texts[0].rstrip("?").split()[-1]  # "Domanda k su p?" asks about paragraph p
+        assert passage.texts[0] == "passage: " + " ".join(f"p{about}w{i}" for i in range(10))
+    with pytest.raises(EdgeRankerError, match="--retrieval-train"):
+        recipes.build_training_set(_two_role_recipe(judged=True), teacher, tmp_path, show_progress=False)
 
 
 def _summaries(folder: Path, lang_file: str, extracts: list[str]) -> None:

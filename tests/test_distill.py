@@ -101,6 +101,20 @@ def test_contrastive_matches_hand_computation():
     assert v == pytest.approx(-math.log(math.e / (math.e + 1)))
 
 
+def test_judged_matches_hand_computation_skips_unjudged_rows_and_masks_the_rows_own_target():
+    s = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
+    t = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    # row 0 (a query, own target 0) is judged to match column 2; row 1 has no judgment
+    v = losses.judged(s, t, torch.tensor([0, 1]), torch.tensor([2, -1]), temperature=1.0).item()
+    c = 1 / math.sqrt(2)  # cos(row 0, column 2); column 0, its own target, is no negative
+    assert v == pytest.approx(-math.log(math.exp(c) / (math.exp(c) + math.exp(0.0))))
+    assert losses.judged(s, t, torch.tensor([0, 1]), torch.tensor([-1, -1])).item() == 0.0
+    total, parts = losses.combined({"judged": 2.0}, s, t, torch.tensor([0, 1]), 1.0, positive=torch.tensor([2, -1]))
+    assert total.item() == pytest.approx(2 * v) and parts["judged"] == pytest.approx(v)
+    with pytest.raises(ValueError, match="judged column"):
+        losses.combined({"judged": 1.0}, s, t, torch.tensor([0, 1]))
+
+
 def test_pairwise_zero_when_student_rows_match_their_targets_and_hand_computed():
     t = torch.nn.functional.normalize(torch.randn(4, 8), dim=-1)
     g = torch.tensor([0, 1, 1, 3])  # rows 1 and 2 share a target (a sentence and its translation)

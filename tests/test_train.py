@@ -130,7 +130,9 @@ import json, numpy as np
 from tokenizers import Tokenizer
 from edge_ranker.distill.train import Group, TrainConfig, train_student
 from edge_ranker.distill.student import StudentInfo
-groups = [Group(t, i) for t, i in json.load(open({str(tmp_path / "groups.json")!r}))]
+groups = [Group(t, i, positives=p) for t, i, p in json.load(open({str(tmp_path / "groups.json")!r}))]
+for g in groups:
+    g.linked = [groups[p] for p in g.positives]
 targets = np.load({str(tmp_path / "targets.npy")!r})
 tok = Tokenizer.from_file({str(tiny_vocab / "tokenizer.json")!r})
 cfg = TrainConfig(epochs=2, batch_size=16, lr=3e-3, hidden=32, heads=2, ffn=64, max_length=32)
@@ -149,21 +151,27 @@ print("WORLD", log["world_size"])
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("teacher_scores, neighbours", [("pca", 0), ("full", 0), ("full", 3)])
+@pytest.mark.parametrize(
+    "teacher_scores, neighbours, judged", [("pca", 0, 0), ("full", 0, 0), ("full", 3, 0), ("pca", 0, 1)]
+)
 def test_two_processes_compute_the_in_batch_losses_over_the_global_batch(
-    tiny_vocab, tmp_path, teacher_scores, neighbours
+    tiny_vocab, tmp_path, teacher_scores, neighbours, judged
 ):
     """With in-batch losses, 2 processes of 8 groups train like 1 process of 16: the same groups meet in one
     loss, so the per-epoch losses agree. Without gathering, each process would contrast 8 targets, not 16
     (and with full teacher scores, each would score its groups against the wrong teacher rows). With
     neighbours, the second process must get the first's nearest targets, and a row that both processes bring
-    must be one column, as in one process's batch."""
+    must be one column, as in one process's batch. With judgments, each row's judged column must follow its
+    passage into the global batch."""
     groups, targets = _data(128)
+    if judged:  # every 4th group is a query judged to match the next one, which rides in its batch
+        for i in range(0, len(groups), 4):
+            groups[i].positives, groups[i].linked = [i + 1], [groups[i + 1]]
     full = HashTeacher(dim=48).encode([g.texts[0] for g in groups])
     np.save(tmp_path / "targets.npy", targets)
     np.save(tmp_path / "full.npy", full)
-    (tmp_path / "groups.json").write_text(json.dumps([[g.texts, g.target] for g in groups]))
-    losses = {"mse": 1.0, "relational": 1.0, "contrastive": 1.0, "pairwise": 1.0}
+    (tmp_path / "groups.json").write_text(json.dumps([[g.texts, g.target, g.positives] for g in groups]))
+    losses = {"mse": 1.0, "relational": 1.0, "contrastive": 1.0, "pairwise": 1.0, "judged": float(judged)}
     cfg = dict(epochs=2, batch_size=16, lr=3e-3, hidden=32, heads=2, ffn=64, max_length=32, dropout=0.0, losses=losses)
     cfg["teacher_scores"], cfg["neighbours"] = teacher_scores, neighbours
     tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
@@ -183,7 +191,9 @@ import json, numpy as np
 from tokenizers import Tokenizer
 from edge_ranker.distill.train import Group, TrainConfig, train_student
 from edge_ranker.distill.student import StudentInfo
-groups = [Group(t, i) for t, i in json.load(open({str(tmp_path / "groups.json")!r}))]
+groups = [Group(t, i, positives=p) for t, i, p in json.load(open({str(tmp_path / "groups.json")!r}))]
+for g in groups:
+    g.linked = [groups[p] for p in g.positives]
 targets = np.load({str(tmp_path / "targets.npy")!r})
 full = np.load({str(tmp_path / "full.npy")!r})
 tok = Tokenizer.from_file({str(tiny_vocab / "tokenizer.json")!r})
@@ -343,6 +353,39 @@ def test_linked_groups_share_the_batch_and_a_repeated_passage_is_one_target():
     assert enc["n"] == 5  # q one, a passage, q two, a passage, a passage
     assert enc["group"].tolist() == [0, 1, 2, 1, 1]
     np.testing.assert_array_equal(enc["target"].numpy(), targets[[0, 2, 1]])
+    assert enc["positive"].tolist() == [-1] * 5  # no judgments
+    batch[1].positives = [2]  # q two is judged to match the passage: its column, 1
+    assert _collate(_Tok(), torch.from_numpy(targets))(batch)["positive"].tolist() == [-1, -1, 1, -1, -1]
+
+
+def test_training_with_judged_pairs_lowers_the_judged_loss(tiny_vocab, tmp_path):
+    groups, targets = _data()
+    for i in range(0, len(groups), 4):  # a "query" judged to match the next group
+        groups[i].positives, groups[i].linked = [i + 1], [groups[i + 1]]
+    tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
+    cfg = TrainConfig(epochs=4, batch_size=32, lr=3e-3, hidden=32, heads=2, ffn=64, max_length=32)
+    cfg.losses = {"judged": 1.0}
+    log = train_student(groups, targets, tok, StudentInfo(), tmp_path / "s", cfg, show_progress=False)
+    assert log["epochs"][-1] < 0.7 * log["epochs"][0]
+
+
+def test_link_judged_makes_each_trained_pair_a_positive_that_rides_in_the_querys_batch():
+    from edge_ranker.distill.recipes import link_judged
+
+    passages = [["cut a"], ["cut b"]]
+    p_groups = [Group(["passage: cut a"], 10), Group(["passage: cut b"], 11)]
+    queries = ["qa", "qb"]
+    q_groups = [Group(["query: qa"], 0, linked=[p_groups[0]]), Group(["query: qb"], 1)]  # qa already mined a
+    whole = {"cut a": "cut a and more", "cut b": "cut b and more"}
+    pairs = [
+        ("qa", "cut a and more"),
+        ("qb", "cut b and more"),
+        ("qb", "an untrained doc"),
+        ("new q", "cut a and more"),
+    ]
+    link_judged(q_groups, queries, p_groups, passages, pairs, whole)
+    assert q_groups[0].positives == [10] and [m.target for m in q_groups[0].linked] == [10]  # linked once
+    assert q_groups[1].positives == [11] and [m.target for m in q_groups[1].linked] == [11]
 
 
 @pytest.mark.parametrize("std", [0.02, 0.05])

@@ -362,6 +362,16 @@ def retrieval_texts(
     return queries, passages
 
 
+def judged_pairs(data_root: str | Path, names: list[str], hold_dev: bool = False) -> list[tuple[str, str]]:
+    """(query, whole document) texts of the retrieval sets' training judgments: the qrels of what their
+    evaluation samples (and with ``hold_dev`` their dev splits) never touch, as ``retrieval_texts`` reads it."""
+    out: list[tuple[str, str]] = []
+    for name in names:
+        rest = training_remainder(name, data_root, hold_dev)
+        out += [(rest.queries[q], rest.corpus[d]) for q in sorted(rest.qrels) for d in sorted(rest.qrels[q])]
+    return out
+
+
 def retrieval_eval_texts(data_root: str | Path) -> list[str]:
     """Every query and document of every retrieval evaluation sample whose set is under ``data_root``."""
     out: list[str] = []

@@ -9,6 +9,9 @@
 - pairwise: KL between the student's own row-to-row similarity distribution and the teacher's (RKD/
   EmbedDistill score matching). The others compare student rows with teacher targets; this one trains the
   geometry that ranking uses, where queries, documents and translations are all student-encoded.
+- judged: InfoNCE of each query row towards the target of the passage judged relevant to it (the retrieval
+  sets' training judgments; IBKD's labelled stage folded into the one training run). The only loss that
+  reads labels rather than the teacher.
 
 relational and pairwise take the teacher's side of their distributions from ``teacher`` when given: the
 teacher's full-dimension vectors (one per target), so they pass on the ranking that PCA-128 loses
@@ -20,7 +23,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-LOSSES = ("mse", "l2", "cosine", "relational", "contrastive", "pairwise")
+LOSSES = ("mse", "l2", "cosine", "relational", "contrastive", "pairwise", "judged")
 # Softmax temperature of the in-batch losses. At 0.05 the teacher's in-batch distribution is nearly one-hot;
 # higher values keep its graded similarities (what STS and ranking measure).
 TEMPERATURE = 0.05
@@ -91,10 +94,23 @@ def pairwise(
     return _kl(student_logits, teacher_logits)
 
 
+def judged(
+    s: torch.Tensor, t: torch.Tensor, group: torch.Tensor, positive: torch.Tensor, temperature: float = TEMPERATURE
+) -> torch.Tensor:
+    """Cross-entropy of each row with a judgment (``positive``: the column of its judged passage, -1 for none)
+    over all in-batch targets but its own: a query's own target is near its passage's and is no negative."""
+    rows = positive >= 0
+    if not bool(rows.any()):
+        return s.new_zeros(())
+    logits = F.normalize(s[rows], dim=-1) @ F.normalize(t, dim=-1).T / temperature
+    own = F.one_hot(group[rows], len(t)).bool()
+    return F.cross_entropy(logits.masked_fill(own, -1e4), positive[rows])
+
+
 _PER_ROW = {"mse": mse, "l2": l2, "cosine": cosine}
 _IN_BATCH = {"relational": relational, "contrastive": contrastive, "pairwise": pairwise}  # take a temperature
 _TEACHER_SCORED = {"relational", "pairwise"}  # in-batch losses that can also score with the full teacher
-_FUNCS = {**_PER_ROW, **_IN_BATCH}
+_FUNCS = {**_PER_ROW, **_IN_BATCH, "judged": judged}
 
 
 def combined(
@@ -105,9 +121,10 @@ def combined(
     temperature: float = TEMPERATURE,
     teacher: torch.Tensor | None = None,
     lexical: torch.Tensor | None = None,
+    positive: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """Weighted sum of the named losses (``temperature`` for the in-batch ones, ``teacher`` for those that
-    score with it, ``lexical`` for the relational one); also returns each part."""
+    score with it, ``lexical`` for the relational one, ``positive`` for judged); also returns each part."""
     unknown = set(weights) - set(_FUNCS)
     if unknown:
         raise ValueError(f"unknown loss(es) {sorted(unknown)}; choose from {LOSSES}")
@@ -115,7 +132,11 @@ def combined(
     parts: dict[str, float] = {}
     for name, w in weights.items():
         if w:
-            if name in _IN_BATCH:
+            if name == "judged":
+                if positive is None:
+                    raise ValueError("the judged loss needs each row's judged column (positive)")
+                v = judged(s, t, group, positive, temperature)
+            elif name in _IN_BATCH:
                 extra = (teacher,) if name in _TEACHER_SCORED else ()
                 extra += (lexical,) if name == "relational" else ()
                 v = _IN_BATCH[name](s, t, group, temperature, *extra)

@@ -37,6 +37,7 @@ from edge_ranker.distill.data import (
     eval_sentences,
     file_passages,
     first_words,
+    judged_pairs,
     mono_groups,
     news_groups,
     news_mono_groups,
@@ -111,6 +112,9 @@ class Recipe:
     # Each retrieval-set passage also gives up to this many random word windows from its whole text as passage-role
     # texts with their own targets, batched with the passage (augmentation against memorising the cut passages).
     passage_crops: int = 0
+    # Each training query's judged passages (the retrieval sets' training qrels) ride in its batch, for the
+    # judged loss (losses.py): labels, where everything else above is the teacher's.
+    judged: bool = False
     sentences_per_passage: int = 4
     train: TrainConfig = field(default_factory=TrainConfig)
     init_from_teacher: bool = True
@@ -288,6 +292,11 @@ def build_training_set(
             raw[first_passage : first_passage + len(passages)],
             recipe.mined_passages,
         )
+    if recipe.judged:
+        if not (queries and docs):
+            raise EdgeRankerError("judged passages need the retrieval sets' training text (--retrieval-train)")
+        pairs = judged_pairs(root, recipe.retrieval_train, recipe.hold_dev)
+        link_judged(query_groups, queries, passage_groups, passages, pairs, whole)
     if recipe.pca_fit == "passages" and passages:
         return groups, raw, slice(first_passage, first_passage + len(passages))
     return groups, raw, slice(0, len(sources) or len(raw))
@@ -347,6 +356,28 @@ def link_top_passages(
         top = np.argsort(-scores, axis=1, kind="stable")[:, :k]
         for g, idx in zip(queries[start : start + 1024], top):
             g.linked = [passages[i] for i in idx]
+
+
+def link_judged(
+    query_groups: list[Group],
+    queries: list[str],
+    passage_groups: list[Group],
+    passages: list[list[str]],
+    pairs: list[tuple[str, str]],
+    whole: dict[str, str],
+) -> None:
+    """Each query's judged passages (``pairs``: query, whole document; ``whole``: cut passage -> its whole
+    document) become its positives and ride in its batch; pairs whose query or passage is not trained are
+    skipped."""
+    cut_of = {full: cut for cut, full in whole.items()}
+    passage_of = {p[0]: g for p, g in zip(passages, passage_groups)}
+    query_of = dict(zip(queries, query_groups))
+    for q, doc in pairs:
+        g, p = query_of.get(q), passage_of.get(cut_of.get(doc, ""))
+        if g is not None and p is not None:
+            g.positives.append(p.target)
+            if all(m.target != p.target for m in g.linked):
+                g.linked.append(p)
 
 
 def distill(

@@ -51,6 +51,9 @@ class Group:
     # Groups that ride in this group's batch: a query and the passages its teacher ranks highest, so the
     # in-batch losses see query-passage pairs (length bucketing would otherwise keep queries and passages apart).
     linked: list[Group] = field(default_factory=list)
+    # Target rows of the passages judged relevant to this query (the retrieval sets' training judgments); the
+    # first is linked into its batch and is the judged loss's positive.
+    positives: list[int] = field(default_factory=list)
 
     def members(self) -> list[Group]:
         return [self, *self.linked]
@@ -222,17 +225,21 @@ def _collate(
     def collate(batch: list[Group]) -> dict[str, torch.Tensor]:
         texts: list[str] = []
         rows: list[int] = []
+        judged: list[int] = []  # target row of each text's judged passage, -1 for none
         index_of: dict[int, int] = {}  # target row -> batch column; a passage linked twice is one target
         for g in batch:
             for m in g.members():
                 col = index_of.setdefault(m.target, len(index_of))
                 texts.extend(m.texts)
                 rows.extend([col] * len(m.texts))
+                judged.extend([m.positives[0] if m.positives else -1] * len(m.texts))
         if neighbours is not None:  # target-only columns: no student row points at them
             for r in neighbours[list(index_of)].flatten().tolist():
                 index_of.setdefault(r, len(index_of))
         enc = tokenize(texts)
         enc["group"] = torch.tensor(rows, dtype=torch.long)
+        # the column of each text's judged passage: it rides in its query's batch (linked), so it has one
+        enc["positive"] = torch.tensor([index_of[r] if r >= 0 else -1 for r in judged], dtype=torch.long)
         enc["column"] = columns = torch.tensor(list(index_of), dtype=torch.long)  # target row of each column
         enc["target"] = targets[columns]
         if teacher is not None:
@@ -274,11 +281,12 @@ def gather_batch(
     target: torch.Tensor,
     group: torch.Tensor,
     column: torch.Tensor,
+    positive: torch.Tensor,
     teacher: torch.Tensor | None = None,
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None, torch.Tensor]:
-    """Every process's student rows, targets (and full teacher vectors, when given), group ids and each
-    target column's row in the target matrix, so the in-batch losses (relational, contrastive, pairwise) see
-    the global batch, as one process would, and not 1/N of it.
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None, torch.Tensor]:
+    """Every process's student rows, targets (and full teacher vectors, when given), group ids, judged columns
+    (``positive``, -1 for none) and each target column's row in the target matrix, so the in-batch losses
+    (relational, contrastive, pairwise, judged) see the global batch, as one process would, and not 1/N of it.
 
     Student rows keep their gradient (autograd all-gather, whose backward sums over processes); every
     process computes the same loss, so DDP's gradient mean equals that loss's gradient.
@@ -288,12 +296,13 @@ def gather_batch(
     positive would count as its negative, which one process's collate never lets happen.
     """
     if not _multi_process():
-        return s, target, group, teacher, column
+        return s, target, group, positive, teacher, column
     n = dist.get_world_size()
     sizes = [torch.zeros(2, dtype=torch.long, device=s.device) for _ in range(n)]  # on s's device: NCCL needs it
     dist.all_gather(sizes, torch.tensor([len(s), len(target)], device=s.device))
     rows, cols = [int(x[0]) for x in sizes], [int(x[1]) for x in sizes]
-    group = group + sum(cols[: dist.get_rank()])  # this process's targets follow those of lower ranks
+    first = sum(cols[: dist.get_rank()])  # this process's targets follow those of lower ranks
+    group, positive = group + first, torch.where(positive >= 0, positive + first, positive)
 
     def pad(x: torch.Tensor, m: int) -> torch.Tensor:  # all_gather needs equal shapes
         return torch.cat([x, x.new_zeros((m - len(x), *x.shape[1:]))])
@@ -310,12 +319,14 @@ def gather_batch(
     g_all = gather_const(group, max(rows))
     unique, inverse = torch.unique(by_column(column), return_inverse=True)
     group = inverse[torch.cat([x[:r] for x, r in zip(g_all, rows)])]
+    positive = torch.cat([x[:r] for x, r in zip(gather_const(positive, max(rows)), rows)])
+    positive = torch.where(positive >= 0, inverse[positive.clamp(min=0)], positive)
 
     def merged(x: torch.Tensor) -> torch.Tensor:  # copies of one row are equal, so any of them may land
         return x.new_empty((len(unique), x.shape[1])).index_copy_(0, inverse, by_column(x))
 
     target, teacher = merged(target), None if teacher is None else merged(teacher)
-    return torch.cat([x[:r] for x, r in zip(s_all, rows)]), target, group, teacher, unique
+    return torch.cat([x[:r] for x, r in zip(s_all, rows)]), target, group, positive, teacher, unique
 
 
 def with_bank(
@@ -438,13 +449,13 @@ def train_student(
         losses: list[float] = []
         for batch in loader:
             s = model(batch["input_ids"], batch["attention_mask"], config.chunks)
-            s_all, t_all, g_all, f_all, c_all = gather_batch(
-                s, batch["target"], batch["group"], batch["column"], batch.get("teacher")
+            s_all, t_all, g_all, p_all, f_all, c_all = gather_batch(
+                s, batch["target"], batch["group"], batch["column"], batch["positive"], batch.get("teacher")
             )
             if config.bank:
                 t_all, f_all = with_bank(t_all, f_all, tgt, full, config.bank, bank_generator)
             lex = config.lexical * bm25_of(c_all.tolist()) if bm25_of else None
-            loss, _ = combined(config.losses, s_all, t_all, g_all, config.temperature, f_all, lex)
+            loss, _ = combined(config.losses, s_all, t_all, g_all, config.temperature, f_all, lex, p_all)
             accelerator.backward(loss)
             if config.grad_clip:
                 accelerator.clip_grad_norm_(model.parameters(), config.grad_clip)
