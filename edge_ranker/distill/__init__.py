@@ -5,14 +5,7 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
-
-# oneDNN keeps compiled primitives for up to 1,024 input shapes, and batches of every text length make new ones: a
-# relevance training process grew from 3 GB to 9.4 GB over its 8 epochs, and three side by side overran 24 GB. At 8
-# it stayed at 2.6 GB through an epoch with the same loss to the last digit, 3% slower at most (bench/RESULTS.md,
-# Session 28). Set before torch creates its first primitive; a value the user set wins.
-os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "8")
 
 
 def __getattr__(name: str) -> Any:
