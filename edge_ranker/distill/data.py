@@ -156,7 +156,7 @@ def shingles(text: str, n: int = 8) -> set[tuple[str, ...]]:
 
 @dataclass(frozen=True)
 class HeldText:
-    """Evaluation texts and every 8-word run of them, built once per recipe (0.9 s for the retrieval sets) and
+    """Evaluation texts and every 8-word run of them, built once per recipe (about 2 s here) and
     shared by each outside source: a text equal to one of them, or sharing a run with one, quotes it."""
 
     exact: frozenset[str]

@@ -51,8 +51,8 @@ class Group:
     # Groups that ride in this group's batch: a query and the passages its teacher ranks highest, so the
     # in-batch losses see query-passage pairs (length bucketing would otherwise keep queries and passages apart).
     linked: list[Group] = field(default_factory=list)
-    # Target rows of the passages judged relevant to this query (the retrieval sets' training judgments); the
-    # first is linked into its batch and is the judged loss's positive.
+    # Target rows of the passages judged relevant to this query (the retrieval sets' training judgments); each
+    # rides in its batch (linked), and the first is the judged loss's positive.
     positives: list[int] = field(default_factory=list)
 
     def members(self) -> list[Group]:
