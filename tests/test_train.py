@@ -130,9 +130,7 @@ import json, numpy as np
 from tokenizers import Tokenizer
 from edge_ranker.distill.train import Group, TrainConfig, train_student
 from edge_ranker.distill.student import StudentInfo
-groups = [Group(t, i, positives=p) for t, i, p in json.load(open({str(tmp_path / "groups.json")!r}))]
-for g in groups:
-    g.linked = [groups[p] for p in g.positives]
+groups = [Group(t, i) for t, i in json.load(open({str(tmp_path / "groups.json")!r}))]
 targets = np.load({str(tmp_path / "targets.npy")!r})
 tok = Tokenizer.from_file({str(tiny_vocab / "tokenizer.json")!r})
 cfg = TrainConfig(epochs=2, batch_size=16, lr=3e-3, hidden=32, heads=2, ffn=64, max_length=32)
