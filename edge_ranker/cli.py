@@ -496,8 +496,9 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--out", required=True)
     x.add_argument(
         "--quantize",
-        default="int8-rowwise",
-        help="fp32 int8-matmul fp16-table int8-gather int8-rowwise int4-block32 int4-block64 (and -rr/-perchannel)",
+        default="int8-weights",
+        help="int8-weights (default: int8 word table and weights, fp32 activations, the same vector in any batch), "
+        "int8-rowwise, fp32, int8-matmul, fp16-table, int8-gather, int4-block32, int4-block64 (and -rr/-perchannel)",
     )
     x.add_argument("--name", help="model name in the manifest (default: folder name)")
     x.add_argument("--metrics", help="JSON file of evaluation figures to record in the manifest")

@@ -127,7 +127,7 @@ def tiny_student(tiny_vocab, tmp_path_factory) -> Path:
 def tiny_model(tiny_student, tmp_path_factory) -> Path:
     from edge_ranker.export.onnx_graph import export_model
 
-    return export_model(tiny_student, tmp_path_factory.mktemp("model"), quantize="int8-rowwise", name="tiny")
+    return export_model(tiny_student, tmp_path_factory.mktemp("model"), name="tiny")
 
 
 VARIED = [

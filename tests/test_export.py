@@ -49,6 +49,15 @@ def test_default_int8_matches_fp32(fp32_model, tiny_model):
     assert rho >= 0.98
 
 
+def test_default_export_has_no_activation_quantization(tiny_model):
+    """int8 weights on disk, fp32 MatMuls: no DynamicQuantizeLinear or MatMulInteger left in the graph."""
+    graph = onnx.load(str(tiny_model / "model.onnx")).graph
+    ops = {n.op_type for n in graph.node}
+    assert "MatMul" in ops and not ops & {"DynamicQuantizeLinear", "MatMulInteger"}
+    int8 = [i for i in graph.initializer if i.data_type == onnx.TensorProto.INT8]
+    assert len(int8) == 7  # the word table and the six weight matrices
+
+
 def test_int8_is_smaller(fp32_model, tiny_model):
     # tiny model: position table and encoder weigh as much as the word table, so the gain is smaller than
     # the ~4x of a 50k-vocabulary model (measured in bench/RESULTS.md)
@@ -58,7 +67,7 @@ def test_int8_is_smaller(fp32_model, tiny_model):
 def test_manifest_contents(tiny_model):
     m = read_manifest(tiny_model)
     assert m.schema_version == SCHEMA_VERSION and m.dim == 32 and m.max_length == 64
-    assert m.prefixes == {"query": "query: ", "passage": "passage: "} and m.quantization == "int8-rowwise"
+    assert m.prefixes == {"query": "query: ", "passage": "passage: "} and m.quantization == "int8-weights"
     assert set(m.files) == {"model.onnx", "tokenizer.json", "vocab.txt"} and all(
         len(f["sha256"]) == 64 for f in m.files.values()
     )

@@ -1,18 +1,29 @@
 """The committed golden vectors (checked by the JVM core in android_demo/core) match the Python runtime.
 
-Token ids must be identical; rankings identical and scores within 1e-4 (int8 kernels may differ in the
-last bits between CPUs). Regenerate with ``python -m edge_ranker.demo.golden android_demo/golden``.
+Token ids must be identical. Vectors and scores must agree within ``TOL``: the shipped models compute in fp32
+(int8 weights, fp32 activations), and over 400 texts onnxruntime's kernel paths (every graph optimisation
+level, 1 and 2 threads, batches of 1, 7 and 64) differ by at most 2.8e-7 per coordinate (bench/RESULTS.md,
+"Quantization"), so 1e-5 leaves a margin of 36x for other CPUs. Rankings must be identical, which is sound
+only because no two candidates' scores in the golden scenario lie within a few tolerances of each other
+(checked below). Regenerate with ``python -m edge_ranker.demo.golden android_demo/golden``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from edge_ranker.demo.golden import generate
+from edge_ranker.runtime.lexical import query_scores
 
 GOLDEN = Path(__file__).resolve().parent.parent / "android_demo" / "golden"
+TOL = 1e-5
+
+
+def _rows(path: Path) -> list[list[str]]:
+    return [line.split("\t") for line in path.read_text().splitlines()]
 
 
 @pytest.fixture(scope="module")
@@ -27,11 +38,39 @@ def test_tokens_identical(fresh, name):
     assert (fresh / name).read_text() == (GOLDEN / name).read_text()
 
 
+@pytest.mark.parametrize(
+    ("name", "columns"),
+    [
+        ("semantic_embeddings.tsv", [1]),
+        ("relevance_embeddings.tsv", [1]),
+        ("documents.tsv", [1, 2]),
+        ("history.tsv", [2]),
+    ],
+)
+def test_vectors_within_tolerance(fresh, name, columns):
+    new, old = _rows(fresh / name), _rows(GOLDEN / name)
+    assert len(new) == len(old)
+    for a, b in zip(new, old):
+        for c in columns:
+            x, y = np.array(a[c].split(","), float), np.array(b[c].split(","), float)
+            assert np.abs(x - y).max() <= TOL
+
+
 @pytest.mark.parametrize("name", ["expected_personal.tsv", "expected_search.tsv"])
 def test_rankings_identical(fresh, name):
-    new = [line.split("\t") for line in (fresh / name).read_text().splitlines()]
-    old = [line.split("\t") for line in (GOLDEN / name).read_text().splitlines()]
+    new, old = _rows(fresh / name), _rows(GOLDEN / name)
     assert [r[1] for r in new] == [r[1] for r in old]
     for a, b in zip(new, old):
         for x, y in zip(a[2:], b[2:]):
-            assert x == y == "None" or abs(float(x) - float(y)) <= 1e-4
+            assert x == y == "None" or abs(float(x) - float(y)) <= TOL
+
+
+def test_golden_scenario_has_no_near_ties():
+    """Each ranked list that the fusion reads (personal scores; the query's cosine + BM25) must have no two
+    candidates closer than 10 x TOL, or identical rankings would be luck rather than a property."""
+    personal = _rows(GOLDEN / "expected_personal.tsv")
+    search = _rows(GOLDEN / "expected_search.tsv")
+    cosine, bm25 = (np.array([float(r[c]) for r in search]) for c in (4, 5))
+    lists = [np.array([float(r[3]) for r in personal]), query_scores(cosine, bm25, 1.0)]
+    for scores in lists:
+        assert np.diff(np.sort(scores)).min() > 10 * TOL

@@ -35,13 +35,13 @@ def test_encode_shapes_and_roles(enc):
         enc.encode(["x"], role="document")
 
 
-def test_order_independent_of_batching(enc):
-    """Rows come back in input order whatever the length-sorted batching. Dynamic int8 picks one activation
-    scale per batch, so batch neighbours move a vector by ~1e-4: equal up to that, not bit-exact."""
+def test_a_text_gets_the_same_vector_in_any_batch(enc):
+    """Rows come back in input order whatever the length-sorted batching, and a text's vector does not depend on
+    its batch neighbours: the default export computes in fp32, so only float rounding may differ."""
     a = enc.encode(VARIED)
     b = np.concatenate([enc.encode([t]) for t in VARIED])
-    np.testing.assert_allclose(a, b, atol=2e-3)
-    assert ((a * b).sum(1) > 0.9999).all()
+    c = np.concatenate([enc.encode([t, "x " * 300])[:1] for t in VARIED])
+    assert np.abs(a - b).max() <= 1e-6 and np.abs(c - b).max() <= 1e-6
 
 
 def test_truncation(enc):

@@ -36,10 +36,19 @@ def model(request):
 
 def test_manifest_hashes_and_size(model):
     m = read_manifest(MODELS_DIR / model.manifest.name)  # verifies every sha256 and size
-    assert m.dim == 128 and m.quantization == "int8-rowwise"
+    assert m.dim == 128 and m.quantization == "int8-weights"
     assert (MODELS_DIR / m.name / m.onnx).stat().st_size <= 8 * 1024 * 1024
     assert set(m.languages) == set(PAIRS)
     assert m.metrics, "the manifest carries its evaluation figures"
+
+
+def test_vector_independent_of_batch_neighbours(model):
+    """A document's vector must not change with the feed around it (dynamic activation quantization did so by
+    up to 3e-3): the same text alone, beside a long text, and among many."""
+    text = "Where is the station?"
+    alone = model.encode([text])[0]
+    assert np.abs(model.encode([text, "x " * 300])[0] - alone).max() <= 1e-6
+    assert np.abs(model.encode([text] + [f"{w} " * 40 for w in "abcdefgh"])[0] - alone).max() <= 1e-6
 
 
 @pytest.mark.parametrize("lang", sorted(set(PAIRS) - {"en"}))

@@ -67,7 +67,7 @@ def export_onnx(student: Student, path: str | Path) -> Path:
 def export_model(
     student_dir: str | Path,
     out_dir: str | Path,
-    quantize: str = "int8-rowwise",
+    quantize: str = "int8-weights",
     name: str | None = None,
     metrics: dict | None = None,
 ) -> Path:

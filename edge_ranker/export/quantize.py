@@ -8,6 +8,12 @@ table per-tensor (one scale for 50k rows); ``int8-rowwise`` instead stores it in
 64 values), so a 100k-piece vocabulary fits where a 50k one does at int8. They use only standard opset-17 ops
 (Gather, Mod, BitShift, Concat, Cast, Reshape, Mul), not ORT's contrib GatherBlockQuantized, so every
 onnxruntime build, Android's included, runs them.
+
+``int8-weights`` keeps int8-rowwise's file (the same int8 table and int8 MatMul weights) but computes the MatMuls
+in fp32: the weights are dequantised by Cast and Mul, which onnxruntime folds into constants when it loads the
+graph. Dynamic activation quantization takes one scale per batch (a text's vector then depends on the texts
+beside it) and its integer kernels differ between CPUs (VNNI or not); with fp32 activations a text gets the
+same vector in any batch, to float rounding, on any x86 or ARM CPU (bench/RESULTS.md, "Quantization").
 """
 
 from __future__ import annotations
@@ -24,22 +30,24 @@ from onnxruntime.quantization.shape_inference import quant_pre_process
 
 from edge_ranker.errors import EdgeRankerError
 
-# name -> (table storage, quantize_dynamic options or None for no int8 MatMul)
-VARIANTS: dict[str, tuple[str, dict | None]] = {
-    "fp32": ("fp32", None),
-    "int8-matmul": ("fp32", {"op_types_to_quantize": ["MatMul"]}),
-    "int8-matmul-rr": ("fp32", {"op_types_to_quantize": ["MatMul"], "reduce_range": True}),
-    "fp16-table": ("fp16", {"op_types_to_quantize": ["MatMul"]}),
-    "int8-gather": ("fp32", {"op_types_to_quantize": ["MatMul", "Gather"]}),
-    "int8-gather-rr": ("fp32", {"op_types_to_quantize": ["MatMul", "Gather"], "reduce_range": True}),
-    "int8-gather-perchannel": ("fp32", {"op_types_to_quantize": ["MatMul", "Gather"], "per_channel": True}),
+# name -> (table storage, quantize_dynamic options or None for no int8 MatMul, MatMuls in fp32 after all)
+VARIANTS: dict[str, tuple[str, dict | None, bool]] = {
+    "fp32": ("fp32", None, False),
+    "int8-matmul": ("fp32", {"op_types_to_quantize": ["MatMul"]}, False),
+    "int8-matmul-rr": ("fp32", {"op_types_to_quantize": ["MatMul"], "reduce_range": True}, False),
+    "fp16-table": ("fp16", {"op_types_to_quantize": ["MatMul"]}, False),
+    "int8-gather": ("fp32", {"op_types_to_quantize": ["MatMul", "Gather"]}, False),
+    "int8-gather-rr": ("fp32", {"op_types_to_quantize": ["MatMul", "Gather"], "reduce_range": True}, False),
+    "int8-gather-perchannel": ("fp32", {"op_types_to_quantize": ["MatMul", "Gather"], "per_channel": True}, False),
     "int8-gather-perchannel-rr": (
         "fp32",
         {"op_types_to_quantize": ["MatMul", "Gather"], "per_channel": True, "reduce_range": True},
+        False,
     ),
-    "int8-rowwise": ("int8-rowwise", {"op_types_to_quantize": ["MatMul"]}),
-    "int4-block32": ("int4-block32", {"op_types_to_quantize": ["MatMul"]}),
-    "int4-block64": ("int4-block64", {"op_types_to_quantize": ["MatMul"]}),
+    "int8-rowwise": ("int8-rowwise", {"op_types_to_quantize": ["MatMul"]}, False),
+    "int8-weights": ("int8-rowwise", {"op_types_to_quantize": ["MatMul"]}, True),
+    "int4-block32": ("int4-block32", {"op_types_to_quantize": ["MatMul"]}, False),
+    "int4-block64": ("int4-block64", {"op_types_to_quantize": ["MatMul"]}, False),
 }
 # Each block's scale is absmax/7 shrunk by whichever of these factors gives the least squared error: clipping
 # a block's one outlier keeps more levels for its other values.
@@ -156,9 +164,59 @@ def _replace_table(model: onnx.ModelProto, storage: str) -> None:
         model.graph.node.insert(idx + 1 + k, n)
 
 
+def float_activations(model: onnx.ModelProto) -> onnx.ModelProto:
+    """Rewrite each dynamic int8 MatMul (DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul by both scales)
+    as an fp32 MatMul on its int8 weights times their scale; the int8 weights stay in the file."""
+    g = model.graph
+    producer = {o: n for n in g.node for o in n.output}
+    consumers: dict[str, list[onnx.NodeProto]] = {}
+    for n in g.node:
+        for i in n.input:
+            consumers.setdefault(i, []).append(n)
+    inits = {i.name: i for i in g.initializer}
+    drop: list[onnx.NodeProto] = []
+    new: list[onnx.NodeProto] = []
+    for mm in [n for n in g.node if n.op_type == "MatMulInteger"]:
+        dql = producer[mm.input[0]]
+        (cast,) = consumers[mm.output[0]]
+        (rescale,) = consumers[cast.output[0]]
+        scales = producer[next(i for i in rescale.input if i != cast.output[0])]
+        w_scale = next(i for i in scales.input if i != dql.output[1])
+        w_q, w_zero = mm.input[1], mm.input[3]
+        if dql.op_type != "DynamicQuantizeLinear" or w_q not in inits or numpy_helper.to_array(inits[w_zero]).any():
+            raise EdgeRankerError(f"{mm.name}: not a symmetric dynamic int8 MatMul")
+        w = w_q + "_fp32"
+        new += [
+            helper.make_node("Cast", [w_q], [w + "_q"], to=TensorProto.FLOAT, name=w + "_cast"),
+            helper.make_node("Mul", [w + "_q", w_scale], [w], name=w + "_dequant"),
+            helper.make_node("MatMul", [dql.input[0], w], [rescale.output[0]], name=rescale.output[0] + "_matmul"),
+        ]
+        drop += [mm, cast, rescale, scales]
+        g.initializer.remove(inits[w_zero])
+    for n in drop:
+        g.node.remove(n)
+    needed = {i for n in [*g.node, *new] for i in n.input}
+    for n in [n for n in g.node if n.op_type == "DynamicQuantizeLinear" and not needed & set(n.output)]:
+        g.node.remove(n)
+    ready = {i.name for i in g.initializer} | {i.name for i in g.input} | {""}
+    pending, ordered = [*g.node, *new], []
+    while pending:  # topological order, as the ONNX checker requires
+        runnable = [n for n in pending if all(i in ready for i in n.input)]
+        if not runnable:
+            raise EdgeRankerError("graph has a cycle after rewriting its MatMuls")
+        for n in runnable:
+            ordered.append(n)
+            ready.update(n.output)
+        pending = [n for n in pending if n not in runnable]
+    del g.node[:]
+    g.node.extend(ordered)
+    onnx.checker.check_model(model)
+    return model
+
+
 def quantize_model(src: str | Path, dst: str | Path, variant: str) -> Path:
     """Pre-process (shape inference + graph cleanup), then apply ``variant``; write ``dst``."""
-    storage, qopts = VARIANTS[variant]
+    storage, qopts, fp32_matmuls = VARIANTS[variant]
     dst = Path(dst)
     with tempfile.TemporaryDirectory() as tmp:
         pre = Path(tmp) / "pre.onnx"
@@ -172,4 +230,6 @@ def quantize_model(src: str | Path, dst: str | Path, variant: str) -> Path:
             shutil.copyfile(pre, dst)
         else:
             quantize_dynamic(str(pre), str(dst), weight_type=QuantType.QInt8, **qopts)
+            if fp32_matmuls:
+                onnx.save(float_activations(onnx.load(str(dst))), str(dst))
     return dst
