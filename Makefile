@@ -1,7 +1,8 @@
 # Two entry points on a fresh machine (Python 3.10+):
 #   make demo   set up the runtime (numpy, onnxruntime, tokenizers) and rank a feed with the shipped models
 #   make test   set up everything (torch==2.13.0 CPU build first, then the train and dev extras), run ruff,
-#               the Python tests and the Android core's JVM golden test
+#               the Python tests and the Android core's JVM golden test. As root it installs what the tests
+#               need from Debian's packages where missing: strace (privacy test) and a JDK (JVM test).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -19,6 +20,8 @@ demo: setup-runtime
 	$(BIN)/edge-ranker demo
 
 setup-dev: $(BIN)/python
+	# the privacy test watches a process with strace; as root, install it where missing (Debian/Ubuntu)
+	@command -v strace > /dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y -qq strace > /dev/null; } || echo "strace not found: the process-level privacy test will be skipped"
 	# torch first and pinned: on these machines 2.13.0 is a local CPU build; any other spec pulls CUDA wheels
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e ".[train,dev]"

@@ -8,9 +8,24 @@ Training entry points live in their lifecycle packages (``from edge_ranker.disti
 from __future__ import annotations
 
 import importlib
+import os
+import sys
+import warnings
 from typing import Any
 
 __version__ = "0.1.0"
+
+# onnxruntime 1.32 sends usage telemetry (DNS look-ups of Microsoft's event host every few seconds) and writes a
+# device id under ~/.cache/Microsoft unless this is set before it loads; its disable_telemetry_events() API alone
+# does not stop either (bench/RESULTS.md, "Privacy"). Every edge_ranker import passes here first.
+if "onnxruntime" in sys.modules and os.environ.get("ORT_DISABLE_TELEMETRY") != "1":
+    warnings.warn(
+        "onnxruntime was imported before edge_ranker, so its telemetry could not be turned off in this process; "
+        "import edge_ranker first or set ORT_DISABLE_TELEMETRY=1 in the environment",
+        RuntimeWarning,
+        stacklevel=2,
+    )
+os.environ["ORT_DISABLE_TELEMETRY"] = "1"
 
 _LAZY = {
     "Encoder": "edge_ranker.runtime.encoder",

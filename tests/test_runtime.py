@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 import threading
@@ -97,19 +96,6 @@ print(json.dumps(bad))
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
-
-
-def test_no_network(enc, tmp_path, monkeypatch):
-    def refuse(*a, **k):
-        raise AssertionError("the runtime tried to open a network connection")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
-    monkeypatch.setattr(socket, "getaddrinfo", refuse)
-    ranker = Ranker(Encoder.load(enc.folder), Encoder.load(enc.folder), PreferenceStore(tmp_path / "n.db"))
-    ranker.feedback({"id": "a", "text": "river water"}, "like")
-    assert len(ranker.rank([{"id": "b", "text": "stone"}, {"id": "c", "text": "water"}], query="water")) == 2
 
 
 def test_concurrent_rank_and_feedback(enc, tmp_path):

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -175,3 +176,179 @@ def test_public_api_names_resolve():
     from edge_ranker.distill import distill
 
     assert callable(distill)
+
+
+def test_files_are_private_to_the_user(tmp_path):
+    old = os.umask(0o022)
+    try:
+        p = tmp_path / "new-folder" / "p.db"
+        s = PreferenceStore(p)
+        s.add_feedback("a", vec(1, 0), "like", "m", text="private")
+        out = s.export_to(tmp_path / "export.json")
+        modes = {q.name: q.stat().st_mode & 0o777 for q in (p, Path(str(p) + "-wal"), out)}
+        assert modes == {"p.db": 0o600, "p.db-wal": 0o600, "export.json": 0o600}
+        assert p.parent.stat().st_mode & 0o777 == 0o700
+    finally:
+        os.umask(old)
+
+
+def test_secure_delete_is_set_by_the_store(tmp_path):
+    s = PreferenceStore(tmp_path / "p.db")
+    assert s._db.execute("PRAGMA secure_delete").fetchone()[0] == 1
+
+
+READER = """
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1], isolation_level=None)
+con.execute("BEGIN")
+con.execute("SELECT COUNT(*) FROM feedback").fetchone()
+print("reading", flush=True)
+sys.stdin.readline()
+"""
+
+
+def _bytes_of(p: Path, needle: bytes) -> int:
+    return sum(q.read_bytes().count(needle) for q in p.parent.iterdir() if q.name.startswith(p.name))
+
+
+def test_forget_never_reports_success_while_another_process_reads(tmp_path, monkeypatch):
+    monkeypatch.setattr("edge_ranker.runtime.store.FORGET_WAIT_S", 0.5)
+    p = tmp_path / "p.db"
+    s = PreferenceStore(p)
+    for i in range(50):
+        s.add_feedback(f"d{i}", vec(1, i), "like", "m", text="SECRET-LIKED-TEXT")
+    reader = subprocess.Popen([sys.executable, "-c", READER, str(p)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert reader.stdout.readline().strip() == b"reading"
+    with pytest.raises(EdgeRankerError, match="remain"):
+        s.forget()
+    assert _bytes_of(p, b"SECRET-LIKED-TEXT") > 0  # the error told the truth
+    reader.communicate(b"\n")
+    s.forget()
+    assert s.feedback_count() == 0 and _bytes_of(p, b"SECRET-LIKED-TEXT") == 0
+
+
+def test_forget_removes_the_copies_recover_left(tmp_path):
+    p = tmp_path / "p.db"
+    p.write_bytes(b"not a database at all" * 100)
+    moved = PreferenceStore.recover(p)
+    s = PreferenceStore(p)
+    assert s.forget() == [moved] and not moved.exists()
+
+
+def test_four_processes_opening_a_new_database_at_once(tmp_path):
+    code = """
+import sys, time
+from edge_ranker.runtime.store import PreferenceStore
+start, errors = float(sys.argv[2]), 0
+for i in range(15):
+    while time.time() < start + i * 0.2:
+        time.sleep(0.001)
+    try:
+        PreferenceStore(f"{sys.argv[1]}/db{i}.sqlite").close()
+    except Exception as exc:
+        errors += 1
+        print(exc, file=sys.stderr)
+print(errors)
+"""
+    start = str(time.time() + 2.0)
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, str(tmp_path), start], stdout=subprocess.PIPE, text=True)
+        for _ in range(4)
+    ]
+    assert [int(p.communicate()[0]) for p in procs] == [0, 0, 0, 0]
+    for i in range(15):
+        assert PreferenceStore(tmp_path / f"db{i}.sqlite").feedback_count() == 0
+
+
+@pytest.mark.parametrize("kind", ["folder", "dangling-link", "parent-is-a-file"])
+def test_open_failures_say_what_is_wrong_not_corrupted(tmp_path, kind):
+    if kind == "folder":
+        p = tmp_path / "d"
+        p.mkdir()
+        (p / "keep").write_text("x")
+        match = "is a folder"
+    elif kind == "dangling-link":
+        p = tmp_path / "link.db"
+        p.symlink_to(tmp_path / "missing" / "x.db")
+        match = "does not exist"
+    else:
+        (tmp_path / "file").write_text("x")
+        p = tmp_path / "file" / "p.db"
+        match = "cannot create the folder"
+    with pytest.raises(EdgeRankerError, match=match) as exc:
+        PreferenceStore(p)
+    assert "corrupted" not in str(exc.value) and "recover" not in str(exc.value)
+    if kind == "folder":
+        with pytest.raises(EdgeRankerError, match="is a folder"):
+            PreferenceStore.recover(p)
+        assert (p / "keep").exists()
+
+
+def test_a_read_only_database_is_named_so(tmp_path):
+    s = PreferenceStore(tmp_path / "p.db")
+    s.add_feedback("a", vec(1, 0), "like", "m")
+    s._db.execute("PRAGMA query_only=1")  # SQLite's own read-only error, as a read-only file or mount gives
+    with pytest.raises(EdgeRankerError, match="read-only") as exc:
+        s.add_feedback("b", vec(0, 1), "like", "m")
+    assert "corrupted" not in str(exc.value)
+    assert s.feedback_count() == 1
+
+
+def test_full_disk_is_reported_as_full_and_loses_nothing(tmp_path):
+    s = PreferenceStore(tmp_path / "p.db")
+    s.add_feedback("a", vec(1, 0), "like", "m")
+    pages = s._db.execute("PRAGMA page_count").fetchone()[0]
+    s._db.execute(f"PRAGMA max_page_count={pages}")  # SQLite's own SQLITE_FULL, as a full disk gives
+    for i in range(3):
+        with pytest.raises(EdgeRankerError, match="disk is full"):
+            s.add_feedback(f"big{i}", vec(0, 1), "like", "m", text="x" * 100_000)
+    assert s.feedback_count() == 1
+    s._db.execute("PRAGMA max_page_count=1000000")
+    s.add_feedback("b", vec(0, 1), "like", "m")
+    assert s.feedback_count() == 2
+
+
+def test_recover_refuses_missing_and_healthy_files(tmp_path):
+    with pytest.raises(EdgeRankerError, match="nothing to recover"):
+        PreferenceStore.recover(tmp_path / "none.db")
+    p = tmp_path / "p.db"
+    PreferenceStore(p).add_feedback("a", vec(1, 0), "like", "m")
+    with pytest.raises(EdgeRankerError, match="healthy"):
+        PreferenceStore.recover(p)
+    assert PreferenceStore(p).feedback_count() == 1
+
+
+def test_recover_twice_in_one_second_keeps_both_copies(tmp_path):
+    p = tmp_path / "p.db"
+    copies = []
+    for content in (b"first damaged file " * 200, b"second damaged file " * 200):
+        p.write_bytes(content)
+        copies.append(PreferenceStore.recover(p))
+    assert copies[0] != copies[1]
+    assert [c.read_bytes()[:6] for c in copies] == [b"first ", b"second"]
+
+
+def test_recover_copies_wal_before_removing_anything(tmp_path, monkeypatch):
+    p = tmp_path / "p.db"
+    p.write_bytes(b"damaged main file " * 200)
+    Path(str(p) + "-wal").write_bytes(b"committed rows live here")
+
+    def killed(self, *a, **k):
+        raise KeyboardInterrupt  # the process dies at its first removal
+
+    monkeypatch.setattr(Path, "unlink", killed)
+    with pytest.raises(KeyboardInterrupt):
+        PreferenceStore.recover(p)
+    monkeypatch.undo()
+    (copy,) = PreferenceStore.recovery_copies(p)[:1]
+    assert Path(str(copy) + "-wal").read_bytes() == b"committed rows live here"
+    assert p.exists() and Path(str(p) + "-wal").exists()  # nothing removed before the copy was whole
+
+
+@pytest.mark.parametrize("ts", [float("nan"), float("inf"), -1.0, 253402300799.0, "soon"])
+def test_reaction_times_that_cannot_be_are_refused(tmp_path, ts):
+    s = PreferenceStore(tmp_path / "p.db")
+    with pytest.raises(EdgeRankerError, match="feedback time"):
+        s.add_feedback("a", vec(1, 0), "like", "m", ts=ts)
+    assert s.feedback_count() == 0
+    s.add_feedback("a", vec(1, 0), "like", "m", ts=time.time() + 60)  # a clock a minute ahead is fine

@@ -2,24 +2,33 @@
 
 WAL journal with ``synchronous=FULL``: a feedback call returns only after its transaction (event row and
 CoI update together) is durable, so a killed process never loses an acknowledged write nor leaves half
-of one. One connection guarded by a lock serves many threads. The schema is versioned with
-``PRAGMA user_version`` and migrated forward on open; a newer or corrupted file is refused with a clear
-message, and ``PreferenceStore.recover`` moves a corrupted file aside (never deletes it) to start fresh.
+of one. One connection guarded by a lock serves many threads, and processes share the file through SQLite's
+locks. The schema is versioned with ``PRAGMA user_version`` and migrated forward on open, inside a write
+transaction so that processes opening a new file at once migrate it once. The file and a folder it creates are
+private to the user (0600 / 0700), and deleted rows are overwritten (``secure_delete``).
+
+Errors say what is wrong: a file is called corrupted only when SQLite says so (then ``recover`` moves it aside,
+never deletes it); a full disk, a read-only file, a folder, a lock held by another process are named as such.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import os
+import shutil
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.encoder import clean_text
-from edge_ranker.runtime.interests import CoI, CoIConfig, closest, unit
+from edge_ranker.runtime.interests import DAY, CoI, CoIConfig, closest, unit
 
 MIGRATIONS: list[str] = [
     # version 1
@@ -47,6 +56,10 @@ MIGRATIONS: list[str] = [
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 REACTIONS = ("like", "dislike")
+BUSY_TIMEOUT_S = 30.0  # how long a write waits for another process's transaction
+FORGET_WAIT_S = 10.0  # how long ``forget`` waits for other processes' readers before saying it could not finish
+SQLITE_HEADER = b"SQLite format 3\x00"
+FUTURE_SLACK_S = DAY  # a device clock may run ahead; a reaction further in the future is refused
 
 
 def default_path() -> Path:
@@ -55,60 +68,184 @@ def default_path() -> Path:
     return Path(user_data_dir("edge-ranker")) / "preferences.sqlite"
 
 
+class CorruptedDatabase(EdgeRankerError):
+    """SQLite itself reports the file as damaged (not a database, malformed, failed integrity check)."""
+
+
+def describe(exc: sqlite3.Error | str, path: Path) -> EdgeRankerError:
+    """What went wrong, in words the user can act on. Only SQLite's own corruption codes say "corrupted"."""
+    code = getattr(exc, "sqlite_errorname", "") or ""  # Python 3.11+; the messages below cover 3.10
+    msg = str(exc)
+    if code.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or "malformed" in msg or "not a database" in msg:
+        return CorruptedDatabase(
+            f"preference database {path} is corrupted ({msg}). Nothing was changed. To start fresh and keep the "
+            f"damaged file for inspection: `edge-ranker prefs recover --db {path}` (PreferenceStore.recover)"
+        )
+    if code.startswith("SQLITE_FULL") or "is full" in msg:
+        return EdgeRankerError(f"cannot write to {path}: the disk is full ({msg}); nothing of this change was stored")
+    if code.startswith("SQLITE_READONLY") or "readonly" in msg:
+        return EdgeRankerError(f"preference database {path} is read-only ({msg}); make it and its folder writable")
+    if code.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in msg:
+        return EdgeRankerError(f"preference database {path} is locked by another process ({msg}); retry later")
+    if code.startswith("SQLITE_CANTOPEN") or "unable to open" in msg:
+        return EdgeRankerError(
+            f"cannot open preference database {path} ({msg}); check that it and its folder are readable and writable"
+        )
+    return EdgeRankerError(f"preference database {path}: {msg}")
+
+
+def _check_path(path: Path) -> None:
+    """Refuse what SQLite would report confusingly, and create a missing folder private to the user."""
+    if path.is_dir():
+        raise EdgeRankerError(f"{path} is a folder, not a database file; give a file path such as {path / 'prefs.db'}")
+    if path.is_symlink() and not path.exists():
+        raise EdgeRankerError(f"{path} is a symbolic link to {os.readlink(path)}, which does not exist")
+    if not path.parent.is_dir():
+        try:
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as exc:
+            raise EdgeRankerError(
+                f"cannot create the folder {path.parent} for the preference database: {exc.strerror}"
+            ) from exc
+    if path.exists():
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(len(SQLITE_HEADER))
+        except OSError as exc:
+            raise EdgeRankerError(f"cannot read the preference database {path}: {exc.strerror}") from exc
+        if head and head != SQLITE_HEADER:  # never open it: closing SQLite's connection would delete its WAL
+            raise describe("file is not a database", path)
+    else:
+        try:  # SQLite gives its WAL and shared-memory files the main file's mode
+            os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
+        except OSError as exc:
+            raise EdgeRankerError(f"cannot create the preference database {path}: {exc.strerror}") from exc
+
+
 class PreferenceStore:
-    """Feedback events and centers of interest; ``model`` tags vectors so a model change never mixes spaces."""
+    """Feedback events and centers of interest; ``model`` tags vectors so a model change never mixes spaces.
+
+    ``PreferenceStore(path)`` opens (or creates) the SQLite file; the default is the user data folder. Use it as a
+    context manager or call ``close()``. Every error is an ``EdgeRankerError`` whose message says what to do.
+    """
 
     def __init__(self, path: str | Path | None = None, config: CoIConfig | None = None) -> None:
         self.path = Path(path) if path else default_path()
         self.config = config or CoIConfig()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
+        _check_path(self.path)
         try:
-            self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise describe(exc, self.path) from exc
+        try:
+            self._db.execute("PRAGMA secure_delete=ON")  # deleted text is overwritten, whatever the build's default
+            self._until_unlocked(lambda: self._db.execute("PRAGMA journal_mode=WAL"))
             self._db.execute("PRAGMA synchronous=FULL")
             ok = self._db.execute("PRAGMA quick_check").fetchone()[0]
             if ok != "ok":
-                raise sqlite3.DatabaseError(ok)
+                raise CorruptedDatabase(describe(f"database disk image is malformed: {ok}", self.path).args[0])
             self._migrate()
-        except sqlite3.DatabaseError as exc:
-            raise EdgeRankerError(
-                f"preference database {self.path} is corrupted ({exc}). Nothing was changed. To start fresh and "
-                f"keep the damaged file for inspection: `edge-ranker prefs recover --db {self.path}` "
-                "(PreferenceStore.recover)"
-            ) from exc
+        except BaseException as exc:
+            self._db.close()
+            if isinstance(exc, sqlite3.Error):
+                raise describe(exc, self.path) from exc
+            raise
+
+    def __repr__(self) -> str:
+        return f"PreferenceStore({str(self.path)!r})"
+
+    def _until_unlocked(self, step, seconds: float = BUSY_TIMEOUT_S):
+        """Run ``step``, retrying while another process holds a lock (switching to WAL does not wait by itself)."""
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                return step()
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+
+    @contextmanager
+    def _write(self) -> Iterator[None]:
+        """One write transaction; SQLite errors become messages, and a transaction SQLite already rolled back (as
+        on a full disk) is not rolled back twice, which would hide the cause."""
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    if self._db.in_transaction:
+                        self._db.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                raise describe(exc, self.path) from exc
+
+    @contextmanager
+    def _read(self) -> Iterator[None]:
+        with self._lock:
+            try:
+                yield
+            except sqlite3.Error as exc:
+                raise describe(exc, self.path) from exc
 
     def _migrate(self) -> None:
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version < SCHEMA_VERSION:
+            with self._write():  # read again under the lock: another process may have migrated meanwhile
+                version = self._db.execute("PRAGMA user_version").fetchone()[0]
+                for v in range(version, SCHEMA_VERSION):
+                    for stmt in MIGRATIONS[v].split(";"):
+                        if stmt.strip():
+                            self._db.execute(stmt)
+                    self._db.execute(f"PRAGMA user_version={v + 1}")
         if version > SCHEMA_VERSION:
             raise EdgeRankerError(
                 f"preference database {self.path} has schema {version}, newer than this edge-ranker "
                 f"({SCHEMA_VERSION}); upgrade edge-ranker"
             )
-        for v in range(version, SCHEMA_VERSION):
-            with self._lock:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    for stmt in MIGRATIONS[v].split(";"):
-                        if stmt.strip():
-                            self._db.execute(stmt)
-                    self._db.execute(f"PRAGMA user_version={v + 1}")
-                    self._db.execute("COMMIT")
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
 
     @staticmethod
     def recover(path: str | Path) -> Path:
-        """Move a damaged database (and its WAL/SHM files) aside; returns where the main file went."""
+        """Move a corrupted database (with its WAL and shared-memory files) aside; returns where the main file went.
+
+        Refuses a path that does not exist, a folder and a healthy database. The copy is complete (every file
+        linked under a new, never reused name) before any original is removed, the WAL before the main file, so
+        a kill at any point loses no committed row.
+        """
         path = Path(path)
+        if path.is_dir():
+            raise EdgeRankerError(f"{path} is a folder, not a preference database")
+        if not path.exists():
+            raise EdgeRankerError(f"no preference database at {path}: nothing to recover")
+        try:
+            PreferenceStore(path).close()
+        except CorruptedDatabase:
+            pass
+        else:
+            raise EdgeRankerError(f"{path} is a healthy preference database: nothing to recover")
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        moved = path.with_name(f"{path.name}.corrupt-{stamp}")
-        for suffix in ("", "-wal", "-shm"):
-            p = Path(str(path) + suffix)
-            if p.exists():
-                p.rename(Path(str(moved) + suffix))
+        for n in range(1, 10_000):
+            moved = path.with_name(f"{path.name}.corrupt-{stamp}" + (f"-{n}" if n > 1 else ""))
+            try:
+                _copy_new(path, moved)
+                break
+            except FileExistsError:
+                continue
+        sidecars = [Path(str(path) + s) for s in ("-wal", "-shm") if Path(str(path) + s).exists()]
+        for p in sidecars:
+            _copy_new(p, Path(str(moved) + p.name[len(path.name) :]))
+        for p in [*sidecars, path]:
+            p.unlink()
         return moved
+
+    @staticmethod
+    def recovery_copies(path: str | Path) -> list[Path]:
+        """The files ``recover`` left beside ``path`` (they hold the user's data too)."""
+        path = Path(path)
+        return sorted(path.parent.glob(f"{path.name}.corrupt-*"))
 
     def close(self) -> None:
         with self._lock:
@@ -141,21 +278,15 @@ class PreferenceStore:
             raise EdgeRankerError(f"doc_id {doc_id!r} is not valid Unicode (a lone surrogate?)") from exc
         text = None if text is None else clean_text(text)
         emb = unit(np.asarray(embedding, dtype=np.float32).reshape(-1))
-        ts = time.time() if ts is None else float(ts)
+        ts = reaction_time(ts)
         positive = reaction == "like"
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                cur = self._db.execute(
-                    "INSERT INTO feedback (doc_id, text, embedding, reaction, ts, model) VALUES (?, ?, ?, ?, ?, ?)",
-                    (doc_id, text, emb.tobytes(), reaction, ts, model),
-                )
-                self._update_interests(emb, positive, ts, model)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            return int(cur.lastrowid)
+        with self._write():
+            cur = self._db.execute(
+                "INSERT INTO feedback (doc_id, text, embedding, reaction, ts, model) VALUES (?, ?, ?, ?, ?, ?)",
+                (doc_id, text, emb.tobytes(), reaction, ts, model),
+            )
+            self._update_interests(emb, positive, ts, model)
+        return int(cur.lastrowid)
 
     def _update_interests(self, emb: np.ndarray, positive: bool, ts: float, model: str) -> None:
         cois = self._interests(model, positive)
@@ -180,21 +311,41 @@ class PreferenceStore:
         if not seconds >= 0:
             raise EdgeRankerError("view time must be a non-negative number of seconds")
         emb = unit(np.asarray(embedding, dtype=np.float32).reshape(-1))
-        with self._lock:
+        with self._write():
             cois = self._interests(model, True)
             i, _ = closest(cois, emb)
             if i >= 0:
                 self._db.execute("UPDATE interests SET view_time = view_time + ? WHERE id=?", (seconds, cois[i].id))
 
-    def forget(self) -> None:
-        """Delete everything the user stored ("forget me"), and compact the file so nothing lingers."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+    def forget(self) -> list[Path]:
+        """Delete everything the user stored ("forget me"), with the copies ``recover`` left; returns those copies.
+
+        The rows are deleted and overwritten, the file rebuilt without them and the WAL emptied. While another
+        process holds a read transaction the old pages cannot leave the files: ``forget`` waits up to
+        ``FORGET_WAIT_S`` for it, then raises, saying that copies remain, rather than report a deletion that
+        did not happen. Calling it again when the other process is done finishes the job.
+        """
+        with self._write():
             self._db.execute("DELETE FROM feedback")
             self._db.execute("DELETE FROM interests")
-            self._db.execute("COMMIT")
-            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            self._db.execute("VACUUM")
+        with self._read():
+            self._db.execute(f"PRAGMA busy_timeout={int(FORGET_WAIT_S * 1000)}")
+            try:
+                self._until_unlocked(lambda: self._db.execute("VACUUM"), FORGET_WAIT_S)
+                busy = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            finally:
+                self._db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+        wal = Path(str(self.path) + "-wal")
+        if busy or (wal.exists() and wal.stat().st_size):
+            raise EdgeRankerError(
+                f"the feedback and interests in {self.path} are deleted, but another process still reads the "
+                "database, so old copies of them remain in its files; close the other apps that use it and run "
+                "`edge-ranker prefs forget` (PreferenceStore.forget) again"
+            )
+        copies = self.recovery_copies(self.path)
+        for p in copies:
+            p.unlink(missing_ok=True)
+        return copies
 
     # --- reads --------------------------------------------------------------------------------
     def _interests(self, model: str, positive: bool) -> list[CoI]:
@@ -206,16 +357,17 @@ class PreferenceStore:
         return [CoI(r[0], positive, np.frombuffer(r[1], dtype=np.float32).copy(), r[2], r[3], r[4]) for r in rows]
 
     def interests(self, model: str) -> tuple[list[CoI], list[CoI]]:
-        with self._lock:
+        """The positive and negative centers of interest in ``model``'s vector space."""
+        with self._read():
             return self._interests(model, True), self._interests(model, False)
 
     def feedback_count(self) -> int:
-        with self._lock:
+        with self._read():
             return int(self._db.execute("SELECT COUNT(*) FROM feedback").fetchone()[0])
 
     def export(self) -> dict:
         """Everything stored, as JSON-ready data (vectors as lists)."""
-        with self._lock:
+        with self._read():
             fb = self._db.execute("SELECT id, doc_id, text, embedding, reaction, ts, model FROM feedback ORDER BY id")
             feedback = [
                 {
@@ -248,3 +400,51 @@ class PreferenceStore:
 
     def export_json(self) -> str:
         return json.dumps(self.export(), ensure_ascii=False)
+
+    def export_to(self, path: str | Path) -> Path:
+        """Write ``export_json`` to a new or replaced file readable by the user alone (0600)."""
+        path = Path(path)
+        if path.is_dir():
+            raise EdgeRankerError(f"{path} is a folder; give a file name for the export")
+        if not path.parent.is_dir():
+            raise EdgeRankerError(f"cannot write {path}: the folder {path.parent} does not exist")
+        data = self.export_json().encode("utf-8")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.fchmod(fd, 0o600)  # an existing file keeps its mode on open: make it private too
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+        except OSError as exc:
+            raise EdgeRankerError(f"cannot write {path}: {exc.strerror}") from exc
+        return path
+
+
+def reaction_time(ts: float | None) -> float:
+    """A reaction's unix time: now by default; refused when not a finite time or more than a day ahead of the
+    clock, since a time in the future would keep its interest from decaying until then."""
+    now = time.time()
+    if ts is None:
+        return now
+    try:
+        ts = float(ts)
+    except (TypeError, ValueError) as exc:
+        raise EdgeRankerError(f"feedback time must be unix seconds, got {ts!r}") from exc
+    if not math.isfinite(ts) or ts < 0:
+        raise EdgeRankerError(f"feedback time must be finite, non-negative unix seconds, got {ts}")
+    if ts > now + FUTURE_SLACK_S:
+        raise EdgeRankerError(f"feedback time {ts} is more than a day in the future (now is {now:.0f})")
+    return ts
+
+
+def _copy_new(src: Path, dst: Path) -> None:
+    """Make ``dst`` a copy of ``src`` without ever replacing an existing ``dst`` (FileExistsError): a hard link
+    where the file system has them, else a byte copy into a newly created file."""
+    try:
+        os.link(src, dst)
+    except FileExistsError:
+        raise
+    except OSError:
+        with open(src, "rb") as fi, open(dst, "xb") as fo:
+            shutil.copyfileobj(fi, fo)
+            fo.flush()
+            os.fsync(fo.fileno())
