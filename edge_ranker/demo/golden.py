@@ -69,17 +69,17 @@ def write_embeddings(enc: Encoder, path: Path) -> None:
 
 
 def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -> None:
-    """A scripted like/dislike history over 40 days, then ranking the demo feed with and without a query."""
+    """A scripted like/dislike history over the 20 days before ``now``, then ranking the demo feed with and without a query."""
     from edge_ranker.demo import load_feed
 
     docs, history = load_feed()
-    now = 1_800_000_000.0
+    now = 1_750_000_000.0  # a fixed past instant: reaction times may not lie in the future
     cfg = CoIConfig()
     ranker = Ranker(semantic, relevance, PreferenceStore(tmp / "golden.sqlite", cfg))
     events = [(d, "like") for d in history["likes"]] + [(d, "dislike") for d in history["dislikes"]]
     hist = []
     for k, (d, reaction) in enumerate(events * 2):  # repeats exercise the shift-towards path
-        ts = now - (40 - 4 * k) * DAY
+        ts = now - (20 - k) * DAY
         ranker.feedback(d, reaction, ts=ts)
         hist.append(f"{reaction}\t{ts!r}\t{_vec(semantic.encode([d['text']])[0])}")
     (out / "history.tsv").write_text("\n".join(hist) + "\n", encoding="ascii")
