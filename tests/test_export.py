@@ -115,6 +115,50 @@ def test_newer_schema_and_garbage_manifest(broken):
         Encoder.load(broken)
 
 
+def _craft(folder, **changes):
+    m = json.loads((folder / "manifest.json").read_text())
+    m.update(changes)
+    (folder / "manifest.json").write_text(json.dumps(m))
+
+
+@pytest.mark.parametrize(
+    ("changes", "match"),
+    [
+        ({"onnx": "/etc/hostname"}, "not a file inside"),
+        ({"onnx": "../m2/model.onnx"}, "not a file inside"),
+        ({"files": {"/etc/passwd": {"sha256": "0" * 64, "bytes": 1}}}, "not a file inside"),
+        ({"max_length": 0}, "max_length must be between"),
+        ({"max_length": True}, "'max_length' must be a JSON int"),
+        ({"dim": "32"}, "'dim' must be a JSON int"),
+        ({"prefixes": ["query: "]}, "'prefixes' must be a JSON dict"),
+        ({"prefixes": {"document": "doc: "}}, "prefixes map"),
+        ({"files": {"model.onnx": "abc"}}, "must be {'sha256'"),
+        ({"languages": [1, 2]}, "languages must be"),
+        ({"max_length": 4000}, "cannot read max_length=4000"),
+        ({"dim": 64}, "says dim=64"),
+    ],
+)
+def test_crafted_manifests_get_one_clear_error(broken, changes, match):
+    (broken.parent / "m2").mkdir()
+    shutil.copy(broken / "model.onnx", broken.parent / "m2" / "model.onnx")
+    _craft(broken, **changes)
+    with pytest.raises(EdgeRankerError, match=match):
+        Encoder.load(broken)
+
+
+def test_a_deeply_nested_manifest_is_refused_clearly(broken):
+    (broken / "manifest.json").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(EdgeRankerError, match="not valid JSON"):
+        Encoder.load(broken)
+
+
+def test_a_link_out_of_the_folder_is_refused(broken, tmp_path):
+    (broken / "model.onnx").rename(tmp_path / "elsewhere.onnx")
+    (broken / "model.onnx").symlink_to(tmp_path / "elsewhere.onnx")
+    with pytest.raises(EdgeRankerError, match="not a file inside"):
+        Encoder.load(broken)
+
+
 def test_unknown_quantization(tiny_student, tmp_path):
     with pytest.raises(EdgeRankerError, match="unknown quantization"):
         export_model(tiny_student, tmp_path, quantize="int3")

@@ -152,3 +152,41 @@ def test_explanations_add_up(enc, tmp_path):
         assert x.interest["positive_interest"] is not None
     assert [x.rank for x in out] == list(range(1, len(out) + 1))
     assert all(a.score >= b.score for a, b in zip(out, out[1:]))
+
+
+@pytest.mark.parametrize(
+    ("docs", "match"),
+    [
+        ([{"id": "a", "text": "x"}, {"id": "a", "text": "y"}], "appears twice"),
+        ([{"id": None, "text": "x"}], "'id' must be"),
+        ([{"id": True, "text": "x"}], "'id' must be"),
+        ([{"id": "a"}], "needs an 'id' and a 'text'"),
+        ([{"id": "a", "text": None}], "'text' must be a string"),
+        ([{"id": "a", "text": "x", "published": float("nan")}], "'published'"),
+    ],
+)
+def test_documents_that_cannot_be_ranked_are_refused(enc, tmp_path, docs, match):
+    ranker = Ranker(enc, enc, PreferenceStore(tmp_path / "p.db"))
+    with pytest.raises(EdgeRankerError, match=match):
+        ranker.rank(docs)
+
+
+@pytest.mark.parametrize("kwargs", [{"personal_weight": float("nan")}, {"lexical_weight": float("inf")}, {"k": 0}])
+def test_fusion_settings_must_be_finite(enc, tmp_path, kwargs):
+    with pytest.raises(EdgeRankerError):
+        Ranker(enc, enc, PreferenceStore(tmp_path / "p.db"), **kwargs)
+
+
+def test_now_must_be_finite(enc, tmp_path):
+    ranker = Ranker(enc, enc, PreferenceStore(tmp_path / "p.db"))
+    with pytest.raises(EdgeRankerError, match="'now'"):
+        ranker.rank([{"id": "a", "text": "x"}], now=float("nan"))
+
+
+def test_bm25_reads_what_the_encoder_reads(enc, tmp_path):
+    """A huge document is cut for BM25 as for the encoder: a word past the cut does not count."""
+    filler = "filler " * (enc.max_length * 64 // 7 + 10)
+    docs = [{"id": "far", "text": filler + "zebra"}, {"id": "near", "text": "zebra crossing"}]
+    ranked = {r.id: r for r in Ranker(enc, enc, PreferenceStore(tmp_path / "p.db")).rank(docs, query="zebra")}
+    assert ranked["far"].lexical_score == 0.0 < ranked["near"].lexical_score
+    assert len(enc.cut(filler * 100)) == enc.max_length * 64

@@ -69,7 +69,8 @@ def write_embeddings(enc: Encoder, path: Path) -> None:
 
 
 def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -> None:
-    """A scripted like/dislike history over the 20 days before ``now``, then ranking the demo feed with and without a query."""
+    """A scripted like/dislike history over the 20 days before ``now``, then the demo feed ranked with and without
+    a query."""
     from edge_ranker.demo import load_feed
 
     docs, history = load_feed()

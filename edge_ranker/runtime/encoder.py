@@ -75,6 +75,28 @@ class Encoder:
         pad = self.tokenizer.token_to_id("[PAD]")
         self.pad_id = 0 if pad is None else pad
         self.name = manifest.name
+        self._check_graph()
+
+    def _check_graph(self) -> None:
+        """One run at the manifest's max length: a wrong ``dim`` or a ``max_length`` beyond the graph's position
+        table fails here, with the manifest named, rather than inside onnxruntime at the first long text."""
+        names = {i.name for i in self.session.get_inputs()}
+        if names != {"input_ids", "attention_mask"}:
+            raise EdgeRankerError(
+                f"{self.folder}: the graph's inputs are {sorted(names)}, not input_ids and attention_mask"
+            )
+        ids = np.full((1, self.max_length), self.pad_id, dtype=np.int64)
+        try:
+            out = self.session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)})[0]
+        except Exception as exc:  # onnxruntime raises its own types
+            raise EdgeRankerError(
+                f"{self.folder}: the graph cannot read max_length={self.max_length} tokens, as the manifest says "
+                f"({str(exc).splitlines()[0][:200]})"
+            ) from exc
+        if out.shape != (1, self.dim):
+            raise EdgeRankerError(
+                f"{self.folder}: the graph gives vectors of shape {out.shape[1:]}, the manifest says dim={self.dim}"
+            )
 
     @classmethod
     def load(
@@ -98,9 +120,12 @@ class Encoder:
         prefix = self.manifest.prefixes.get(role, "") if role else ""
         if role is not None and role not in ("query", "passage"):
             raise EdgeRankerError(f"role must be 'query', 'passage' or None, got {role!r}")
-        cap = self.max_length * CHARS_PER_TOKEN_CAP
-        clean = [prefix + clean_text(t)[:cap] for t in texts]
-        return [e.ids for e in self.tokenizer.encode_batch(clean)]
+        return [e.ids for e in self.tokenizer.encode_batch([prefix + self.cut(t) for t in texts])]
+
+    def cut(self, text: str | bytes | None) -> str:
+        """The part of a text the model can read (its first ``max_length`` tokens fit in it); the ranker's BM25
+        reads the same part, so a huge document costs no more than a long one."""
+        return clean_text(text)[: self.max_length * CHARS_PER_TOKEN_CAP]
 
     def encode(self, texts: Sequence[str | bytes] | str, role: str | None = None) -> np.ndarray:
         if isinstance(texts, (str, bytes)):

@@ -67,7 +67,7 @@ def read_manifest(folder: str | Path, verify: bool = True) -> Manifest:
         raise EdgeRankerError(f"{folder} is not a model folder: {MANIFEST} is missing")
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise EdgeRankerError(f"{path} is corrupted (not valid JSON: {exc}); re-export the model") from exc
     if not isinstance(raw, dict):
         raise EdgeRankerError(f"{path} is corrupted: expected a JSON object")
@@ -84,9 +84,52 @@ def read_manifest(folder: str | Path, verify: bool = True) -> Manifest:
         manifest = Manifest(**{k: v for k, v in raw.items() if k in known})
     except TypeError as exc:
         raise EdgeRankerError(f"{path} is missing required fields: {exc}") from exc
+    validate(manifest, folder)
     if verify:
         verify_files(folder, manifest)
     return manifest
+
+
+MAX_LENGTH_RANGE = (2, 8192)  # [CLS] [SEP] at least; longer than any position table a small student has
+
+
+def _field_type(name: str) -> type:
+    return {"int": int, "str": str, "dict": dict, "list": list}[
+        str(Manifest.__dataclass_fields__[name].type).split("[")[0]
+    ]
+
+
+def _confined(folder: Path, name: str, what: str) -> None:
+    """A file name the manifest gives must stay inside its folder: no absolute path, no ``..``, no link out."""
+    p = Path(name)
+    if not name or p.is_absolute() or ".." in p.parts or not (folder / p).resolve().is_relative_to(folder.resolve()):
+        raise EdgeRankerError(f"{folder / MANIFEST}: {what} {name!r} is not a file inside the model folder")
+
+
+def validate(manifest: Manifest, folder: Path) -> None:
+    """Types, ranges and paths, one clear error each, before anything is loaded or hashed."""
+    where = folder / MANIFEST
+    for name in Manifest.__dataclass_fields__:
+        value, want = getattr(manifest, name), _field_type(name)
+        if isinstance(value, bool) or not isinstance(value, want):
+            raise EdgeRankerError(f"{where}: {name!r} must be a JSON {want.__name__}, got {value!r:.60}")
+    lo, hi = MAX_LENGTH_RANGE
+    if not lo <= manifest.max_length <= hi:
+        raise EdgeRankerError(f"{where}: max_length must be between {lo} and {hi} tokens, got {manifest.max_length}")
+    if manifest.dim < 1:
+        raise EdgeRankerError(f"{where}: dim must be positive, got {manifest.dim}")
+    for role, prefix in manifest.prefixes.items():
+        if role not in ("query", "passage") or not isinstance(prefix, str):
+            raise EdgeRankerError(f"{where}: prefixes map 'query'/'passage' to text, got {role!r}: {prefix!r:.60}")
+    if not all(isinstance(x, str) for x in manifest.languages):
+        raise EdgeRankerError(f"{where}: languages must be a list of language codes")
+    for what in ("onnx", "tokenizer", "vocab"):
+        _confined(folder, getattr(manifest, what), what)
+    for name, meta in manifest.files.items():
+        _confined(folder, name, "files entry")
+        ok = isinstance(meta, dict) and isinstance(meta.get("sha256"), str) and len(meta["sha256"]) == 64
+        if not ok or isinstance(meta.get("bytes"), bool) or not isinstance(meta.get("bytes"), int):
+            raise EdgeRankerError(f"{where}: files[{name!r}] must be {{'sha256': 64 hex digits, 'bytes': integer}}")
 
 
 def verify_files(folder: Path, manifest: Manifest) -> None:

@@ -39,17 +39,22 @@ class Document:
 
     @classmethod
     def from_dict(cls, d: dict) -> Document:
-        if not isinstance(d, dict) or "id" not in d:
-            raise EdgeRankerError(f"a document needs at least an 'id' (and 'text'), got {str(d)[:80]!r}")
+        """A document from JSON-like data: ``id`` (string or integer), ``text`` (string), optional ``published``."""
+        if not isinstance(d, dict) or "id" not in d or "text" not in d:
+            raise EdgeRankerError(f"a document needs an 'id' and a 'text', got {str(d)[:80]!r}")
+        if isinstance(d["id"], bool) or not isinstance(d["id"], (str, int)) or d["id"] == "":
+            raise EdgeRankerError(f"a document's 'id' must be a non-empty string or an integer, got {d['id']!r}")
+        if not isinstance(d["text"], str):
+            raise EdgeRankerError(f"document {d['id']}: 'text' must be a string, got {type(d['text']).__name__}")
         pub = d.get("published")
         if isinstance(pub, str):
             try:
                 pub = datetime.fromisoformat(pub.replace("Z", "+00:00")).timestamp()
             except ValueError as exc:
                 raise EdgeRankerError(f"document {d['id']}: 'published' is not ISO-8601: {pub!r}") from exc
-        elif pub is not None and not isinstance(pub, (int, float)):
+        elif pub is not None and (isinstance(pub, bool) or not isinstance(pub, (int, float)) or not math.isfinite(pub)):
             raise EdgeRankerError(f"document {d['id']}: 'published' must be ISO-8601 or unix seconds")
-        return cls(str(d["id"]), d.get("text") or "", float(pub) if pub is not None else None)
+        return cls(str(d["id"]), d["text"], float(pub) if pub is not None else None)
 
 
 @dataclass
@@ -85,7 +90,9 @@ class DocumentCache:
         last = self._last_feed
         if last is None or last[0] != key:
             split = encoder.tokenizer
-            bags = self._get(encoder, texts, "#terms", lambda missing: [Bag.of(terms(split, t)) for t in missing])
+            bags = self._get(
+                encoder, texts, "#terms", lambda missing: [Bag.of(terms(split, encoder.cut(t))) for t in missing]
+            )
             last = self._last_feed = (key, Feed.of(bags))
         return last[1]
 
@@ -116,10 +123,11 @@ class Ranker:
         k: int = 60,
         config: CoIConfig | None = None,
     ) -> None:
-        if k <= 0:
-            raise EdgeRankerError("RRF k must be positive")
-        if min(personal_weight, query_weight, lexical_weight) < 0:
-            raise EdgeRankerError("fusion weights must be non-negative")
+        if not (isinstance(k, int) and k > 0):
+            raise EdgeRankerError(f"RRF k must be a positive integer, got {k!r}")
+        for name, w in (("personal", personal_weight), ("query", query_weight), ("lexical", lexical_weight)):
+            if not (isinstance(w, (int, float)) and math.isfinite(w) and w >= 0):
+                raise EdgeRankerError(f"the {name} weight must be a finite number >= 0, got {w!r}")
         self.semantic, self.relevance, self.store = semantic, relevance, store
         self.personal_weight, self.query_weight, self.k = personal_weight, query_weight, k
         self.lexical_weight = lexical_weight
@@ -149,7 +157,13 @@ class Ranker:
         docs = [d if isinstance(d, Document) else Document.from_dict(d) for d in docs]
         if not docs:
             return []
+        seen: dict[str, int] = {}
+        for i, d in enumerate(docs):
+            if seen.setdefault(d.id, i) != i:
+                raise EdgeRankerError(f"document id {d.id!r} appears twice (positions {seen[d.id] + 1} and {i + 1})")
         now = time.time() if now is None else now
+        if not (isinstance(now, (int, float)) and math.isfinite(now)):
+            raise EdgeRankerError(f"'now' must be finite unix seconds, got {now!r}")
         query = clean_text(query).strip() if query is not None else None
         positive, negative = self.store.interests(self.model_key)
         use_personal = len(positive) >= self.config.min_positive_cois or bool(negative)
@@ -170,7 +184,7 @@ class Ranker:
             relevance = d @ q
             if self.lexical_weight:
                 feed = self.cache.feed(self.relevance, [doc.text for doc in docs])
-                lexical = bm25(terms(self.relevance.tokenizer, query), feed)
+                lexical = bm25(terms(self.relevance.tokenizer, self.relevance.cut(query)), feed)
             self._fuse("query", query_scores(relevance, lexical, self.lexical_weight), self.query_weight, total, parts)
         if not use_personal and not use_query:  # cold start: newest first, unknown dates last, then input order
             recency = np.array([d.published if d.published is not None else -math.inf for d in docs])
