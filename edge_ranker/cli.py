@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from pathlib import Path
@@ -27,6 +28,31 @@ def cache_root(arg: str | None) -> Path:
 
 def _print_json(obj) -> None:
     print(json.dumps(obj, indent=2, ensure_ascii=False))
+
+
+def count(text: str) -> int:
+    """An argparse type: a whole number >= 0."""
+    return _number(text, int, lambda v: v >= 0, "a whole number >= 0")
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number >= 1."""
+    return _number(text, int, lambda v: v >= 1, "a whole number >= 1")
+
+
+def weight(text: str) -> float:
+    """An argparse type: a finite number >= 0."""
+    return _number(text, float, lambda v: math.isfinite(v) and v >= 0, "a finite number >= 0")
+
+
+def _number(text: str, kind: type, ok, what: str):
+    try:
+        value = kind(text)
+    except ValueError:
+        value = None
+    if value is None or not ok(value):
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}")
+    return value
 
 
 def cmd_vocab(a: argparse.Namespace) -> None:
@@ -211,23 +237,42 @@ def _ranker(a: argparse.Namespace):
     )
 
 
-def _read_docs(path: str | None) -> list[dict]:
-    fh = open(path, encoding="utf-8", errors="replace") if path and path != "-" else sys.stdin
-    docs = []
-    for n, line in enumerate(fh, start=1):
-        if line.strip():
-            try:
-                docs.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise EdgeRankerError(f"documents line {n} is not JSON: {exc}") from exc
+def _read_docs(path: str | None) -> list:
+    """JSON lines (a UTF-8 BOM is allowed), each a document; every problem is reported with its line number."""
+    from edge_ranker.runtime.ranker import Document
+
+    if path and path != "-":
+        p = Path(path)
+        if not p.is_file():
+            raise EdgeRankerError(f"{path} is {'a folder' if p.is_dir() else 'not found'}; give a JSONL file or -")
+        try:
+            lines = p.read_text(encoding="utf-8-sig", errors="replace").splitlines()
+        except OSError as exc:
+            raise EdgeRankerError(f"cannot read {path}: {exc.strerror}") from exc
+    else:
+        lines = sys.stdin.read().removeprefix("\ufeff").splitlines()
+    docs, first_line = [], {}
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            doc = Document.from_dict(json.loads(line))
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise EdgeRankerError(f"documents line {n} is not a JSON document: {str(exc)[:120]}") from exc
+        except EdgeRankerError as exc:
+            raise EdgeRankerError(f"documents line {n}: {exc}") from exc
+        if doc.id in first_line:
+            raise EdgeRankerError(f"documents line {n}: id {doc.id!r} was already given on line {first_line[doc.id]}")
+        first_line[doc.id] = n
+        docs.append(doc)
     return docs
 
 
 def cmd_rank(a: argparse.Namespace) -> None:
-    ranker = _ranker(a)
-    ranked = ranker.rank(_read_docs(a.docs), query=a.query)
+    docs = _read_docs(a.docs)
+    ranked = _ranker(a).rank(docs, query=a.query)
     for r in ranked[: a.top or None]:
-        print(json.dumps(r.to_dict(), ensure_ascii=False))
+        print(json.dumps(r.to_dict(), ensure_ascii=False, allow_nan=False))
 
 
 def cmd_feedback(a: argparse.Namespace) -> None:
@@ -247,14 +292,15 @@ def cmd_prefs(a: argparse.Namespace) -> None:
         return
     store = PreferenceStore(a.db)
     if a.prefs_command == "export":
-        text = store.export_json()
         if a.out:
-            Path(a.out).write_text(text, encoding="utf-8")
+            print(f"wrote {store.export_to(a.out)}")
         else:
-            print(text)
+            print(store.export_json())
     elif a.prefs_command == "forget":
-        store.forget()
+        copies = store.forget()
         print(f"deleted all feedback and interests in {store.path}")
+        for c in copies:
+            print(f"deleted the recovered copy {c}")
 
 
 def cmd_bench(a: argparse.Namespace) -> None:
@@ -290,12 +336,14 @@ def _add_ranker_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--semantic", default="semantic", help="semantic model folder or shipped name")
     p.add_argument("--relevance", default="relevance", help="relevance model folder or shipped name")
     p.add_argument("--db", help="preference database (default: the user data folder)")
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--personal-weight", type=float, default=0.5)
-    p.add_argument("--query-weight", type=float, default=1.0)
+    p.add_argument("--threads", type=positive, default=1, help="onnxruntime threads per model (default 1)")
+    p.add_argument(
+        "--personal-weight", type=weight, default=0.5, help="weight of the stored interests in the fused rank"
+    )
+    p.add_argument("--query-weight", type=weight, default=1.0, help="weight of the query in the fused rank")
     p.add_argument(
         "--lexical-weight",
-        type=float,
+        type=weight,
         default=1.0,
         help="weight of the query's BM25 beside the relevance cosine, both standardised (0: cosine alone)",
     )
@@ -517,8 +565,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("rank", help="rank documents (JSONL: id, text, published) by stored interests and a query")
     r.add_argument("docs", nargs="?", help="JSONL file, or - / nothing for stdin")
-    r.add_argument("--query")
-    r.add_argument("--top", type=int, default=0)
+    r.add_argument("--query", help="rank by relevance to this query too (fused with the stored interests)")
+    r.add_argument("--top", type=count, default=0, help="print only the first N (default 0: all)")
     _add_ranker_args(r)
     r.set_defaults(func=cmd_rank)
 
@@ -531,8 +579,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     pr = sub.add_parser("prefs", help="export, forget or recover the stored preferences")
     pr.add_argument("prefs_command", choices=["export", "forget", "recover"])
-    pr.add_argument("--db")
-    pr.add_argument("--out")
+    pr.add_argument("--db", help="preference database (default: the user data folder)")
+    pr.add_argument("--out", help="export: write the JSON to this file (private to the user) instead of stdout")
     pr.set_defaults(func=cmd_prefs)
 
     bn = sub.add_parser("bench", help="latency, size, memory, CPU time and energy: students vs teachers")
@@ -550,9 +598,21 @@ def build_parser() -> argparse.ArgumentParser:
     dm = sub.add_parser("demo", help="rank a small multilingual feed for a scripted user with the shipped models")
     dm.add_argument("--semantic", default="semantic")
     dm.add_argument("--relevance", default="relevance")
-    dm.add_argument("--top", type=int, default=8)
+    dm.add_argument("--top", type=count, default=8)
     dm.set_defaults(func=cmd_demo)
     return p
+
+
+EXTRAS = {
+    "torch": "train",
+    "transformers": "train",
+    "onnx": "train",
+    "sklearn": "train",
+    "scipy": "train",
+    "matplotlib": "bench",
+    "tensorflow": "teachers",
+    "sentence_transformers": "train",
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -560,11 +620,28 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args.func(args)
     except EdgeRankerError as exc:
-        print(f"edge-ranker: error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(str(exc))
+    except ModuleNotFoundError as exc:  # a command whose extra is not installed
+        extra = EXTRAS.get((exc.name or "").split(".")[0])
+        hint = f"pip install 'edge-ranker[{extra}]'" if extra else f"install the package {exc.name!r}"
+        return _fail(f"`{args.command}` needs {exc.name}, which is not installed: {hint}")
+    except BrokenPipeError:  # the reader stopped early (`| head`): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         return 130
+    except OSError as exc:
+        return _fail(f"{exc.filename or ''}: {exc.strerror or exc}" if exc.filename else str(exc))
+    except Exception as exc:
+        if os.environ.get("EDGE_RANKER_DEBUG"):
+            raise
+        return _fail(f"unexpected {type(exc).__name__}: {exc} (a bug; EDGE_RANKER_DEBUG=1 shows where)")
     return 0
+
+
+def _fail(message: str) -> int:
+    print(f"edge-ranker: error: {' '.join(message.split())}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":
