@@ -1,6 +1,7 @@
 """Golden vectors from the Python runtime for other runtimes (the Android/JVM core) to reproduce.
 
-Plain tab-separated text (texts base64-encoded) so a JVM test needs no JSON library. Regenerate with
+Plain tab-separated text (texts base64-encoded) so a JVM test needs no JSON library. The vectors of
+``*_embeddings.tsv`` (text, role or "-", vector) are computed one text at a time, as the JVM encodes. Regenerate with
 ``python -m edge_ranker.demo.golden OUT_DIR`` after changing a shipped model.
 """
 
@@ -63,8 +64,14 @@ def write_tokens(enc: Encoder, path: Path) -> None:
     path.write_text("\n".join(rows) + "\n", encoding="ascii")
 
 
+def _roles(enc: Encoder) -> list[str | None]:
+    """The relevance model encodes queries and passages (prefixed); the semantic model has no role."""
+    return [r for r in ("query", "passage") if r in enc.manifest.prefixes] or [None]
+
+
 def write_embeddings(enc: Encoder, path: Path) -> None:
-    rows = [f"{_b64(t)}\t{_vec(v)}" for t, v in zip(TEXTS[:8], enc.encode(TEXTS[:8]))]
+    """Every text's vector, each encoded alone (a batch of one: no padding), as the JVM forward pass runs."""
+    rows = [f"{_b64(t)}\t{role or '-'}\t{_vec(enc.encode([t], role=role)[0])}" for role in _roles(enc) for t in TEXTS]
     path.write_text("\n".join(rows) + "\n", encoding="ascii")
 
 
@@ -82,7 +89,7 @@ def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -
     for k, (d, reaction) in enumerate(events * 2):  # repeats exercise the shift-towards path
         ts = now - (20 - k) * DAY
         ranker.feedback(d, reaction, ts=ts)
-        hist.append(f"{reaction}\t{ts!r}\t{_vec(semantic.encode([d['text']])[0])}")
+        hist.append(f"{reaction}\t{ts!r}\t{_vec(semantic.encode([d['text']])[0])}\t{_b64(d['text'])}")
     (out / "history.tsv").write_text("\n".join(hist) + "\n", encoding="ascii")
     sem = semantic.encode([d.text for d in docs])
     rel = relevance.encode([d.text for d in docs], role="passage")

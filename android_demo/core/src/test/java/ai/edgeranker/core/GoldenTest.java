@@ -11,15 +11,18 @@ import java.util.Map;
 
 /**
  * Checks the JVM core against golden vectors written by the Python runtime
- * (python -m edge_ranker.demo.golden android_demo/golden): token ids identical for every input and role,
+ * (python -m edge_ranker.demo.golden android_demo/golden): token ids identical for every input and role; the
+ * JVM forward pass within 1e-5 per coordinate of onnxruntime's vector for every input and role, both models;
  * rankings identical and scores (fused, personal, cosine, BM25) within 1e-4 for a scripted like/dislike history,
  * with and without a query.
  * Needs no JUnit (plain javac/java); prints "N passed, N failed" and exits non-zero on any failure.
  * Usage: GoldenTest GOLDEN_DIR MODELS_DIR
  */
 public final class GoldenTest {
+    static final double VECTOR_TOL = 1e-5;
     private static int passed;
     private static int failed;
+    private static int forwardChecks;
 
     private static void check(boolean ok, String what) {
         if (ok) {
@@ -71,6 +74,45 @@ public final class GoldenTest {
             String shown = text.length() > 40 ? text.substring(0, 40) + "..." : text;
             check(s.toString().equals(r[2]), model + " tokens for [" + shown + "] role " + r[1]
                     + "\n  expected " + r[2] + "\n  got      " + s);
+        }
+    }
+
+    /** The JVM forward pass against the Python runtime's vector of every golden text, one text at a time. */
+    static Encoder vectors(Path golden, Path models, String model) throws Exception {
+        Encoder enc = Encoder.load(models.resolve(model));
+        double worst = 0;
+        for (String[] r : rows(golden.resolve(model + "_embeddings.tsv"))) {
+            String role = r[1].equals("-") ? null : r[1];
+            float[] expected = floats(r[2]);
+            float[] got = enc.encode(b64(r[0]), role);
+            double diff = maxAbsDiff(expected, got);
+            worst = Math.max(worst, diff);
+            forwardChecks++;
+            String text = b64(r[0]);
+            check(diff <= VECTOR_TOL, model + " vector of [" + (text.length() > 40 ? text.substring(0, 40) + "..." : text)
+                    + "] role " + r[1] + ": max abs diff " + diff);
+        }
+        System.out.printf("%s forward pass: max abs diff %.3g over all coordinates%n", model, worst);
+        return enc;
+    }
+
+    static double maxAbsDiff(float[] a, float[] b) {
+        if (a.length != b.length) {
+            return Double.POSITIVE_INFINITY;
+        }
+        double m = 0;
+        for (int i = 0; i < a.length; i++) {
+            m = Math.max(m, Math.abs((double) a[i] - b[i]));
+        }
+        return m;
+    }
+
+    static void erf() {
+        double[][] known = {{0.0, 0.0}, {0.1, 0.1124629160182849}, {0.5, 0.5204998778130465},
+            {1.0, 0.8427007929497149}, {2.0, 0.9953222650189527}, {2.5, 0.9995930479825550},
+            {3.0, 0.9999779095030014}, {-1.5, -0.9661051464753108}, {5.0, 0.9999999999984626}, {7.0, 1.0}};
+        for (double[] k : known) {
+            check(Math.abs(Erf.erf(k[0]) - k[1]) <= 1e-15, "erf(" + k[0] + ") = " + Erf.erf(k[0]));
         }
     }
 
@@ -154,6 +196,11 @@ public final class GoldenTest {
         Path models = Path.of(args.length > 1 ? args[1] : "../edge_ranker/models");
         tokens(golden, models, "semantic");
         tokens(golden, models, "relevance");
+        erf();
+        vectors(golden, models, "semantic");
+        vectors(golden, models, "relevance");
+        System.out.println(forwardChecks + " forward-pass checks (every golden text and role, within " + VECTOR_TOL
+                + " per coordinate)");
         ranking(golden);
         System.out.println(passed + " passed, " + failed + " failed");
         System.exit(failed == 0 ? 0 : 1);

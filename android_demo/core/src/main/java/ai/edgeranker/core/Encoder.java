@@ -1,0 +1,407 @@
+package ai.edgeranker.core;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A shipped model folder (manifest.json, model.onnx, vocab.txt) on the JVM: the same tokens as the Python
+ * runtime and the forward pass of its int8-weight BERT graph in plain Java, unit vectors out. Weights are read
+ * from model.onnx itself (OnnxWeights) after its size and sha256 are checked against the manifest.
+ * Weights are dequantized as the graph does (int8 * fp32 scale, in fp32); activations are kept in fp32 and
+ * every sum is accumulated in double, so the vectors agree with onnxruntime's to about 1e-7.
+ * One text at a time (no padding); an instance is safe to share between threads.
+ */
+public final class Encoder {
+    /** Reads a file of the model folder by name: a directory, Android assets, a jar. */
+    public interface ModelFiles {
+        byte[] read(String name) throws IOException;
+    }
+
+    /** y = x W + b with W [in, out] kept in double, so a row's sums vectorise without a cast per term. */
+    private static final class Dense {
+        final int in;
+        final int out;
+        final double[] w;
+        final float[] bias;
+
+        Dense(int in, int out, double[] w, float[] bias) {
+            this.in = in;
+            this.out = out;
+            this.w = w;
+            this.bias = bias;
+        }
+
+        float[][] apply(float[][] x) {
+            float[][] y = new float[x.length][out];
+            double[] acc = new double[out];
+            for (int t = 0; t < x.length; t++) {
+                Arrays.fill(acc, 0.0);
+                float[] row = x[t];
+                for (int i = 0; i < in; i++) {
+                    double xi = row[i];
+                    int base = i * out;
+                    for (int j = 0; j < out; j++) {
+                        acc[j] += xi * w[base + j];
+                    }
+                }
+                for (int j = 0; j < out; j++) {
+                    y[t][j] = (float) acc[j] + bias[j];
+                }
+            }
+            return y;
+        }
+    }
+
+    private static final class Norm {
+        final float[] gamma;
+        final float[] beta;
+        final double epsilon;
+
+        Norm(float[] gamma, float[] beta, double epsilon) {
+            this.gamma = gamma;
+            this.beta = beta;
+            this.epsilon = epsilon;
+        }
+
+        void apply(float[][] x) {
+            for (float[] row : x) {
+                double mean = 0;
+                for (float v : row) {
+                    mean += v;
+                }
+                mean /= row.length;
+                double var = 0;
+                for (float v : row) {
+                    var += (v - mean) * (v - mean);
+                }
+                double inv = 1.0 / Math.sqrt(var / row.length + epsilon);
+                for (int i = 0; i < row.length; i++) {
+                    row[i] = (float) ((row[i] - mean) * inv * gamma[i] + beta[i]);
+                }
+            }
+        }
+    }
+
+    private static final class Layer {
+        Dense query;
+        Dense key;
+        Dense value;
+        Dense attentionOut;
+        Norm attentionNorm;
+        Dense intermediate;
+        Dense output;
+        Norm outputNorm;
+        int headDim;
+        double scale;
+    }
+
+    public final String name;
+    public final int dim;
+    public final int maxLength;
+    public final Map<String, String> prefixes;
+    private final WordPieceTokenizer tokenizer;
+    private final byte[] wordQ;
+    private final float[] wordScale;
+    private final float[] position;
+    private final float[] tokenType;
+    private final Norm embeddingNorm;
+    private final List<Layer> layers = new ArrayList<>();
+
+    /** A model folder on disk, e.g. edge_ranker/models/semantic. */
+    public static Encoder load(Path folder) throws IOException {
+        return read(name -> Files.readAllBytes(folder.resolve(name)));
+    }
+
+    @SuppressWarnings("unchecked")
+    public static Encoder read(ModelFiles files) throws IOException {
+        Map<String, Object> manifest = Json.object(new String(files.read("manifest.json"), StandardCharsets.UTF_8));
+        Map<String, Object> listed = (Map<String, Object>) manifest.get("files");
+        String onnx = (String) manifest.get("onnx");
+        String vocab = (String) manifest.get("vocab");
+        byte[] model = verified(files, onnx, listed);
+        String[] tokens = new String(verified(files, vocab, listed), StandardCharsets.UTF_8).split("\n", -1);
+        List<String> vocabulary = new ArrayList<>();
+        for (String t : tokens) {
+            if (!t.isEmpty()) {
+                vocabulary.add(t.endsWith("\r") ? t.substring(0, t.length() - 1) : t);
+            }
+        }
+        Map<String, String> prefixes = new LinkedHashMap<>();
+        Object p = manifest.get("prefixes");
+        if (p instanceof Map) {
+            ((Map<String, Object>) p).forEach((role, prefix) -> prefixes.put(role, (String) prefix));
+        }
+        int maxLength = ((Number) manifest.get("max_length")).intValue();
+        return new Encoder((String) manifest.get("name"), ((Number) manifest.get("dim")).intValue(), maxLength,
+                prefixes, new WordPieceTokenizer(vocabulary, maxLength), OnnxWeights.read(model));
+    }
+
+    /** A file's bytes after checking its size and sha256 against the manifest, as the Python runtime does. */
+    @SuppressWarnings("unchecked")
+    static byte[] verified(ModelFiles files, String name, Map<String, Object> listed) throws IOException {
+        Object meta = listed == null ? null : listed.get(name);
+        if (!(meta instanceof Map)) {
+            throw new IOException("manifest.json lists no sha256 for " + name);
+        }
+        byte[] data = files.read(name);
+        Map<String, Object> m = (Map<String, Object>) meta;
+        long bytes = ((Number) m.get("bytes")).longValue();
+        String sha = sha256(data);
+        if (data.length != bytes || !sha.equals(m.get("sha256"))) {
+            throw new IOException(name + " does not match manifest.json (" + data.length + " bytes, sha256 " + sha
+                    + "): the model folder is corrupt or incomplete; reinstall it");
+        }
+        return data;
+    }
+
+    static String sha256(byte[] data) {
+        try {
+            StringBuilder s = new StringBuilder();
+            for (byte b : MessageDigest.getInstance("SHA-256").digest(data)) {
+                s.append(String.format("%02x", b));
+            }
+            return s.toString();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private Encoder(String name, int dim, int maxLength, Map<String, String> prefixes, WordPieceTokenizer tokenizer,
+            OnnxWeights g) {
+        this.name = name;
+        this.dim = dim;
+        this.maxLength = maxLength;
+        this.prefixes = prefixes;
+        this.tokenizer = tokenizer;
+        OnnxWeights.Tensor q = null;
+        OnnxWeights.Tensor s = null;
+        for (OnnxWeights.Node n : g.nodes) {  // the word table: int8 rows and their scales, both gathered by id
+            if (n.opType.equals("Gather") && n.inputs.get(1).equals("input_ids")) {
+                OnnxWeights.Tensor t = g.tensor(n.inputs.get(0));
+                if (t.dataType == OnnxWeights.INT8) {
+                    q = t;
+                } else {
+                    s = t;
+                }
+            }
+        }
+        if (q == null || s == null || q.dims[1] != dim) {
+            throw new IllegalArgumentException(name + ": expected an int8 word table with per-row scales");
+        }
+        wordQ = q.int8s();
+        wordScale = s.floats();
+        position = g.tensor(gatheredBy(g, "/position_embeddings/")).floats();
+        tokenType = g.tensor(gatheredBy(g, "/token_type_embeddings/")).floats();
+        embeddingNorm = norm(g, "/embeddings/LayerNorm/");
+        for (int l = 0; has(g, "/layer." + l + "/"); l++) {
+            String at = "/layer." + l + "/";
+            Layer layer = new Layer();
+            layer.query = dense(g, at + "attention/self/query/");
+            layer.key = dense(g, at + "attention/self/key/");
+            layer.value = dense(g, at + "attention/self/value/");
+            layer.attentionOut = dense(g, at + "attention/output/dense/");
+            layer.attentionNorm = norm(g, at + "attention/output/LayerNorm/");
+            layer.intermediate = dense(g, at + "intermediate/dense/");
+            layer.output = dense(g, at + "output/dense/");
+            layer.outputNorm = norm(g, at + "output/LayerNorm/");
+            layer.headDim = headDim(g, at);
+            layer.scale = attentionScale(g, at);
+            if (!has(g, at + "intermediate/intermediate_act_fn/Erf")) {
+                throw new IllegalArgumentException(name + ": expected the exact (erf) GELU");
+            }
+            layers.add(layer);
+        }
+        if (layers.isEmpty()) {
+            throw new IllegalArgumentException(name + ": no encoder layers found in the graph");
+        }
+    }
+
+    private static boolean has(OnnxWeights g, String outputPart) {
+        for (OnnxWeights.Node n : g.nodes) {
+            for (String o : n.outputs) {
+                if (o.contains(outputPart)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static OnnxWeights.Node node(OnnxWeights g, String op, String outputPart) {
+        for (OnnxWeights.Node n : g.nodes) {
+            if (n.opType.equals(op) && n.outputs.get(0).contains(outputPart)) {
+                return n;
+            }
+        }
+        throw new IllegalArgumentException("graph has no " + op + " node for " + outputPart);
+    }
+
+    private static String gatheredBy(OnnxWeights g, String outputPart) {
+        return node(g, "Gather", outputPart).inputs.get(0);
+    }
+
+    private static Norm norm(OnnxWeights g, String outputPart) {
+        OnnxWeights.Node n = node(g, "LayerNormalization", outputPart);
+        Double eps = n.attributes.get("epsilon");
+        return new Norm(g.tensor(n.inputs.get(1)).floats(), g.tensor(n.inputs.get(2)).floats(),
+                eps == null ? 1e-5 : eps);  // 1e-5: the ONNX default
+    }
+
+    /** MatMul(x, Cast(q) * scale) + bias: the weight traced back to its int8 tensor and scale. */
+    private static Dense dense(OnnxWeights g, String outputPart) {
+        OnnxWeights.Node matmul = node(g, "MatMul", outputPart);
+        OnnxWeights.Node mul = g.producer(matmul.inputs.get(1));
+        OnnxWeights.Node cast = mul == null ? null : g.producer(mul.inputs.get(0));
+        if (mul == null || !mul.opType.equals("Mul") || cast == null || !cast.opType.equals("Cast")) {
+            throw new IllegalArgumentException(outputPart + ": expected an int8 weight dequantized as Cast * scale");
+        }
+        OnnxWeights.Tensor q = g.tensor(cast.inputs.get(0));
+        float scale = g.tensor(mul.inputs.get(1)).scalar();
+        float[] v = q.floats();
+        double[] w = new double[v.length];
+        for (int i = 0; i < v.length; i++) {
+            w[i] = v[i] * scale;  // fp32 product, as the graph's Mul
+        }
+        OnnxWeights.Node add = g.consumers(matmul.outputs.get(0), "Add").get(0);
+        String bias = add.inputs.get(0).equals(matmul.outputs.get(0)) ? add.inputs.get(1) : add.inputs.get(0);
+        return new Dense((int) q.dims[0], (int) q.dims[1], w, g.tensor(bias).floats());
+    }
+
+    /** The last dimension of the Reshape that splits the query into heads. */
+    private static int headDim(OnnxWeights g, String at) {
+        OnnxWeights.Node add = g.consumers(node(g, "MatMul", at + "attention/self/query/").outputs.get(0), "Add")
+                .get(0);
+        OnnxWeights.Node reshape = g.consumers(add.outputs.get(0), "Reshape").get(0);
+        OnnxWeights.Node concat = g.producer(reshape.inputs.get(1));
+        long[] last = g.tensor(concat.inputs.get(concat.inputs.size() - 1)).longs();
+        return (int) last[0];
+    }
+
+    /** The constant the query-key products are multiplied by (1/sqrt(head_dim)). */
+    private static double attentionScale(OnnxWeights g, String at) {
+        OnnxWeights.Node scores = node(g, "MatMul", at + "attention/self/MatMul_output");
+        OnnxWeights.Node mul = g.consumers(scores.outputs.get(0), "Mul").get(0);
+        String c = mul.inputs.get(0).equals(scores.outputs.get(0)) ? mul.inputs.get(1) : mul.inputs.get(0);
+        return g.tensor(c).scalar();
+    }
+
+    /** Token ids of text with the role's prefix (null: none), [CLS] ... [SEP], at most maxLength. */
+    public int[] tokenize(String text, String role) {
+        String prefix = role == null ? "" : prefixes.get(role);
+        if (prefix == null) {
+            throw new IllegalArgumentException(name + " has no role " + role + " (roles: " + prefixes.keySet() + ")");
+        }
+        return tokenizer.encode(text, prefix);
+    }
+
+    public float[] encode(String text, String role) {
+        return forward(tokenize(text, role));
+    }
+
+    /** The unit embedding of one token sequence (all tokens attended, as a batch of one). */
+    public float[] forward(int[] ids) {
+        int n = ids.length;
+        float[][] x = new float[n][dim];
+        for (int t = 0; t < n; t++) {
+            int id = ids[t];
+            float scale = wordScale[id];
+            for (int c = 0; c < dim; c++) {
+                float word = wordQ[id * dim + c] * scale;
+                x[t][c] = word + tokenType[c] + position[t * dim + c];
+            }
+        }
+        embeddingNorm.apply(x);
+        for (Layer layer : layers) {
+            x = layer(layer, x);
+        }
+        double[] pooled = new double[dim];
+        for (float[] row : x) {
+            for (int c = 0; c < dim; c++) {
+                pooled[c] += row[c];
+            }
+        }
+        double norm = 0;
+        for (int c = 0; c < dim; c++) {
+            pooled[c] /= n;
+            norm += pooled[c] * pooled[c];
+        }
+        norm = Math.max(Math.sqrt(norm), 1e-12);
+        float[] out = new float[dim];
+        for (int c = 0; c < dim; c++) {
+            out[c] = (float) (pooled[c] / norm);
+        }
+        return out;
+    }
+
+    private static float[][] layer(Layer l, float[][] x) {
+        int n = x.length;
+        float[][] q = l.query.apply(x);
+        float[][] k = l.key.apply(x);
+        float[][] v = l.value.apply(x);
+        int hidden = q[0].length;
+        float[][] context = new float[n][hidden];
+        double[] p = new double[n];
+        double[] acc = new double[l.headDim];
+        for (int h = 0; h * l.headDim < hidden; h++) {
+            int off = h * l.headDim;
+            for (int i = 0; i < n; i++) {
+                double max = Double.NEGATIVE_INFINITY;
+                for (int j = 0; j < n; j++) {
+                    double s = 0;
+                    for (int d = 0; d < l.headDim; d++) {
+                        s += (double) q[i][off + d] * k[j][off + d];
+                    }
+                    p[j] = s * l.scale;
+                    max = Math.max(max, p[j]);
+                }
+                double sum = 0;
+                for (int j = 0; j < n; j++) {
+                    p[j] = Math.exp(p[j] - max);
+                    sum += p[j];
+                }
+                Arrays.fill(acc, 0.0);
+                for (int j = 0; j < n; j++) {
+                    double w = p[j] / sum;
+                    float[] vj = v[j];
+                    for (int d = 0; d < l.headDim; d++) {
+                        acc[d] += w * vj[off + d];
+                    }
+                }
+                for (int d = 0; d < l.headDim; d++) {
+                    context[i][off + d] = (float) acc[d];
+                }
+            }
+        }
+        float[][] a = l.attentionOut.apply(context);
+        for (int t = 0; t < n; t++) {
+            for (int c = 0; c < hidden; c++) {
+                a[t][c] += x[t][c];
+            }
+        }
+        l.attentionNorm.apply(a);
+        float[][] mid = l.intermediate.apply(a);
+        for (float[] row : mid) {
+            for (int c = 0; c < row.length; c++) {
+                double u = row[c];
+                row[c] = (float) (0.5 * u * (1.0 + Erf.erf(u / Math.sqrt(2.0))));
+            }
+        }
+        float[][] o = l.output.apply(mid);
+        for (int t = 0; t < n; t++) {
+            for (int c = 0; c < hidden; c++) {
+                o[t][c] += a[t][c];
+            }
+        }
+        l.outputNorm.apply(o);
+        return o;
+    }
+}

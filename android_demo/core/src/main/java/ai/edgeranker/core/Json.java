@@ -1,0 +1,258 @@
+package ai.edgeranker.core;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The little JSON the core reads (model manifests, feed lines, a history file) and writes (ranked lines):
+ * objects become LinkedHashMap, arrays ArrayList, numbers Double, plus String, Boolean and null.
+ */
+public final class Json {
+    private final String s;
+    private int i;
+
+    private Json(String s) {
+        this.s = s;
+    }
+
+    public static Object parse(String text) {
+        Json p = new Json(text);
+        p.space();
+        Object v = p.value();
+        p.space();
+        if (p.i != p.s.length()) {
+            throw p.error("trailing characters");
+        }
+        return v;
+    }
+
+    @SuppressWarnings("unchecked")
+    public static Map<String, Object> object(String text) {
+        Object v = parse(text);
+        if (!(v instanceof Map)) {
+            throw new IllegalArgumentException("expected a JSON object");
+        }
+        return (Map<String, Object>) v;
+    }
+
+    private IllegalArgumentException error(String what) {
+        return new IllegalArgumentException("JSON: " + what + " at character " + i);
+    }
+
+    private void space() {
+        while (i < s.length() && " \t\r\n".indexOf(s.charAt(i)) >= 0) {
+            i++;
+        }
+    }
+
+    private Object value() {
+        if (i >= s.length()) {
+            throw error("unexpected end");
+        }
+        char c = s.charAt(i);
+        switch (c) {
+            case '{':
+                return object();
+            case '[':
+                return array();
+            case '"':
+                return string();
+            case 't':
+                return literal("true", Boolean.TRUE);
+            case 'f':
+                return literal("false", Boolean.FALSE);
+            case 'n':
+                return literal("null", null);
+            default:
+                return number();
+        }
+    }
+
+    private Object literal(String word, Object v) {
+        if (!s.startsWith(word, i)) {
+            throw error("unexpected character");
+        }
+        i += word.length();
+        return v;
+    }
+
+    private Map<String, Object> object() {
+        Map<String, Object> out = new LinkedHashMap<>();
+        i++;
+        space();
+        if (i < s.length() && s.charAt(i) == '}') {
+            i++;
+            return out;
+        }
+        while (true) {
+            space();
+            if (i >= s.length() || s.charAt(i) != '"') {
+                throw error("expected a key");
+            }
+            String key = string();
+            space();
+            expect(':');
+            space();
+            out.put(key, value());
+            space();
+            if (i < s.length() && s.charAt(i) == ',') {
+                i++;
+                continue;
+            }
+            expect('}');
+            return out;
+        }
+    }
+
+    private List<Object> array() {
+        List<Object> out = new ArrayList<>();
+        i++;
+        space();
+        if (i < s.length() && s.charAt(i) == ']') {
+            i++;
+            return out;
+        }
+        while (true) {
+            space();
+            out.add(value());
+            space();
+            if (i < s.length() && s.charAt(i) == ',') {
+                i++;
+                continue;
+            }
+            expect(']');
+            return out;
+        }
+    }
+
+    private void expect(char c) {
+        if (i >= s.length() || s.charAt(i) != c) {
+            throw error("expected '" + c + "'");
+        }
+        i++;
+    }
+
+    private String string() {
+        StringBuilder b = new StringBuilder();
+        i++;
+        while (true) {
+            if (i >= s.length()) {
+                throw error("unterminated string");
+            }
+            char c = s.charAt(i++);
+            if (c == '"') {
+                return b.toString();
+            }
+            if (c != '\\') {
+                b.append(c);
+                continue;
+            }
+            if (i >= s.length()) {
+                throw error("unterminated escape");
+            }
+            char e = s.charAt(i++);
+            switch (e) {
+                case 'b':
+                    b.append('\b');
+                    break;
+                case 'f':
+                    b.append('\f');
+                    break;
+                case 'n':
+                    b.append('\n');
+                    break;
+                case 'r':
+                    b.append('\r');
+                    break;
+                case 't':
+                    b.append('\t');
+                    break;
+                case 'u':
+                    if (i + 4 > s.length()) {
+                        throw error("short \\u escape");
+                    }
+                    b.append((char) Integer.parseInt(s.substring(i, i + 4), 16));  // surrogate pairs: two escapes
+                    i += 4;
+                    break;
+                default:
+                    b.append(e);  // \" \\ \/
+            }
+        }
+    }
+
+    private Double number() {
+        int start = i;
+        while (i < s.length() && "+-0123456789.eE".indexOf(s.charAt(i)) >= 0) {
+            i++;
+        }
+        if (start == i) {
+            throw error("unexpected character");
+        }
+        return Double.valueOf(s.substring(start, i));
+    }
+
+    /** Compact JSON of maps, lists, strings, numbers, booleans and null; non-ASCII text kept as is. */
+    public static String write(Object v) {
+        StringBuilder b = new StringBuilder();
+        write(v, b);
+        return b.toString();
+    }
+
+    private static void write(Object v, StringBuilder b) {
+        if (v == null) {
+            b.append("null");
+        } else if (v instanceof String) {
+            quote((String) v, b);
+        } else if (v instanceof Double || v instanceof Float) {
+            double d = ((Number) v).doubleValue();
+            b.append(Double.isFinite(d) ? Double.toString(d) : d > 0 ? "Infinity" : d < 0 ? "-Infinity" : "NaN");
+        } else if (v instanceof Number || v instanceof Boolean) {
+            b.append(v);
+        } else if (v instanceof Map) {
+            b.append('{');
+            String sep = "";
+            for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
+                b.append(sep);
+                quote(String.valueOf(e.getKey()), b);
+                b.append(": ");
+                write(e.getValue(), b);
+                sep = ", ";
+            }
+            b.append('}');
+        } else if (v instanceof List) {
+            b.append('[');
+            String sep = "";
+            for (Object o : (List<?>) v) {
+                b.append(sep);
+                write(o, b);
+                sep = ", ";
+            }
+            b.append(']');
+        } else {
+            throw new IllegalArgumentException("cannot write " + v.getClass());
+        }
+    }
+
+    private static void quote(String s, StringBuilder b) {
+        b.append('"');
+        for (int k = 0; k < s.length(); k++) {
+            char c = s.charAt(k);
+            if (c == '"' || c == '\\') {
+                b.append('\\').append(c);
+            } else if (c == '\n') {
+                b.append("\\n");
+            } else if (c == '\r') {
+                b.append("\\r");
+            } else if (c == '\t') {
+                b.append("\\t");
+            } else if (c < 0x20) {
+                b.append(String.format("\\u%04x", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        b.append('"');
+    }
+}

@@ -1,0 +1,379 @@
+package ai.edgeranker.core;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads an ONNX model's graph straight from the protobuf wire format: the initializers (name, dims, type and
+ * data) and the nodes (op type, inputs, outputs, numeric attributes). Enough for Encoder to find its weights
+ * in the shipped model.onnx, so there is no second copy of them and no protobuf or ONNX library.
+ * Field numbers are those of onnx.proto (ModelProto.graph = 7; GraphProto.node = 1, initializer = 5; ...).
+ */
+public final class OnnxWeights {
+    public static final int FLOAT = 1;
+    public static final int INT8 = 3;
+    public static final int INT32 = 6;
+    public static final int INT64 = 7;
+    public static final int BOOL = 9;
+
+    /** One initializer; its data stays a view of the model bytes until read. */
+    public static final class Tensor {
+        public String name;
+        public long[] dims = new long[0];
+        public int dataType;
+        ByteBuffer raw;
+        final List<Float> floatData = new ArrayList<>();
+        final List<Long> intData = new ArrayList<>();  // int32_data (also int8, bool) or int64_data
+
+        public int size() {
+            long n = 1;
+            for (long d : dims) {
+                n *= d;
+            }
+            return Math.toIntExact(n);
+        }
+
+        /** The values as fp32, whatever the stored type (int8 stays exact: it is the quantized integer). */
+        public float[] floats() {
+            int n = size();
+            float[] out = new float[n];
+            if (raw != null) {
+                ByteBuffer b = raw.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+                for (int i = 0; i < n; i++) {
+                    switch (dataType) {
+                        case FLOAT:
+                            out[i] = b.getFloat();
+                            break;
+                        case INT8:
+                            out[i] = b.get();
+                            break;
+                        case INT32:
+                            out[i] = b.getInt();
+                            break;
+                        case INT64:
+                            out[i] = b.getLong();
+                            break;
+                        default:
+                            throw new IllegalStateException(name + ": unsupported data type " + dataType);
+                    }
+                }
+            } else if (dataType == FLOAT) {
+                check(floatData.size() == n);
+                for (int i = 0; i < n; i++) {
+                    out[i] = floatData.get(i);
+                }
+            } else {
+                check(intData.size() == n);
+                for (int i = 0; i < n; i++) {
+                    out[i] = intData.get(i);
+                }
+            }
+            return out;
+        }
+
+        /** An int8 tensor's values as bytes: a quarter of the memory of floats() for the word table. */
+        public byte[] int8s() {
+            if (dataType != INT8) {
+                throw new IllegalStateException(name + " is not int8");
+            }
+            byte[] out = new byte[size()];
+            if (raw != null) {
+                raw.duplicate().get(out);
+            } else {
+                check(intData.size() == out.length);
+                for (int i = 0; i < out.length; i++) {
+                    out[i] = (byte) (long) intData.get(i);
+                }
+            }
+            return out;
+        }
+
+        /** The values as integers (shape constants). */
+        public long[] longs() {
+            float[] f = dataType == INT64 && raw != null ? null : floats();
+            long[] out = new long[size()];
+            ByteBuffer b = raw == null ? null : raw.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+            for (int i = 0; i < out.length; i++) {
+                out[i] = f == null ? b.getLong() : (long) f[i];
+            }
+            return out;
+        }
+
+        public float scalar() {
+            float[] f = floats();
+            if (f.length != 1) {
+                throw new IllegalStateException(name + " is not a scalar");
+            }
+            return f[0];
+        }
+
+        private void check(boolean ok) {
+            if (!ok) {
+                throw new IllegalStateException(name + ": data does not match dims");
+            }
+        }
+    }
+
+    public static final class Node {
+        public String opType;
+        public final List<String> inputs = new ArrayList<>();
+        public final List<String> outputs = new ArrayList<>();
+        /** Numeric attributes: f (float) or i (int) by name; lists and graphs are not needed here. */
+        public final Map<String, Double> attributes = new HashMap<>();
+    }
+
+    public final Map<String, Tensor> initializers = new LinkedHashMap<>();
+    public final List<Node> nodes = new ArrayList<>();
+
+    private OnnxWeights() {
+    }
+
+    public static OnnxWeights read(byte[] model) {
+        OnnxWeights w = new OnnxWeights();
+        Reader m = new Reader(ByteBuffer.wrap(model));
+        while (m.more()) {
+            int tag = m.tag();
+            if (tag >>> 3 == 7 && (tag & 7) == 2) {
+                w.graph(m.message());
+            } else {
+                m.skip(tag);
+            }
+        }
+        if (w.nodes.isEmpty()) {
+            throw new IllegalArgumentException("not an ONNX model: no graph nodes");
+        }
+        return w;
+    }
+
+    public Tensor tensor(String name) {
+        Tensor t = initializers.get(name);
+        if (t == null) {
+            throw new IllegalArgumentException("model has no initializer " + name);
+        }
+        return t;
+    }
+
+    /** The node that outputs value, or null for a graph input or initializer. */
+    public Node producer(String value) {
+        for (Node n : nodes) {
+            if (n.outputs.contains(value)) {
+                return n;
+            }
+        }
+        return null;
+    }
+
+    /** The nodes of type op that read value. */
+    public List<Node> consumers(String value, String op) {
+        List<Node> out = new ArrayList<>();
+        for (Node n : nodes) {
+            if (n.opType.equals(op) && n.inputs.contains(value)) {
+                out.add(n);
+            }
+        }
+        return out;
+    }
+
+    private void graph(Reader g) {
+        while (g.more()) {
+            int tag = g.tag();
+            int field = tag >>> 3;
+            if (field == 1 && (tag & 7) == 2) {
+                nodes.add(node(g.message()));
+            } else if (field == 5 && (tag & 7) == 2) {
+                Tensor t = tensor(g.message());
+                initializers.put(t.name, t);
+            } else {
+                g.skip(tag);
+            }
+        }
+    }
+
+    private static Node node(Reader r) {
+        Node n = new Node();
+        while (r.more()) {
+            int tag = r.tag();
+            switch (tag >>> 3) {
+                case 1:
+                    n.inputs.add(r.string());
+                    break;
+                case 2:
+                    n.outputs.add(r.string());
+                    break;
+                case 4:
+                    n.opType = r.string();
+                    break;
+                case 5:
+                    attribute(r.message(), n.attributes);
+                    break;
+                default:
+                    r.skip(tag);
+            }
+        }
+        return n;
+    }
+
+    private static void attribute(Reader r, Map<String, Double> into) {
+        String name = null;
+        Double value = null;
+        while (r.more()) {
+            int tag = r.tag();
+            int field = tag >>> 3;
+            if (field == 1) {
+                name = r.string();
+            } else if (field == 2 && (tag & 7) == 5) {
+                value = (double) Float.intBitsToFloat(r.fixed32());
+            } else if (field == 3 && (tag & 7) == 0) {
+                value = (double) r.varint();
+            } else {
+                r.skip(tag);
+            }
+        }
+        if (name != null && value != null) {
+            into.put(name, value);
+        }
+    }
+
+    private static Tensor tensor(Reader r) {
+        Tensor t = new Tensor();
+        List<Long> dims = new ArrayList<>();
+        while (r.more()) {
+            int tag = r.tag();
+            int wire = tag & 7;
+            switch (tag >>> 3) {
+                case 1:
+                    r.varints(wire, dims);
+                    break;
+                case 2:
+                    t.dataType = (int) r.varint();
+                    break;
+                case 4:
+                    r.floats(wire, t.floatData);
+                    break;
+                case 5:
+                case 7:
+                    r.varints(wire, t.intData);
+                    break;
+                case 8:
+                    t.name = r.string();
+                    break;
+                case 9:
+                    t.raw = r.bytes();
+                    break;
+                case 14:
+                    if (r.varint() != 0) {
+                        throw new IllegalArgumentException("external tensor data is not supported");
+                    }
+                    break;
+                default:
+                    r.skip(tag);
+            }
+        }
+        t.dims = dims.stream().mapToLong(Long::longValue).toArray();
+        if (t.dataType == INT32 || t.dataType == INT8 || t.dataType == BOOL) {
+            t.intData.replaceAll(v -> (long) (int) (long) v);  // int32_data holds sign-extended varints
+        }
+        return t;
+    }
+
+    /** A cursor over one protobuf message. */
+    private static final class Reader {
+        private final ByteBuffer b;
+
+        Reader(ByteBuffer b) {
+            this.b = b;
+        }
+
+        boolean more() {
+            return b.hasRemaining();
+        }
+
+        int tag() {
+            return (int) varint();
+        }
+
+        long varint() {
+            long v = 0;
+            for (int shift = 0; shift < 64; shift += 7) {
+                byte x = b.get();
+                v |= (long) (x & 0x7f) << shift;
+                if (x >= 0) {
+                    return v;
+                }
+            }
+            throw new IllegalArgumentException("malformed varint");
+        }
+
+        int fixed32() {
+            return b.order(ByteOrder.LITTLE_ENDIAN).getInt();
+        }
+
+        ByteBuffer bytes() {
+            int n = Math.toIntExact(varint());
+            ByteBuffer out = b.slice();
+            out.limit(n);
+            b.position(b.position() + n);
+            return out;
+        }
+
+        Reader message() {
+            return new Reader(bytes());
+        }
+
+        String string() {
+            ByteBuffer s = bytes();
+            byte[] a = new byte[s.remaining()];
+            s.get(a);
+            return new String(a, StandardCharsets.UTF_8);
+        }
+
+        /** A repeated integer field, packed (wire type 2) or not. */
+        void varints(int wire, List<Long> into) {
+            if (wire == 2) {
+                Reader p = message();
+                while (p.more()) {
+                    into.add(p.varint());
+                }
+            } else {
+                into.add(varint());
+            }
+        }
+
+        /** A repeated float field, packed or not. */
+        void floats(int wire, List<Float> into) {
+            if (wire == 2) {
+                ByteBuffer p = bytes().order(ByteOrder.LITTLE_ENDIAN);
+                while (p.hasRemaining()) {
+                    into.add(p.getFloat());
+                }
+            } else {
+                into.add(Float.intBitsToFloat(fixed32()));
+            }
+        }
+
+        void skip(int tag) {
+            switch (tag & 7) {
+                case 0:
+                    varint();
+                    break;
+                case 1:
+                    b.position(b.position() + 8);
+                    break;
+                case 2:
+                    bytes();
+                    break;
+                case 5:
+                    b.position(b.position() + 4);
+                    break;
+                default:
+                    throw new IllegalArgumentException("unsupported protobuf wire type " + (tag & 7));
+            }
+        }
+    }
+}
