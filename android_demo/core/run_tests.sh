@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Compiles the plain-JVM core and runs its golden-vector test with the JDK alone (no Gradle, no Maven, no
 # Android SDK: none of those repositories is reachable from CI machines). Installs a JDK if javac is missing.
+# Leaves a runnable jar of the core in build/edge-ranker-core.jar (java -jar ... rank FEED.jsonl; see Main).
 set -euo pipefail
 cd "$(dirname "$0")"
 if ! command -v javac > /dev/null; then
@@ -13,5 +14,13 @@ if ! command -v javac > /dev/null; then
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-javac -d "$out" $(find src/main/java src/test/java -name '*.java')
-java -cp "$out" ai.edgeranker.core.GoldenTest ../golden ../../edge_ranker/models
+mkdir -p "$out/main" "$out/test" build
+javac -d "$out/main" $(find src/main/java -name '*.java')
+javac -d "$out/test" -cp "$out/main" $(find src/test/java -name '*.java')
+java -cp "$out/main:$out/test" ai.edgeranker.core.GoldenTest ../golden ../../edge_ranker/models
+jar --create --file build/edge-ranker-core.jar --main-class ai.edgeranker.core.Main -C "$out/main" .
+# the command line end to end: the demo feed, its scripted history and query, one JSON line per document
+(cd ../.. && java -jar android_demo/core/build/edge-ranker-core.jar rank edge_ranker/demo/feed.jsonl \
+  --history edge_ranker/demo/history.json --query "tomato recipe" | wc -l | grep -qx 24) \
+  || { echo "FAIL Main rank on the demo feed" >&2; exit 1; }
+echo "Main rank: the demo feed ranked from the jar"

@@ -26,35 +26,46 @@ public final class Encoder {
         byte[] read(String name) throws IOException;
     }
 
-    /** y = x W + b with W [in, out] kept in double, so a row's sums vectorise without a cast per term. */
+    /**
+     * y = x W + b with W kept in double as rows [in][out]: each step adds x[i] times a row to the sums, a loop
+     * over one index of two arrays, which the JIT vectorises (an offset into one flat array it does not).
+     */
     private static final class Dense {
-        final int in;
+        static final int TILE = 8;
+
         final int out;
-        final double[] w;
+        final double[][] w;
         final float[] bias;
 
-        Dense(int in, int out, double[] w, float[] bias) {
-            this.in = in;
-            this.out = out;
+        Dense(double[][] w, float[] bias) {
+            this.out = w[0].length;
             this.w = w;
             this.bias = bias;
         }
 
+        /** Tokens go TILE at a time, so each weight row is read from memory once per tile, not per token. */
         float[][] apply(float[][] x) {
             float[][] y = new float[x.length][out];
-            double[] acc = new double[out];
-            for (int t = 0; t < x.length; t++) {
-                Arrays.fill(acc, 0.0);
-                float[] row = x[t];
-                for (int i = 0; i < in; i++) {
-                    double xi = row[i];
-                    int base = i * out;
-                    for (int j = 0; j < out; j++) {
-                        acc[j] += xi * w[base + j];
+            double[][] acc = new double[TILE][out];
+            for (int t0 = 0; t0 < x.length; t0 += TILE) {
+                int tiles = Math.min(TILE, x.length - t0);
+                for (int tt = 0; tt < tiles; tt++) {
+                    Arrays.fill(acc[tt], 0.0);
+                }
+                for (int i = 0; i < w.length; i++) {
+                    double[] row = w[i];
+                    for (int tt = 0; tt < tiles; tt++) {
+                        double xi = x[t0 + tt][i];
+                        double[] a = acc[tt];
+                        for (int j = 0; j < out; j++) {
+                            a[j] += xi * row[j];
+                        }
                     }
                 }
-                for (int j = 0; j < out; j++) {
-                    y[t][j] = (float) acc[j] + bias[j];
+                for (int tt = 0; tt < tiles; tt++) {
+                    for (int j = 0; j < out; j++) {
+                        y[t0 + tt][j] = (float) acc[tt][j] + bias[j];
+                    }
                 }
             }
             return y;
@@ -267,13 +278,17 @@ public final class Encoder {
         OnnxWeights.Tensor q = g.tensor(cast.inputs.get(0));
         float scale = g.tensor(mul.inputs.get(1)).scalar();
         float[] v = q.floats();
-        double[] w = new double[v.length];
-        for (int i = 0; i < v.length; i++) {
-            w[i] = v[i] * scale;  // fp32 product, as the graph's Mul
+        int in = (int) q.dims[0];
+        int out = (int) q.dims[1];
+        double[][] w = new double[in][out];
+        for (int i = 0; i < in; i++) {
+            for (int j = 0; j < out; j++) {
+                w[i][j] = v[i * out + j] * scale;  // fp32 product, as the graph's Mul
+            }
         }
         OnnxWeights.Node add = g.consumers(matmul.outputs.get(0), "Add").get(0);
         String bias = add.inputs.get(0).equals(matmul.outputs.get(0)) ? add.inputs.get(1) : add.inputs.get(0);
-        return new Dense((int) q.dims[0], (int) q.dims[1], w, g.tensor(bias).floats());
+        return new Dense(w, g.tensor(bias).floats());
     }
 
     /** The last dimension of the Reshape that splits the query into heads. */
@@ -349,18 +364,30 @@ public final class Encoder {
         float[][] v = l.value.apply(x);
         int hidden = q[0].length;
         float[][] context = new float[n][hidden];
+        int hd = l.headDim;
+        double[][] keyT = new double[hd][n];  // one head's keys by dimension, values by token, in double:
+        double[][] val = new double[n][hd];   // the loops below then run element-wise over j and d
         double[] p = new double[n];
-        double[] acc = new double[l.headDim];
-        for (int h = 0; h * l.headDim < hidden; h++) {
-            int off = h * l.headDim;
+        double[] acc = new double[hd];
+        for (int off = 0; off < hidden; off += hd) {
+            for (int j = 0; j < n; j++) {
+                for (int d = 0; d < hd; d++) {
+                    keyT[d][j] = k[j][off + d];
+                    val[j][d] = v[j][off + d];
+                }
+            }
             for (int i = 0; i < n; i++) {
+                Arrays.fill(p, 0.0);
+                for (int d = 0; d < hd; d++) {
+                    double qd = q[i][off + d];
+                    double[] kd = keyT[d];
+                    for (int j = 0; j < n; j++) {
+                        p[j] += qd * kd[j];
+                    }
+                }
                 double max = Double.NEGATIVE_INFINITY;
                 for (int j = 0; j < n; j++) {
-                    double s = 0;
-                    for (int d = 0; d < l.headDim; d++) {
-                        s += (double) q[i][off + d] * k[j][off + d];
-                    }
-                    p[j] = s * l.scale;
+                    p[j] *= l.scale;
                     max = Math.max(max, p[j]);
                 }
                 double sum = 0;
@@ -370,13 +397,13 @@ public final class Encoder {
                 }
                 Arrays.fill(acc, 0.0);
                 for (int j = 0; j < n; j++) {
-                    double w = p[j] / sum;
-                    float[] vj = v[j];
-                    for (int d = 0; d < l.headDim; d++) {
-                        acc[d] += w * vj[off + d];
+                    double wj = p[j] / sum;
+                    double[] vj = val[j];
+                    for (int d = 0; d < hd; d++) {
+                        acc[d] += wj * vj[d];
                     }
                 }
-                for (int d = 0; d < l.headDim; d++) {
+                for (int d = 0; d < hd; d++) {
                     context[i][off + d] = (float) acc[d];
                 }
             }

@@ -22,10 +22,20 @@ public final class Fusion {
         return ranks;
     }
 
-    public static void addContribution(double[] total, double[] scores, double weight, int k) {
+    /** weight / (k + rank) of each score, computed as the Python Ranker does. */
+    public static double[] contributions(double[] scores, double weight, int k) {
         int[] r = ranks(scores);
+        double[] out = new double[scores.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = weight * (1.0 / (k + r[i]));
+        }
+        return out;
+    }
+
+    public static void addContribution(double[] total, double[] scores, double weight, int k) {
+        double[] c = contributions(scores, weight, k);
         for (int i = 0; i < total.length; i++) {
-            total[i] += weight / (k + r[i]);
+            total[i] += c[i];
         }
     }
 

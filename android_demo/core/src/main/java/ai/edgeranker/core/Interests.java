@@ -35,10 +35,16 @@ public final class Interests {
         }
     }
 
+    /** score = positiveSimilarity * positiveDecay + interestRelevance - negativeSimilarity * negativeDecay. */
     public static final class PersonalScore {
         public double score;
         public int positive = -1;
         public int negative = -1;
+        public double positiveSimilarity;
+        public double positiveDecay;
+        public double interestRelevance;
+        public double negativeSimilarity;
+        public double negativeDecay;
     }
 
     public final Config config;
@@ -160,6 +166,11 @@ public final class Interests {
                 p.negative = k;
             }
             p.score = ps * pd + pr - ns * nd;
+            p.positiveSimilarity = ps;
+            p.positiveDecay = pd;
+            p.interestRelevance = pr;
+            p.negativeSimilarity = ns;
+            p.negativeDecay = nd;
             out[d] = p;
         }
         return out;

@@ -14,7 +14,8 @@ import java.util.Map;
  * (python -m edge_ranker.demo.golden android_demo/golden): token ids identical for every input and role; the
  * JVM forward pass within 1e-5 per coordinate of onnxruntime's vector for every input and role, both models;
  * rankings identical and scores (fused, personal, cosine, BM25) within 1e-4 for a scripted like/dislike history,
- * with and without a query.
+ * with and without a query, once from the Python runtime's vectors and once end to end from the texts (Ranker
+ * over the JVM forward pass).
  * Needs no JUnit (plain javac/java); prints "N passed, N failed" and exits non-zero on any failure.
  * Usage: GoldenTest GOLDEN_DIR MODELS_DIR
  */
@@ -182,6 +183,54 @@ public final class GoldenTest {
         }
     }
 
+    /** The golden scenario again, end to end on the JVM: texts in, the Java forward pass, Ranker's order out. */
+    static void rankingFromTexts(Path golden, Encoder semantic, Encoder relevance) throws Exception {
+        Map<String, String> sc = new HashMap<>();
+        for (String[] r : rows(golden.resolve("scenario.tsv"))) {
+            sc.put(r[0], r[1]);
+        }
+        Interests.Config cfg = new Interests.Config();
+        cfg.shiftFactor = Double.parseDouble(sc.get("shift_factor"));
+        cfg.threshold = Double.parseDouble(sc.get("threshold"));
+        cfg.horizonDays = Double.parseDouble(sc.get("horizon_days"));
+        cfg.decayRatePerDay = Double.parseDouble(sc.get("decay_rate_per_day"));
+        Ranker ranker = new Ranker(semantic, relevance, new Interests(cfg));
+        ranker.personalWeight = Double.parseDouble(sc.get("personal_weight"));
+        ranker.queryWeight = Double.parseDouble(sc.get("query_weight"));
+        ranker.lexicalWeight = Double.parseDouble(sc.get("lexical_weight"));
+        ranker.k = Integer.parseInt(sc.get("k"));
+        for (String[] r : rows(golden.resolve("history.tsv"))) {
+            ranker.feedback(b64(r[3]), r[0].equals("like"), Double.parseDouble(r[1]));
+        }
+        List<Ranker.Document> docs = new ArrayList<>();
+        for (String[] d : rows(golden.resolve("documents.tsv"))) {
+            docs.add(new Ranker.Document(d[0], b64(d[3]), null));
+        }
+        double now = Double.parseDouble(sc.get("now"));
+        for (String name : new String[] {"personal", "search"}) {
+            List<Ranker.Ranked> got = ranker.rank(docs, name.equals("search") ? b64(sc.get("query_text")) : null, now);
+            List<String[]> expected = rows(golden.resolve("expected_" + name + ".tsv"));
+            check(expected.size() == got.size(), name + " from texts: document count");
+            for (int r = 0; r < Math.min(expected.size(), got.size()); r++) {
+                String[] e = expected.get(r);
+                Ranker.Ranked g = got.get(r);
+                String at = name + " from texts, rank " + (r + 1);
+                check(g.id.equals(e[1]), at + ": expected " + e[1] + " got " + g.id);
+                check(Math.abs(g.score - Double.parseDouble(e[2])) <= 1e-4, at + ": fused score");
+                check(near(g.personalScore, e[3]), at + ": personal score " + g.personalScore + " vs " + e[3]);
+                check(near(g.relevanceScore, e[4]), at + ": relevance " + g.relevanceScore + " vs " + e[4]);
+                check(near(g.lexicalScore, e[5]), at + ": BM25 " + g.lexicalScore + " vs " + e[5]);
+            }
+        }
+    }
+
+    static boolean near(Double got, String expected) {
+        if (expected.equals("None")) {
+            return got == null;
+        }
+        return got != null && Math.abs(got - Double.parseDouble(expected)) <= 1e-4;
+    }
+
     static int indexOf(List<String[]> docs, String id) {
         for (int i = 0; i < docs.size(); i++) {
             if (docs.get(i)[0].equals(id)) {
@@ -197,11 +246,12 @@ public final class GoldenTest {
         tokens(golden, models, "semantic");
         tokens(golden, models, "relevance");
         erf();
-        vectors(golden, models, "semantic");
-        vectors(golden, models, "relevance");
+        Encoder semantic = vectors(golden, models, "semantic");
+        Encoder relevance = vectors(golden, models, "relevance");
         System.out.println(forwardChecks + " forward-pass checks (every golden text and role, within " + VECTOR_TOL
                 + " per coordinate)");
         ranking(golden);
+        rankingFromTexts(golden, semantic, relevance);
         System.out.println(passed + " passed, " + failed + " failed");
         System.exit(failed == 0 ? 0 : 1);
     }

@@ -1,0 +1,186 @@
+package ai.edgeranker.core;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Orders documents by the user's interests and, when given, a query, as the Python runtime's Ranker
+ * (edge_ranker/runtime/ranker.py): interests from the semantic model's vectors; relevance = the relevance
+ * model's cosine plus lexicalWeight x the query's BM25, both standardised over the documents; the two orders
+ * fused by weighted reciprocal ranks; cold start without either: newest first, then input order.
+ * Document vectors and terms are cached by text, so a feed is embedded once.
+ */
+public final class Ranker {
+    public static final class Document {
+        public final String id;
+        public final String text;
+        public final Double published;  // unix seconds, or null
+
+        public Document(String id, String text, Double published) {
+            this.id = id;
+            this.text = text == null ? "" : text;
+            this.published = published;
+        }
+    }
+
+    public static final class Ranked {
+        public String id;
+        public double score;
+        public int rank;
+        public Double personalScore;
+        public Double relevanceScore;
+        public Double lexicalScore;
+        public final Map<String, Double> contributions = new LinkedHashMap<>();  // they add up to score
+        public Interests.PersonalScore interest;
+
+        /** The fields of the Python `edge-ranker rank` lines (interest indices count from 0 in this run). */
+        public Map<String, Object> toMap() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("id", id);
+            m.put("score", score);
+            m.put("rank", rank);
+            m.put("personal_score", personalScore);
+            m.put("relevance_score", relevanceScore);
+            m.put("lexical_score", lexicalScore);
+            m.put("contributions", contributions);
+            Map<String, Object> i = null;
+            if (interest != null) {
+                i = new LinkedHashMap<>();
+                i.put("positive_interest", interest.positive < 0 ? null : interest.positive);
+                i.put("positive_similarity", interest.positiveSimilarity);
+                i.put("positive_decay", interest.positiveDecay);
+                i.put("interest_relevance", interest.interestRelevance);
+                i.put("negative_interest", interest.negative < 0 ? null : interest.negative);
+                i.put("negative_similarity", interest.negativeSimilarity);
+                i.put("negative_decay", interest.negativeDecay);
+            }
+            m.put("interest", i);
+            return m;
+        }
+    }
+
+    private static final int CACHE_CAPACITY = 50_000;
+
+    public final Encoder semantic;
+    public final Encoder relevance;  // null: no queries
+    public final Interests interests;
+    public double personalWeight = 0.5;
+    public double queryWeight = 1.0;
+    public double lexicalWeight = 1.0;
+    public int k = 60;
+    private final Map<String, Object> cache = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Object> eldest) {
+            return size() > CACHE_CAPACITY;
+        }
+    };
+
+    public Ranker(Encoder semantic, Encoder relevance, Interests interests) {
+        this.semantic = semantic;
+        this.relevance = relevance;
+        this.interests = interests;
+    }
+
+    /** The semantic vector of a text: what a like or dislike stores. */
+    public float[] embed(String text) {
+        return (float[]) cache.computeIfAbsent("s\0" + text, key -> semantic.encode(text, null));
+    }
+
+    private float[] passage(String text) {
+        return (float[]) cache.computeIfAbsent("p\0" + text, key -> relevance.encode(text, "passage"));
+    }
+
+    @SuppressWarnings("unchecked")
+    private Map<String, Integer> terms(String text) {
+        return (Map<String, Integer>) cache.computeIfAbsent("t\0" + text, key -> Lexical.counts(Lexical.terms(text)));
+    }
+
+    /** A like (or dislike) of a text at unix time ts; returns the vector the interests took in. */
+    public float[] feedback(String text, boolean like, double ts) {
+        float[] v = embed(text);
+        interests.feedback(v, like, ts);
+        return v;
+    }
+
+    public List<Ranked> rank(List<Document> docs, String query, double now) {
+        int n = docs.size();
+        List<Ranked> out = new ArrayList<>();
+        if (n == 0) {
+            return out;
+        }
+        String q = query == null ? "" : query.strip();
+        if (!q.isEmpty() && relevance == null) {
+            throw new IllegalArgumentException("a query needs a relevance model");
+        }
+        boolean usePersonal = interests.active();
+        boolean useQuery = !q.isEmpty();
+        double[] total = new double[n];
+        List<Map<String, Double>> parts = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            parts.add(new LinkedHashMap<>());
+        }
+        Interests.PersonalScore[] personal = null;
+        double[] cosine = null;
+        double[] lexical = null;
+        if (usePersonal) {
+            float[][] sem = new float[n][];
+            for (int i = 0; i < n; i++) {
+                sem[i] = embed(docs.get(i).text);
+            }
+            personal = interests.score(sem, now);
+            double[] scores = new double[n];
+            for (int i = 0; i < n; i++) {
+                scores[i] = personal[i].score;
+            }
+            fuse("personal", scores, personalWeight, total, parts);
+        }
+        if (useQuery) {
+            float[] qv = relevance.encode(q, "query");
+            cosine = new double[n];
+            for (int i = 0; i < n; i++) {
+                cosine[i] = Interests.dot(passage(docs.get(i).text), qv);
+            }
+            if (lexicalWeight != 0) {
+                List<Map<String, Integer>> counts = new ArrayList<>();
+                for (Document d : docs) {
+                    counts.add(terms(d.text));
+                }
+                lexical = Lexical.bm25(Lexical.terms(q), counts);
+            }
+            fuse("query", Lexical.queryScores(cosine, lexical, lexicalWeight), queryWeight, total, parts);
+        }
+        if (!usePersonal && !useQuery) {  // unknown dates last; the tiny step keeps input order among equals
+            double[] recency = new double[n];
+            for (int i = 0; i < n; i++) {
+                Double p = docs.get(i).published;
+                recency[i] = (p != null && Double.isFinite(p) ? p : -1e18) - i * 1e-9;
+            }
+            fuse("recency", recency, 1.0, total, parts);
+        }
+        Integer[] order = Fusion.order(total);
+        for (int r = 0; r < n; r++) {
+            int i = order[r];
+            Ranked x = new Ranked();
+            x.id = docs.get(i).id;
+            x.score = total[i];
+            x.rank = r + 1;
+            x.personalScore = personal == null ? null : personal[i].score;
+            x.relevanceScore = cosine == null ? null : cosine[i];
+            x.lexicalScore = lexical == null ? null : lexical[i];
+            x.contributions.putAll(parts.get(i));
+            x.interest = personal == null ? null : personal[i];
+            out.add(x);
+        }
+        return out;
+    }
+
+    private void fuse(String name, double[] scores, double weight, double[] total, List<Map<String, Double>> parts) {
+        double[] c = Fusion.contributions(scores, weight, k);
+        for (int i = 0; i < total.length; i++) {
+            total[i] += c[i];
+            parts.get(i).put(name, c[i]);
+        }
+    }
+}
