@@ -87,7 +87,9 @@ class Encoder:
             )
         ids = np.full((1, self.max_length), self.pad_id, dtype=np.int64)
         try:
-            out = self.session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)})[0]
+            quiet = ort.RunOptions()
+            quiet.log_severity_level = 4  # the failure is reported below, once, not also by onnxruntime's log
+            out = self.session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)}, quiet)[0]
         except Exception as exc:  # onnxruntime raises its own types
             raise EdgeRankerError(
                 f"{self.folder}: the graph cannot read max_length={self.max_length} tokens, as the manifest says "
