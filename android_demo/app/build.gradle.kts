@@ -8,15 +8,15 @@ android {
     compileSdk = 34
     defaultConfig {
         applicationId = "ai.edgeranker.demo"
-        minSdk = 24  // ONNX Runtime Android supports API 21+; 24 for java.nio.file and streams
+        minSdk = 24  // the core's streams and default methods
         targetSdk = 34
         versionCode = 1
         versionName = "0.1.0"
     }
-    // The shipped model folders (manifest, int8 ONNX, tokenizer, vocab) are bundled as assets as they are.
-    // and so is the demo feed (edge_ranker/demo/feed.jsonl), shared with `edge-ranker demo`.
+    // The shipped model folders (manifest, int8 ONNX, tokenizer, vocab) are bundled as assets as they are,
+    // and so is the demo feed (edge_ranker/demo/feed.jsonl), shared with `edge-ranker demo`. The core's Encoder
+    // reads the weights from model.onnx itself, so the assets may be compressed like any other.
     sourceSets["main"].assets.srcDirs("../../edge_ranker/models", "../../edge_ranker/demo")
-    androidResources { noCompress += listOf("onnx") }
     compileOptions {
         sourceCompatibility = JavaVersion.VERSION_17
         targetCompatibility = JavaVersion.VERSION_17
@@ -25,6 +25,5 @@ android {
 }
 
 dependencies {
-    implementation(project(":core"))
-    implementation("com.microsoft.onnxruntime:onnxruntime-android:1.19.2")
+    implementation(project(":core"))  // tokenizer, forward pass and ranking: no native library
 }

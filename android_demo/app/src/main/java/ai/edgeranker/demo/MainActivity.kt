@@ -1,8 +1,8 @@
 package ai.edgeranker.demo
 
-import ai.edgeranker.core.Fusion
+import ai.edgeranker.core.Encoder
 import ai.edgeranker.core.Interests
-import ai.edgeranker.core.Lexical
+import ai.edgeranker.core.Ranker
 import android.app.Activity
 import android.os.Bundle
 import android.view.inputmethod.EditorInfo
@@ -13,30 +13,26 @@ import android.widget.ScrollView
 import android.widget.TextView
 import org.json.JSONObject
 
-/** A small feed ranked on the phone by the same models and algorithm as the Python runtime. */
+/**
+ * A small feed ranked on the phone by the same models and algorithm as the Python runtime: the core's
+ * Encoder runs the shipped model.onnx itself (plain Java, no ONNX Runtime) and its Ranker orders the feed.
+ */
 class MainActivity : Activity() {
-    private data class Doc(
-        val id: String, val text: String, val sem: FloatArray, val rel: FloatArray,
-        val terms: Map<String, Int> = Lexical.counts(Lexical.terms(text)),
-    )
-
-    private lateinit var semantic: OnnxEncoder
-    private lateinit var relevance: OnnxEncoder
+    private lateinit var ranker: Ranker
     private lateinit var db: PreferenceDb
-    private lateinit var docs: List<Doc>
+    private lateinit var docs: List<Ranker.Document>
     private lateinit var list: LinearLayout
     private lateinit var query: EditText
-    private val interests = Interests(Interests.Config())
 
     override fun onCreate(savedInstanceState: Bundle?) {
         super.onCreate(savedInstanceState)
-        semantic = OnnxEncoder(this, "semantic")
-        relevance = OnnxEncoder(this, "relevance")
+        val interests = Interests(Interests.Config())
+        ranker = Ranker(encoder("semantic"), encoder("relevance"), interests)
         db = PreferenceDb(this).also { it.replay(interests) }
+        // no publication dates: a cold start shows the feed in file order
         docs = assets.open("feed.jsonl").bufferedReader().readLines().filter { it.isNotBlank() }.map {
             val o = JSONObject(it)
-            val text = o.getString("text")
-            Doc(o.getString("id"), text, semantic.encode(text), relevance.encode(text, "passage"))
+            Ranker.Document(o.getString("id"), o.getString("text"), null)
         }
         query = EditText(this).apply {
             hint = "search (optional)"
@@ -54,23 +50,16 @@ class MainActivity : Activity() {
         render()
     }
 
+    /** A model folder bundled as assets; Encoder checks each file against the manifest's sha256. */
+    private fun encoder(folder: String): Encoder =
+        Encoder.read { name -> assets.open("$folder/$name").use { it.readBytes() } }
+
     private fun render() {
         val now = System.currentTimeMillis() / 1000.0
-        val total = DoubleArray(docs.size)
-        if (interests.active()) {
-            val scores = interests.score(docs.map { it.sem }.toTypedArray(), now).map { it.score }
-            Fusion.addContribution(total, scores.toDoubleArray(), 0.5, 60)
-        }
-        val q = query.text.toString().trim()
-        if (q.isNotEmpty()) {
-            val qv = relevance.encode(q, "query")
-            val rel = docs.map { d -> d.rel.indices.sumOf { (d.rel[it] * qv[it]).toDouble() } }.toDoubleArray()
-            val words = Lexical.bm25(Lexical.terms(q), docs.map { it.terms })
-            Fusion.addContribution(total, Lexical.queryScores(rel, words, 1.0), 1.0, 60)
-        }
+        val byId = docs.associateBy { it.id }
         list.removeAllViews()
-        for (i in Fusion.order(total)) {
-            val d = docs[i]
+        for (r in ranker.rank(docs, query.text.toString(), now)) {
+            val d = byId.getValue(r.id)
             list.addView(LinearLayout(this).apply {
                 orientation = LinearLayout.HORIZONTAL
                 addView(Button(context).apply { text = "👍"; setOnClickListener { react(d, true) } })
@@ -80,15 +69,14 @@ class MainActivity : Activity() {
         }
     }
 
-    private fun react(d: Doc, like: Boolean) {
+    private fun react(d: Ranker.Document, like: Boolean) {
         val now = System.currentTimeMillis() / 1000.0
-        db.add(d.id, d.sem, like, now)
-        interests.feedback(d.sem, like, now)
+        db.add(d.id, ranker.feedback(d.text, like, now), like, now)
         render()
     }
 
     override fun onDestroy() {
-        semantic.close(); relevance.close(); db.close()
+        db.close()
         super.onDestroy()
     }
 }

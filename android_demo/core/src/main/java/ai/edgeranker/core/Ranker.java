@@ -110,7 +110,7 @@ public final class Ranker {
         if (n == 0) {
             return out;
         }
-        String q = query == null ? "" : query.strip();
+        String q = strip(query == null ? "" : query);
         if (!q.isEmpty() && relevance == null) {
             throw new IllegalArgumentException("a query needs a relevance model");
         }
@@ -174,6 +174,21 @@ public final class Ranker {
             out.add(x);
         }
         return out;
+    }
+
+    /** Without leading and trailing Unicode white space, as Python's str.strip() (String.strip is not on
+     * every Android version the app supports). */
+    static String strip(String s) {
+        int[] cps = s.codePoints().toArray();
+        int a = 0;
+        int b = cps.length;
+        while (a < b && WordPieceTokenizer.isWhitespace(cps[a])) {
+            a++;
+        }
+        while (b > a && WordPieceTokenizer.isWhitespace(cps[b - 1])) {
+            b--;
+        }
+        return new String(cps, a, b - a);
     }
 
     private void fuse(String name, double[] scores, double weight, double[] total, List<Map<String, Double>> parts) {
