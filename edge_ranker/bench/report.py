@@ -1,4 +1,4 @@
-"""Terminal table and PNG chart of a benchmark result; teacher/student ratios."""
+"""Terminal table, notes and PNG chart of a benchmark result; teacher/student ratios."""
 
 from __future__ import annotations
 
@@ -58,6 +58,18 @@ def table(result: dict) -> str:
     elif energy:
         head += f"\nenergy: {energy['backend']} zones {energy['zones']}; {energy['note']}"
     return head + "\n" + "\n".join(lines)
+
+
+TEACHERS_HINT = "pip install 'edge-ranker[teachers]'"
+CHART_HINT = "pip install 'edge-ranker[bench]'"
+
+
+def notes(result: dict) -> list[str]:
+    """One line per model that was skipped, and one when the chart was not drawn, each with the install to fix it."""
+    lines = [f"skipped {s['spec']}: {s['skipped']}; teachers: {TEACHERS_HINT}" for s in result.get("skipped", [])]
+    if result.get("files", {}).get("json") and not result["files"].get("png"):
+        lines.append(f"chart skipped: it needs matplotlib, which comes with {CHART_HINT}")
+    return lines
 
 
 def chart(result: dict, path: str | Path) -> Path:

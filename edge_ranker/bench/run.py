@@ -1,7 +1,9 @@
-"""``edge-ranker bench``: every model in its own process, one results table, JSON and a PNG chart."""
+"""``edge-ranker bench``: every model in its own process, one results table, JSON and (with the ``bench`` extra)
+a PNG chart."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import platform
@@ -14,6 +16,13 @@ from edge_ranker.bench.energy import EnergyUnavailable, open_meter
 from edge_ranker.errors import EdgeRankerError
 
 DEFAULT_MODELS = ["semantic", "teacher:use-multilingual-v3", "relevance", "teacher:multilingual-e5-small"]
+
+
+def default_out_dir() -> Path:
+    """The user's data folder: an installed package has no repository folder to write into."""
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("edge-ranker")) / "bench"
 
 
 def _read(path: str) -> str | None:
@@ -51,11 +60,21 @@ def run_bench(
     powercap_root: str = "/sys/class/powercap",
     window_s: float = 2.0,
     repeats: int = 5,
-    out_dir: str | Path = "bench/results",
+    out_dir: str | Path | None = None,
     tag: str | None = None,
 ) -> dict:
+    """Benchmark each model in its own process; teachers that are not installed land in ``skipped``.
+
+    Writes ``STEM.json`` (and ``STEM.png`` when matplotlib is installed) under ``out_dir``, by default
+    ``default_out_dir()``; ``files`` in the result names them (``png`` is None without matplotlib).
+    """
     models = models or DEFAULT_MODELS
-    result: dict = {"machine": machine_info(threads), "time": time.strftime("%Y-%m-%dT%H:%M:%S"), "models": []}
+    result: dict = {
+        "machine": machine_info(threads),
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "models": [],
+        "skipped": [],
+    }
     if with_energy:
         try:
             m = open_meter(powercap_root)
@@ -91,15 +110,28 @@ def run_bench(
             tail = proc.stderr.strip().splitlines()[-1:] or ["no output"]
             result["models"].append({"spec": spec, "error": tail[0]})
             continue
-        result["models"].append(json.loads(proc.stdout.strip().splitlines()[-1]))
+        record = json.loads(proc.stdout.strip().splitlines()[-1])
+        result["skipped" if "skipped" in record else "models"].append(record)
     if not any("error" not in m for m in result["models"]):
-        errors = "; ".join(m.get("error", "") for m in result["models"])
-        raise EdgeRankerError(f"no model could be benchmarked: {errors}")
-    out = Path(out_dir)
+        reasons = [m["error"] for m in result["models"]] + [f"{s['spec']}: {s['skipped']}" for s in result["skipped"]]
+        raise EdgeRankerError(f"no model could be benchmarked: {'; '.join(reasons)}")
+    result["files"] = _write(result, Path(out_dir) if out_dir else default_out_dir(), tag)
+    return result
+
+
+def has_matplotlib() -> bool:
+    """The chart is the only part of the benchmark that needs the ``bench`` extra."""
+    return importlib.util.find_spec("matplotlib") is not None
+
+
+def _write(result: dict, out: Path, tag: str | None) -> dict[str, str | None]:
+    """The JSON always; the PNG chart only where matplotlib is installed."""
     out.mkdir(parents=True, exist_ok=True)
     stem = tag or "bench-" + time.strftime("%Y%m%d-%H%M%S")
-    (out / f"{stem}.json").write_text(json.dumps(result, indent=2))
+    json_path = out / f"{stem}.json"
+    json_path.write_text(json.dumps(result, indent=2))
+    if not has_matplotlib():
+        return {"json": str(json_path), "png": None}
     from edge_ranker.bench.report import chart
 
-    result["files"] = {"json": str(out / f"{stem}.json"), "png": str(chart(result, out / f"{stem}.png"))}
-    return result
+    return {"json": str(json_path), "png": str(chart(result, out / f"{stem}.png"))}

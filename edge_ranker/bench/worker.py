@@ -1,5 +1,5 @@
 """Benchmark one model in a fresh process (``python -m edge_ranker.bench.worker SPEC``) so its peak memory is
-its own; prints one JSON object."""
+its own; prints one JSON object: the measurements, or ``{"spec", "skipped"}`` for a teacher that is not installed."""
 
 from __future__ import annotations
 
@@ -12,17 +12,17 @@ from pathlib import Path
 
 from edge_ranker.bench.energy import EnergyUnavailable, open_meter
 from edge_ranker.bench.measure import LONG, SHORT, cpu_seconds_per_call, energy, latency
+from edge_ranker.errors import EdgeRankerError
+
+
+class NotInstalled(Exception):
+    """A teacher whose packages are missing: the benchmark skips it with a note instead of failing."""
 
 
 def _load(spec: str, threads: int):
     """(encode function taking a list of texts, size on disk in bytes, description)."""
     if spec.startswith("teacher:"):
-        import os
-
-        os.environ.setdefault("OMP_NUM_THREADS", str(threads))
-        from edge_ranker.teachers import load_teacher
-
-        t = load_teacher(spec.split(":", 1)[1])
+        t = _load_teacher(spec.split(":", 1)[1], threads)
         size = _teacher_size(t)
         return (lambda xs: t.encode(xs, role="query")), size, t.name
     from edge_ranker.runtime.encoder import Encoder
@@ -30,6 +30,21 @@ def _load(spec: str, threads: int):
     enc = Encoder.load(spec, threads=threads)
     size = sum((enc.folder / f).stat().st_size for f in (enc.manifest.onnx, enc.manifest.tokenizer))
     return (lambda xs: enc.encode(xs, role="query")), size, f"{enc.manifest.name} ({enc.manifest.quantization})"
+
+
+def _load_teacher(name: str, threads: int):
+    """The teacher, or ``NotInstalled`` when it (or ``edge_ranker.teachers`` itself) needs a missing package."""
+    import os
+
+    os.environ.setdefault("OMP_NUM_THREADS", str(threads))
+    try:
+        from edge_ranker.teachers import load_teacher
+
+        return load_teacher(name)
+    except (ImportError, EdgeRankerError) as exc:
+        if isinstance(exc, ImportError) or isinstance(exc.__cause__, ImportError):
+            raise NotInstalled(str(exc)) from exc
+        raise
 
 
 def _teacher_size(t) -> int:
@@ -87,7 +102,11 @@ def main() -> None:
     p.add_argument("--window", type=float, default=2.0)
     p.add_argument("--repeats", type=int, default=5)
     a = p.parse_args()
-    print(json.dumps(run(a.spec, a.threads, a.runs, a.energy, a.powercap_root, a.window, a.repeats)))
+    try:
+        res = run(a.spec, a.threads, a.runs, a.energy, a.powercap_root, a.window, a.repeats)
+    except NotInstalled as exc:
+        res = {"spec": a.spec, "skipped": f"not installed ({exc})"}
+    print(json.dumps(res))
 
 
 if __name__ == "__main__":
