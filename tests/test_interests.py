@@ -49,9 +49,8 @@ def test_old_interest_weighs_less_and_score_parts_add_up():
     neg = [_coi(3, [0, 0, 1], last=now, positive=False)]
     docs = np.eye(3, dtype=np.float32)
     s = personal_scores(docs, pos, neg, now, CFG)
-    assert s[0].score > s[1].score > s[2].score
-    for p in s:
-        assert p.score == pytest.approx(
-            p.positive_similarity * p.positive_decay + p.interest_relevance - p.negative_similarity * p.negative_decay
-        )
-    assert s[0].positive_coi == 1 and s[1].positive_coi == 2 and s[2].negative_coi == 3
+    assert s.score[0] > s.score[1] > s.score[2]
+    parts = s.positive_similarity * s.positive_decay + s.interest_relevance - s.negative_similarity * s.negative_decay
+    np.testing.assert_allclose(s.score, parts)
+    assert s.explain(0)["positive_interest"] == 1 and s.explain(1)["positive_interest"] == 2
+    assert s.explain(2)["negative_interest"] == 3

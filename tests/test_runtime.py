@@ -190,3 +190,69 @@ def test_bm25_reads_what_the_encoder_reads(enc, tmp_path):
     ranked = {r.id: r for r in Ranker(enc, enc, PreferenceStore(tmp_path / "p.db")).rank(docs, query="zebra")}
     assert ranked["far"].lexical_score == 0.0 < ranked["near"].lexical_score
     assert len(enc.cut(filler * 100)) == enc.max_length * 64
+
+
+class Counting:
+    """An encoder wrapper that counts the texts it embeds."""
+
+    def __init__(self, enc):
+        self.enc, self.texts = enc, 0
+
+    def __getattr__(self, name):
+        return getattr(self.enc, name)
+
+    def encode(self, texts, role=None):
+        self.texts += len(texts)
+        return self.enc.encode(texts, role=role)
+
+
+def test_document_vectors_persist_across_processes(enc, tmp_path):
+    docs = [{"id": str(i), "text": f"river number {i}"} for i in range(30)]
+    first = Counting(enc)
+    r1 = Ranker(first, first, PreferenceStore(tmp_path / "p.db"))
+    r1.feedback(docs[0], "like")
+    a = r1.rank(docs, query="river")
+    assert first.texts == 1 + 29 + 30 + 1  # the liked text, the rest of the feed, the feed as passages, the query
+    second = Counting(enc)  # a new process: a fresh in-memory cache over the same file
+    b = Ranker(second, second, PreferenceStore(tmp_path / "p.db")).rank(docs, query="river")
+    assert second.texts == 1 and b.ids == a.ids  # only the query is embedded
+    np.testing.assert_allclose(b.scores, a.scores)
+
+
+def test_an_app_can_pass_the_vectors_it_kept(enc, tmp_path):
+    docs = [Document(str(i), f"stone {i}") for i in range(5)]
+    ranker = Ranker(enc, enc, PreferenceStore(tmp_path / "p.db"))
+    ranker.feedback(docs[0], "like")
+    sem, pas = ranker.embed(docs, "semantic"), ranker.embed(docs, "passage")
+    counting = Counting(enc)
+    fresh = Ranker(counting, counting, PreferenceStore(tmp_path / "q.db"))
+    fresh.feedback(docs[0], "like")
+    before = counting.texts
+    got = fresh.rank(docs, query="stone", semantic_vectors=sem, passage_vectors=pas)
+    assert counting.texts == before + 1 and got.ids == ranker.rank(docs, query="stone").ids
+    with pytest.raises(EdgeRankerError, match="shape"):
+        fresh.rank(docs, semantic_vectors=sem[:3])
+
+
+def test_the_vector_cache_is_bounded_and_keeps_what_a_call_uses(enc):
+    from edge_ranker.runtime.cache import VectorCache
+
+    cache = VectorCache(capacity=10)
+    texts = [f"t{i}" for i in range(8)]
+    cache.get("m", "", texts, enc.dim, lambda m: enc.encode(m))
+    cache.get("m", "", texts[:2] + ["n1", "n2", "n3", "n4"], enc.dim, lambda m: enc.encode(m))
+    space = cache._spaces[("m", "")]
+    assert len(space.texts) == 10 and {"t0", "t1", "n4"} <= set(space.index)  # t2, t3 were the oldest
+    many = [f"x{i}" for i in range(25)]  # more than the cache holds: served, not kept
+    np.testing.assert_allclose(cache.get("m", "", many, enc.dim, lambda m: enc.encode(m)), enc.encode(many))
+    np.testing.assert_allclose(cache.get("m", "", texts[:2], enc.dim, lambda m: enc.encode(m)), enc.encode(texts[:2]))
+
+
+def test_a_ranking_builds_results_when_read(enc, tmp_path):
+    docs = [{"id": str(i), "text": f"word {i}"} for i in range(50)]
+    ranking = Ranker(enc, enc, PreferenceStore(tmp_path / "p.db")).rank(docs, query="word 7")
+    assert len(ranking) == 50 and ranking[0].rank == 1 and ranking[-1].rank == 50
+    assert [r.id for r in ranking] == ranking.ids and [r.id for r in ranking[:3]] == ranking.ids[:3]
+    assert sum(ranking[0].contributions.values()) == pytest.approx(ranking[0].score)
+    with pytest.raises(IndexError):
+        ranking[50]

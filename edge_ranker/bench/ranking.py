@@ -35,8 +35,8 @@ def run(
         store = PreferenceStore(Path(tmp) / "bench.sqlite")
         ranker = Ranker(sem, rel, store)
         t0 = time.perf_counter()
-        ranker.cache.embed(sem, [d.text for d in docs], None)
-        ranker.cache.embed(rel, [d.text for d in docs], "passage")
+        ranker.embed(docs, "semantic")
+        ranker.embed(docs, "passage")
         out["embed_docs_per_s"] = 2 * n_docs / (time.perf_counter() - t0)  # both models, news-length texts
         out["doc_tokens_mean"] = float(np.mean([len(x) for x in sem.tokenize([d.text for d in docs[:50]])]))
         for i in range(n_interests):  # spread-out random interests: each creates its own center
@@ -47,7 +47,7 @@ def run(
         out["rank_ms"] = latency(lambda: ranker.rank(docs, query=query), 50, warmup=3)
         out["rank_without_query_ms"] = latency(lambda: ranker.rank(docs), 50, warmup=3)
         cosine_only = Ranker(sem, rel, store, lexical_weight=0.0)
-        cosine_only.cache = ranker.cache  # the same embedded feed: only the query's BM25 is left out
+        cosine_only.vectors = ranker.vectors  # the same embedded feed: only the query's BM25 is left out
         out["rank_without_lexical_ms"] = latency(lambda: cosine_only.rank(docs, query=query), 50, warmup=3)
         store.close()
     return out

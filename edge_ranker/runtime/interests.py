@@ -88,43 +88,55 @@ def closest(cois: list[CoI], emb: np.ndarray) -> tuple[int, float]:
 
 
 @dataclass
-class PersonalScore:
-    score: float
-    positive_similarity: float
-    positive_decay: float
-    interest_relevance: float
-    negative_similarity: float
-    negative_decay: float
-    positive_coi: int | None
-    negative_coi: int | None
+class PersonalScores:
+    """Per document, as arrays: the score and its parts, which add up to it, and the matched interests' ids
+    (-1 where a polarity has no interest)."""
+
+    score: np.ndarray
+    positive_similarity: np.ndarray
+    positive_decay: np.ndarray
+    interest_relevance: np.ndarray
+    negative_similarity: np.ndarray
+    negative_decay: np.ndarray
+    positive_coi: np.ndarray
+    negative_coi: np.ndarray
+
+    def explain(self, i: int) -> dict:
+        """Document ``i``'s parts, as the ranker's explanations show them (None for a missing interest)."""
+        pos, neg = int(self.positive_coi[i]), int(self.negative_coi[i])
+        return {
+            "positive_interest": pos if pos >= 0 else None,
+            "positive_similarity": float(self.positive_similarity[i]),
+            "positive_decay": float(self.positive_decay[i]),
+            "interest_relevance": float(self.interest_relevance[i]),
+            "negative_interest": neg if neg >= 0 else None,
+            "negative_similarity": float(self.negative_similarity[i]),
+            "negative_decay": float(self.negative_decay[i]),
+        }
 
 
 def _nearest(
     docs: np.ndarray, cois: list[CoI], now: float, cfg: CoIConfig
-) -> tuple[np.ndarray, np.ndarray, list[int | None], np.ndarray]:
-    """For each document, the closest CoI: its cosine, its decay, its id and its index (zeros/None if none)."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For each document, the closest CoI: its cosine, its decay, its id and its index (zeros, -1 if none)."""
     n = docs.shape[0]
     if not cois:
-        return np.zeros(n), np.zeros(n), [None] * n, np.zeros(n, dtype=np.int64)
+        return np.zeros(n), np.zeros(n), np.full(n, -1, np.int64), np.zeros(n, dtype=np.int64)
     sims = docs @ np.stack([c.point for c in cois]).T
     j = sims.argmax(axis=1)
     decays = np.array([decay(c.last_view, now, cfg) for c in cois])[j]
-    return sims[np.arange(n), j].astype(np.float64), decays, [cois[k].id for k in j], j
+    ids = np.array([c.id for c in cois], np.int64)[j]
+    return sims[np.arange(n), j].astype(np.float64), decays, ids, j
 
 
 def personal_scores(
     docs: np.ndarray, positive: list[CoI], negative: list[CoI], now: float, cfg: CoIConfig
-) -> list[PersonalScore]:
+) -> PersonalScores:
     """Per document: ``pos_sim*decay(pos) + relevance(pos) - neg_sim*decay(neg)`` (Xayn 2022), terms kept
-    apart so an explanation adds up to the score; a missing polarity contributes 0."""
+    apart so an explanation adds up to the score; a missing polarity contributes 0. One matrix product per
+    polarity, no Python per document."""
     n = docs.shape[0]
     ps, pd, pid, j = _nearest(docs, positive, now, cfg)
     pr = relevances(positive, now, cfg)[j] if positive else np.zeros(n)
     ns, nd, nid, _ = _nearest(docs, negative, now, cfg)
-    score = ps * pd + pr - ns * nd
-    return [
-        PersonalScore(
-            float(score[i]), float(ps[i]), float(pd[i]), float(pr[i]), float(ns[i]), float(nd[i]), pid[i], nid[i]
-        )
-        for i in range(n)
-    ]
+    return PersonalScores(ps * pd + pr - ns * nd, ps, pd, pr, ns, nd, pid, nid)

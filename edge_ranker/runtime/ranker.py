@@ -3,28 +3,36 @@
 Personalisation: the semantic model and the centers of interest (see ``interests``). Relevance: cosine of
 the relevance model's query and passage vectors plus ``lexical_weight`` times the query's BM25 over the
 candidates, both standardised over the candidates (``lexical``: the student alone ranks far below BM25 on the
-retrieval sets here, the sum above both). The two orders are fused by weighted reciprocal-rank
-fusion, ``sum_i w_i / (k + rank_i)`` with k = 60, as in Xayn's later engine: ranks need no score
-calibration between two unrelated models. Default weights favour an explicit query (1.0) over implicit
-interests (0.5). Cold start: no interests yet -> relevance alone with a query, else newest first (then
-input order). Every explanation's contributions add up to its fused score.
+retrieval sets here, the sum above both). The two orders are fused by weighted reciprocal-rank fusion
+(``fusion``). Default weights favour an explicit query (1.0) over implicit interests (0.5). Cold start: no
+interests yet -> relevance alone with a query, else newest first (then input order). Every explanation's
+contributions add up to its fused score.
+
+Ranking is arrays end to end: a ``Ranking`` builds each result's ``Ranked`` (and its explanation) only when it
+is read, so ranking 100,000 documents costs no Python object per document.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import time
-from collections import OrderedDict
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import overload
 
 import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.runtime.cache import VectorCache
 from edge_ranker.runtime.encoder import Encoder, clean_text
-from edge_ranker.runtime.interests import CoIConfig, personal_scores
+from edge_ranker.runtime.fusion import rrf
+from edge_ranker.runtime.interests import CoIConfig, PersonalScores, personal_scores
 from edge_ranker.runtime.lexical import Bag, Feed, bm25, query_scores, terms
 from edge_ranker.runtime.store import PreferenceStore
+
+log = logging.getLogger("edge_ranker")
 
 
 @dataclass
@@ -59,59 +67,115 @@ class Document:
 
 @dataclass
 class Ranked:
+    """One ranked document. ``score`` is the fused reciprocal-rank score (``sum w / (60 + rank)``), not a
+    similarity: it only orders. ``personal_score`` is the interest score (see ``interest``), ``relevance_score``
+    the relevance model's query-passage cosine, ``lexical_score`` the query's BM25; ``contributions`` are the
+    fused parts (they add up to ``score``). ``interest``: ``positive_interest`` / ``negative_interest`` are the
+    ids of the closest liked / disliked center of interest, ``*_similarity`` the document's cosine to it,
+    ``*_decay`` its freshness (1 now, 0 after 30 days), and ``interest_relevance`` how much the user has engaged
+    with the liked one (its share of reactions and view time, decayed)."""
+
     id: str
     score: float
     rank: int
     personal_score: float | None = None
-    relevance_score: float | None = None  # the relevance model's cosine
-    lexical_score: float | None = None  # the query's BM25 over the candidates
+    relevance_score: float | None = None
+    lexical_score: float | None = None
     contributions: dict[str, float] = field(default_factory=dict)  # sum == score
     interest: dict | None = None  # which interest matched, and the parts of the personal score
 
     def to_dict(self) -> dict:
-        return {k: v for k, v in self.__dict__.items()}
+        return dict(self.__dict__)
 
 
-class DocumentCache:
-    """LRU of what a document costs to compute, its vectors and its terms, keyed by (model, role, text), so a
-    feed is embedded and split into words once per process."""
+class Ranking(Sequence[Ranked]):
+    """The ranked documents, best first: a sequence of ``Ranked`` built when read, over arrays computed once."""
 
-    def __init__(self, capacity: int = 50_000) -> None:
-        self.capacity, self._d = capacity, OrderedDict()
-        self._last_feed: tuple[tuple, Feed] | None = None
+    def __init__(
+        self,
+        ids: list[str],
+        total: np.ndarray,
+        parts: dict[str, np.ndarray],
+        personal: PersonalScores | None,
+        relevance: np.ndarray | None,
+        lexical: np.ndarray | None,
+    ) -> None:
+        self._ids, self.scores, self._parts = ids, total, parts
+        self._personal, self._relevance, self._lexical = personal, relevance, lexical
+        self.order = np.argsort(-total, kind="stable")  # ties: input order
 
-    def embed(self, encoder: Encoder, texts: list[str], role: str | None) -> np.ndarray:
-        vecs = self._get(encoder, texts, role, lambda missing: encoder.encode(missing, role=role))
-        return np.stack(vecs) if vecs else np.zeros((0, encoder.dim), np.float32)
+    @property
+    def ids(self) -> list[str]:
+        """The document ids, best first."""
+        return [self._ids[i] for i in self.order]
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    @overload
+    def __getitem__(self, i: int) -> Ranked: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Ranked]: ...
+
+    def __getitem__(self, i: int | slice) -> Ranked | list[Ranked]:
+        if isinstance(i, slice):
+            return [self._ranked(r) for r in range(*i.indices(len(self)))]
+        if not -len(self) <= i < len(self):
+            raise IndexError("ranking index out of range")
+        return self._ranked(i % len(self))
+
+    def __iter__(self) -> Iterator[Ranked]:
+        return (self._ranked(r) for r in range(len(self)))
+
+    def _ranked(self, r: int) -> Ranked:
+        i = int(self.order[r])
+        p = self._personal
+        return Ranked(
+            self._ids[i],
+            float(self.scores[i]),
+            r + 1,
+            float(p.score[i]) if p is not None else None,
+            float(self._relevance[i]) if self._relevance is not None else None,
+            float(self._lexical[i]) if self._lexical is not None else None,
+            {name: float(c[i]) for name, c in self._parts.items()},
+            p.explain(i) if p is not None else None,
+        )
+
+    def __repr__(self) -> str:
+        head = ", ".join(f"{self._ids[i]!r}" for i in self.order[:5])
+        return f"Ranking({len(self)} documents: {head}{', ...' if len(self) > 5 else ''})"
+
+
+class TermCache:
+    """Each text's terms for BM25, computed once per process (bounded: the oldest go first), and the last feed
+    concatenated whole, as a search box ranks the same feed on every keystroke."""
+
+    def __init__(self, capacity: int = 200_000) -> None:
+        self.capacity = capacity
+        self._bags: dict[str, Bag] = {}
+        self._last: tuple[tuple[str, ...], Feed] | None = None
 
     def feed(self, encoder: Encoder, texts: list[str]) -> Feed:
-        """The texts' terms for BM25; the last feed is kept whole, as a search box ranks it on every keystroke."""
-        key = (encoder.name, tuple(texts))
-        last = self._last_feed
-        if last is None or last[0] != key:
-            split = encoder.tokenizer
-            bags = self._get(
-                encoder, texts, "#terms", lambda missing: [Bag.of(terms(split, encoder.cut(t))) for t in missing]
-            )
-            last = self._last_feed = (key, Feed.of(bags))
-        return last[1]
-
-    def _get(self, encoder: Encoder, texts: list[str], role: str | None, compute) -> list:
-        keys = [(encoder.name, role, t) for t in texts]  # str hashes are cached by Python: cheap to rebuild
-        missing = [i for i, k in enumerate(keys) if k not in self._d]
-        if missing:
-            for i, v in zip(missing, compute([texts[i] for i in missing])):
-                self._d[keys[i]] = v
-        out = [self._d[k] for k in keys]
-        if len(self._d) > self.capacity:
-            for k in keys:
-                self._d.move_to_end(k)
-            while len(self._d) > self.capacity:
-                self._d.popitem(last=False)
-        return out
+        key = (encoder.name, *texts)
+        if self._last is None or self._last[0] != key:
+            bags = self._bags
+            missing = [t for t in dict.fromkeys(texts) if t not in bags]
+            for t in missing:
+                bags[t] = Bag.of(terms(encoder.tokenizer, encoder.cut(t)))
+            feed = Feed.of([bags[t] for t in texts])
+            while len(bags) > self.capacity:
+                del bags[next(iter(bags))]
+            self._last = (key, feed)
+        return self._last[1]
 
 
 class Ranker:
+    """Ranks documents by the user's stored likes and dislikes (the semantic model) and an optional query (the
+    relevance model), and records feedback. Weights are those of the reciprocal-rank fusion; ``config`` sets how
+    interests move and decay. Document vectors are kept in memory and in the store's file, so a feed is
+    embedded once, across processes too."""
+
     def __init__(
         self,
         semantic: Encoder,
@@ -122,6 +186,7 @@ class Ranker:
         lexical_weight: float = 1.0,
         k: int = 60,
         config: CoIConfig | None = None,
+        cache_vectors: int = 200_000,
     ) -> None:
         if not (isinstance(k, int) and k > 0):
             raise EdgeRankerError(f"RRF k must be a positive integer, got {k!r}")
@@ -132,89 +197,108 @@ class Ranker:
         self.personal_weight, self.query_weight, self.k = personal_weight, query_weight, k
         self.lexical_weight = lexical_weight
         self.config = config or store.config
-        self.cache = DocumentCache()
-        m = semantic.manifest
-        # Interests live in one model's vector space: key them by the model's identity.
-        self.model_key = f"{m.name}:{m.files.get(m.onnx, {}).get('sha256', '')[:16]}"
+        self.vectors = VectorCache(cache_vectors, store)
+        self.terms = TermCache(cache_vectors)
+        self.model_key = model_key(semantic)
+
+    def __repr__(self) -> str:
+        rel = self.relevance.name if self.relevance is not None else None
+        return f"Ranker(semantic={self.semantic.name!r}, relevance={rel!r}, store={self.store!r})"
+
+    def embed(self, docs: Sequence[Document | dict], role: str = "semantic") -> np.ndarray:
+        """The vectors ``rank`` uses for ``docs`` (``role``: "semantic" or "passage"), for an app that keeps them
+        itself and passes them back to ``rank``."""
+        texts = [d.text for d in _documents(docs)]
+        if role == "semantic":
+            return self._embed(self.semantic, texts, None)
+        if role == "passage" and self.relevance is not None:
+            return self._embed(self.relevance, texts, "passage")
+        raise EdgeRankerError(f"role must be 'semantic' or 'passage' (with a relevance model), got {role!r}")
+
+    def _embed(self, encoder: Encoder, texts: list[str], role: str | None) -> np.ndarray:
+        role = role if encoder.roles else None
+        return self.vectors.get(
+            model_key(encoder), role or "", texts, encoder.dim, lambda missing: encoder.encode(missing, role=role)
+        )
 
     def feedback(self, doc: Document | dict, reaction: str, ts: float | None = None) -> int:
-        """Like or dislike a document: embed it with the semantic model and store it; returns the event id."""
-        doc = doc if isinstance(doc, Document) else Document.from_dict(doc)
-        emb = self.cache.embed(self.semantic, [doc.text], None)[0]
+        """Like or dislike a document: embed it with the semantic model and store it with its text; returns the
+        event id. Each reaction is an event: liking a document twice moves its interest twice, and liking then
+        disliking it keeps both (``forget`` undoes a document's reactions)."""
+        (doc,) = _documents([doc])
+        emb = self._embed(self.semantic, [doc.text], None)[0]
         return self.store.add_feedback(doc.id, emb, reaction, self.model_key, text=doc.text, ts=ts)
 
-    def _fuse(self, name: str, scores: np.ndarray, weight: float, total: np.ndarray, parts: list[dict]) -> None:
-        """Add ``weight / (k + rank)`` of one ranked list to the totals, recording it as contribution ``name``."""
-        order = np.argsort(-scores, kind="stable")
-        ranks = np.empty(len(scores), dtype=np.int64)
-        ranks[order] = np.arange(1, len(scores) + 1)
-        contrib = weight * (1.0 / (self.k + ranks))
-        total += contrib
-        for i, c in enumerate(contrib):
-            parts[i][name] = float(c)
-
-    def rank(self, docs: list[Document | dict], query: str | None = None, now: float | None = None) -> list[Ranked]:
-        docs = [d if isinstance(d, Document) else Document.from_dict(d) for d in docs]
+    def rank(
+        self,
+        docs: Sequence[Document | dict],
+        query: str | None = None,
+        now: float | None = None,
+        semantic_vectors: np.ndarray | None = None,
+        passage_vectors: np.ndarray | None = None,
+    ) -> Ranking:
+        """Rank ``docs`` (``Document``s or dicts with ``id``, ``text``, optional ``published``) by the stored
+        interests and, when given, ``query``; returns a ``Ranking``, best first. ``now``: unix seconds for the
+        interests' decay (default: the clock). ``semantic_vectors`` / ``passage_vectors``: the documents' vectors
+        from ``embed``, when the app kept them (else they come from the cache or are computed)."""
+        docs = _documents(docs)
         if not docs:
-            return []
-        seen: dict[str, int] = {}
-        for i, d in enumerate(docs):
-            if seen.setdefault(d.id, i) != i:
-                raise EdgeRankerError(f"document id {d.id!r} appears twice (positions {seen[d.id] + 1} and {i + 1})")
+            return Ranking([], np.zeros(0), {}, None, None, None)
+        ids = [d.id for d in docs]
+        if len(set(ids)) != len(ids):
+            seen: dict[str, int] = {}
+            for i, d in enumerate(ids):
+                if seen.setdefault(d, i) != i:
+                    raise EdgeRankerError(f"document id {d!r} appears twice (positions {seen[d] + 1} and {i + 1})")
         now = time.time() if now is None else now
         if not (isinstance(now, (int, float)) and math.isfinite(now)):
             raise EdgeRankerError(f"'now' must be finite unix seconds, got {now!r}")
         query = clean_text(query).strip() if query is not None else None
+        if query and self.relevance is None:
+            raise EdgeRankerError("a query needs a relevance model")
         positive, negative = self.store.interests(self.model_key)
         use_personal = len(positive) >= self.config.min_positive_cois or bool(negative)
         use_query = bool(query) and self.relevance is not None
-        if query and self.relevance is None:
-            raise EdgeRankerError("a query needs a relevance model")
         n = len(docs)
-        total = np.zeros(n)
-        parts: list[dict[str, float]] = [{} for _ in range(n)]
+        texts = [d.text for d in docs]
+        parts: dict[str, np.ndarray] = {}
         personal = relevance = lexical = None
         if use_personal:
-            emb = self.cache.embed(self.semantic, [d.text for d in docs], None)
+            emb = _given(semantic_vectors, n, self.semantic.dim, "semantic_vectors")
+            emb = self._embed(self.semantic, texts, None) if emb is None else emb
             personal = personal_scores(emb, positive, negative, now, self.config)
-            self._fuse("personal", np.array([p.score for p in personal]), self.personal_weight, total, parts)
+            parts["personal"] = rrf(personal.score, self.personal_weight, self.k)
         if use_query:
-            q = self.relevance.encode([query], role="query")[0]
-            d = self.cache.embed(self.relevance, [doc.text for doc in docs], "passage")
-            relevance = d @ q
+            rel = self.relevance
+            q = rel.encode([query], role="query" if rel.roles else None)[0]
+            d = _given(passage_vectors, n, rel.dim, "passage_vectors")
+            relevance = (self._embed(rel, texts, "passage") if d is None else d) @ q
             if self.lexical_weight:
-                feed = self.cache.feed(self.relevance, [doc.text for doc in docs])
-                lexical = bm25(terms(self.relevance.tokenizer, self.relevance.cut(query)), feed)
-            self._fuse("query", query_scores(relevance, lexical, self.lexical_weight), self.query_weight, total, parts)
-        if not use_personal and not use_query:  # cold start: newest first, unknown dates last, then input order
+                lexical = bm25(terms(rel.tokenizer, rel.cut(query)), self.terms.feed(rel, texts))
+            parts["query"] = rrf(query_scores(relevance, lexical, self.lexical_weight), self.query_weight, self.k)
+        if not parts:  # cold start: newest first, unknown dates last, then input order
             recency = np.array([d.published if d.published is not None else -math.inf for d in docs])
             recency = np.where(np.isfinite(recency), recency, -1e18) - np.arange(n) * 1e-9
-            self._fuse("recency", recency, 1.0, total, parts)
-        order = sorted(range(n), key=lambda i: (-total[i], i))
-        out = []
-        for r, i in enumerate(order, start=1):
-            interest = None
-            if personal is not None:
-                p = personal[i]
-                interest = {
-                    "positive_interest": p.positive_coi,
-                    "positive_similarity": p.positive_similarity,
-                    "positive_decay": p.positive_decay,
-                    "interest_relevance": p.interest_relevance,
-                    "negative_interest": p.negative_coi,
-                    "negative_similarity": p.negative_similarity,
-                    "negative_decay": p.negative_decay,
-                }
-            out.append(
-                Ranked(
-                    docs[i].id,
-                    float(total[i]),
-                    r,
-                    personal[i].score if personal is not None else None,
-                    float(relevance[i]) if relevance is not None else None,
-                    float(lexical[i]) if lexical is not None else None,
-                    parts[i],
-                    interest,
-                )
-            )
-        return out
+            parts["recency"] = rrf(recency, 1.0, self.k)
+        total = np.sum(list(parts.values()), axis=0)
+        log.debug("ranked %d documents (%s)", n, ", ".join(parts))
+        return Ranking(ids, total, parts, personal, relevance, lexical)
+
+
+def model_key(encoder: Encoder) -> str:
+    """A model's identity in stored data: its name and the start of its graph's hash."""
+    m = encoder.manifest
+    return f"{m.name}:{m.files.get(m.onnx, {}).get('sha256', '')[:16]}"
+
+
+def _documents(docs: Sequence[Document | dict]) -> list[Document]:
+    return [d if isinstance(d, Document) else Document.from_dict(d) for d in docs]
+
+
+def _given(vectors: np.ndarray | None, n: int, dim: int, name: str) -> np.ndarray | None:
+    if vectors is None:
+        return None
+    v = np.asarray(vectors, dtype=np.float32)
+    if v.shape != (n, dim) or not np.isfinite(v).all():
+        raise EdgeRankerError(f"{name} must be finite, of shape ({n}, {dim}), got shape {v.shape}")
+    return v

@@ -53,6 +53,18 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX interests_model ON interests(model, positive);
     """,
+    # version 2: document vectors kept across processes (a cache: forget deletes it, nothing else reads it)
+    """
+    CREATE TABLE vectors (
+        model TEXT NOT NULL,
+        role TEXT NOT NULL,
+        text_hash BLOB NOT NULL,
+        vector BLOB NOT NULL,
+        used REAL NOT NULL,
+        PRIMARY KEY (model, role, text_hash)
+    ) WITHOUT ROWID;
+    CREATE INDEX vectors_used ON vectors(used);
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 REACTIONS = ("like", "dislike")
@@ -60,6 +72,8 @@ BUSY_TIMEOUT_S = 30.0  # how long a write waits for another process's transactio
 FORGET_WAIT_S = 10.0  # how long ``forget`` waits for other processes' readers before saying it could not finish
 SQLITE_HEADER = b"SQLite format 3\x00"
 FUTURE_SLACK_S = DAY  # a device clock may run ahead; a reaction further in the future is refused
+MAX_VECTORS = 100_000  # document vectors kept in the file (about 60 MB at 128-d); the least recently saved go
+SQL_CHUNK = 500  # host parameters per statement, well under SQLite's limit
 
 
 def default_path() -> Path:
@@ -129,9 +143,12 @@ class PreferenceStore:
     context manager or call ``close()``. Every error is an ``EdgeRankerError`` whose message says what to do.
     """
 
-    def __init__(self, path: str | Path | None = None, config: CoIConfig | None = None) -> None:
+    def __init__(
+        self, path: str | Path | None = None, config: CoIConfig | None = None, max_vectors: int = MAX_VECTORS
+    ) -> None:
         self.path = Path(path) if path else default_path()
         self.config = config or CoIConfig()
+        self.max_vectors = max_vectors
         self._lock = threading.RLock()
         _check_path(self.path)
         try:
@@ -326,8 +343,8 @@ class PreferenceStore:
         did not happen. Calling it again when the other process is done finishes the job.
         """
         with self._write():
-            self._db.execute("DELETE FROM feedback")
-            self._db.execute("DELETE FROM interests")
+            for table in ("feedback", "interests", "vectors"):
+                self._db.execute(f"DELETE FROM {table}")
         with self._read():
             self._db.execute(f"PRAGMA busy_timeout={int(FORGET_WAIT_S * 1000)}")
             try:
@@ -346,6 +363,35 @@ class PreferenceStore:
         for p in copies:
             p.unlink(missing_ok=True)
         return copies
+
+    # --- document vectors ---------------------------------------------------------------------
+    def load_vectors(self, model: str, role: str, hashes: list[bytes]) -> dict[bytes, np.ndarray]:
+        """The stored vectors among ``hashes`` (text hashes) for ``model`` and ``role``; marks them used."""
+        found: dict[bytes, np.ndarray] = {}
+        with self._read():
+            for i in range(0, len(hashes), SQL_CHUNK):
+                chunk = hashes[i : i + SQL_CHUNK]
+                rows = self._db.execute(
+                    f"SELECT text_hash, vector FROM vectors WHERE model=? AND role=? AND text_hash IN "
+                    f"({','.join('?' * len(chunk))})",
+                    (model, role, *chunk),
+                ).fetchall()
+                found.update((h, np.frombuffer(v, dtype=np.float32)) for h, v in rows)
+        return found
+
+    def save_vectors(self, model: str, role: str, hashes: list[bytes], vectors: np.ndarray) -> None:
+        """Keep vectors for later processes; past ``max_vectors`` the least recently saved go."""
+        now = time.time()
+        rows = [(model, role, h, np.asarray(v, np.float32).tobytes(), now) for h, v in zip(hashes, vectors)]
+        with self._write():
+            self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?, ?)", rows)
+            excess = self._db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0] - self.max_vectors
+            if excess > 0:
+                self._db.execute(
+                    "DELETE FROM vectors WHERE (model, role, text_hash) IN "
+                    "(SELECT model, role, text_hash FROM vectors ORDER BY used LIMIT ?)",
+                    (excess,),
+                )
 
     # --- reads --------------------------------------------------------------------------------
     def _interests(self, model: str, positive: bool) -> list[CoI]:

@@ -1,0 +1,127 @@
+"""Document vectors computed once: in memory for the process, and in the preference store's file across
+processes, keyed by model, role and text, so a new process does not re-embed the feed it ranked yesterday.
+
+In memory each (model, role) space is one float32 matrix and a dict from text to row: looking up a feed of
+100,000 documents is one dict probe per text and one gather, with no Python object per vector. Past
+``capacity`` vectors a space drops its least recently used rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from collections.abc import Callable
+from typing import Protocol
+
+import numpy as np
+
+from edge_ranker.errors import EdgeRankerError
+
+log = logging.getLogger("edge_ranker")
+
+
+class VectorStore(Protocol):
+    """Where vectors persist between processes (``PreferenceStore`` is one)."""
+
+    def load_vectors(self, model: str, role: str, hashes: list[bytes]) -> dict[bytes, np.ndarray]: ...
+
+    def save_vectors(self, model: str, role: str, hashes: list[bytes], vectors: np.ndarray) -> None: ...
+
+
+def text_hash(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+
+
+class _Space:
+    def __init__(self, dim: int) -> None:
+        self.matrix = np.zeros((1024, dim), np.float32)
+        self.used = np.zeros(1024, np.int64)  # the clock tick of each row's last read
+        self.texts: list[str] = []
+        self.index: dict[str, int] = {}
+
+    def add(self, texts: list[str], vectors: np.ndarray) -> None:
+        start, end = len(self.texts), len(self.texts) + len(texts)
+        if end > self.matrix.shape[0]:
+            grow = max(end, 2 * self.matrix.shape[0])
+            self.matrix = np.resize(self.matrix, (grow, self.matrix.shape[1]))
+            self.used = np.resize(self.used, grow)
+        self.matrix[start:end] = vectors
+        self.index.update(zip(texts, range(start, end)))
+        self.texts.extend(texts)
+
+    def keep(self, rows: np.ndarray) -> None:
+        """Keep only ``rows``, compacted, in their order."""
+        self.matrix = self.matrix[rows].copy()
+        self.used = self.used[rows].copy()
+        self.texts = [self.texts[r] for r in rows]
+        self.index = {t: i for i, t in enumerate(self.texts)}
+
+
+class VectorCache:
+    """Vectors per (model, role) space, bounded in memory, backed by an optional ``VectorStore``."""
+
+    def __init__(self, capacity: int = 200_000, store: VectorStore | None = None) -> None:
+        self.capacity, self.store = capacity, store
+        self._spaces: dict[tuple[str, str], _Space] = {}
+        self._clock = 0
+        self._lock = threading.Lock()
+
+    def get(
+        self, model: str, role: str, texts: list[str], dim: int, compute: Callable[[list[str]], np.ndarray]
+    ) -> np.ndarray:
+        """The (len(texts), dim) vectors of ``texts``: from memory, else from the store, else ``compute``d.
+        One lock around it all: threads that rank at once never see a space being compacted."""
+        with self._lock:
+            space = self._spaces.setdefault((model, role), _Space(dim))
+            self._clock += 1
+            rows = self._rows(space, texts)
+            space.used[rows[rows >= 0]] = self._clock  # this call's rows are the last to be dropped
+            missing = list(dict.fromkeys(t for t, r in zip(texts, rows) if r < 0))
+            if not missing:
+                return space.matrix[rows]
+            found = self._load_or_compute(model, role, missing, compute)
+            if len(set(texts)) <= self.capacity:
+                self._make_room(space, len(missing))
+                space.add(missing, found)
+                rows = self._rows(space, texts)
+                space.used[rows] = self._clock
+                return space.matrix[rows]
+            extra = dict(zip(missing, found))  # more distinct texts than the cache holds: keep none of the new
+            return np.stack([space.matrix[r] if r >= 0 else extra[t] for r, t in zip(rows, texts)])
+
+    @staticmethod
+    def _rows(space: _Space, texts: list[str]) -> np.ndarray:
+        index = space.index
+        return np.fromiter((index.get(t, -1) for t in texts), np.int64, len(texts))
+
+    def _load_or_compute(
+        self, model: str, role: str, texts: list[str], compute: Callable[[list[str]], np.ndarray]
+    ) -> np.ndarray:
+        if self.store is None:
+            return compute(texts)
+        hashes = [text_hash(t) for t in texts]
+        stored = self.store.load_vectors(model, role, hashes)
+        todo = [i for i, h in enumerate(hashes) if h not in stored]
+        out = np.stack([stored[h] for h in hashes]) if not todo else None
+        if todo:
+            new = compute([texts[i] for i in todo])
+            try:
+                self.store.save_vectors(model, role, [hashes[i] for i in todo], new)
+            except EdgeRankerError as exc:  # a cache: a full disk or a read-only file must not stop ranking
+                log.warning("document vectors not kept for later: %s", exc)
+            out = np.zeros((len(texts), new.shape[1]), np.float32)
+            for i, h in enumerate(hashes):
+                if h in stored:
+                    out[i] = stored[h]
+            out[todo] = new
+        return out
+
+    def _make_room(self, space: _Space, incoming: int) -> None:
+        """Drop the least recently used rows so that ``incoming`` more fit (all of them, when they exceed it)."""
+        excess = len(space.texts) + incoming - self.capacity
+        if excess <= 0:
+            return
+        n = len(space.texts)
+        keep = np.sort(np.argsort(space.used[:n], kind="stable")[min(excess, n) :])
+        space.keep(keep)

@@ -1,0 +1,14 @@
+"""Weighted reciprocal-rank fusion, ``sum_i w_i / (k + rank_i)`` (k = 60, as in Xayn's later engine): ranks
+need no calibration between the scores of two unrelated models."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def rrf(scores: np.ndarray, weight: float, k: int) -> np.ndarray:
+    """Each document's contribution ``weight / (k + rank)``, rank 1 for the highest score (ties: input order)."""
+    order = np.argsort(-np.asarray(scores), kind="stable")
+    ranks = np.empty(len(order), dtype=np.int64)
+    ranks[order] = np.arange(1, len(order) + 1)
+    return weight / (k + ranks)
