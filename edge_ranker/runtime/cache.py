@@ -12,6 +12,7 @@ import hashlib
 import logging
 import threading
 from collections.abc import Callable
+from itertools import repeat
 from typing import Protocol
 
 import numpy as np
@@ -39,6 +40,7 @@ class _Space:
         self.used = np.zeros(1024, np.int64)  # the clock tick of each row's last read
         self.texts: list[str] = []
         self.index: dict[str, int] = {}
+        self.last: tuple[list[str], np.ndarray] | None = None  # the last feed looked up, and its rows
 
     def add(self, texts: list[str], vectors: np.ndarray) -> None:
         start, end = len(self.texts), len(self.texts) + len(texts)
@@ -56,6 +58,7 @@ class _Space:
         self.used = self.used[rows].copy()
         self.texts = [self.texts[r] for r in rows]
         self.index = {t: i for i, t in enumerate(self.texts)}
+        self.last = None
 
 
 class VectorCache:
@@ -77,9 +80,9 @@ class VectorCache:
             self._clock += 1
             rows = self._rows(space, texts)
             space.used[rows[rows >= 0]] = self._clock  # this call's rows are the last to be dropped
-            missing = list(dict.fromkeys(t for t, r in zip(texts, rows) if r < 0))
-            if not missing:
+            if rows.size == 0 or rows.min() >= 0:
                 return space.matrix[rows]
+            missing = list(dict.fromkeys(t for t, r in zip(texts, rows) if r < 0))
             found = self._load_or_compute(model, role, missing, compute)
             if len(set(texts)) <= self.capacity:
                 self._make_room(space, len(missing))
@@ -92,8 +95,14 @@ class VectorCache:
 
     @staticmethod
     def _rows(space: _Space, texts: list[str]) -> np.ndarray:
-        index = space.index
-        return np.fromiter((index.get(t, -1) for t in texts), np.int64, len(texts))
+        """Each text's row, -1 where absent. A feed ranked again (every keystroke of a search box) compares equal
+        to the last one string by string, by identity first: no dict probe per document."""
+        if space.last is not None and space.last[0] == texts:
+            return space.last[1]
+        rows = np.fromiter(map(space.index.get, texts, repeat(-1)), np.int64, len(texts))
+        if (rows >= 0).all():
+            space.last = (list(texts), rows)
+        return rows
 
     def _load_or_compute(
         self, model: str, role: str, texts: list[str], compute: Callable[[list[str]], np.ndarray]

@@ -48,26 +48,35 @@ class CoI:
     last_view: float  # unix seconds
 
 
-def decay(last_view: float, now: float, cfg: CoIConfig) -> float:
-    """Xayn's decay factor: 1 for a fresh view, 0 at or beyond the horizon, 1 for a future last_view."""
+def _fade(last_views: np.ndarray, now: float, cfg: CoIConfig) -> np.ndarray:
+    """Xayn's decay factor for each last view: 1 for a fresh view, 0 at or beyond the horizon, 1 for a future
+    last view."""
     if cfg.horizon_days == 0:
-        return 0.0
-    days = (now - last_view) / DAY
-    if days <= 0:
-        return 1.0
+        return np.zeros(last_views.shape)
+    days = (now - last_views) / DAY
     s, h = cfg.decay_rate_per_day, cfg.horizon_days
-    return max(0.0, (math.exp(s * h) - math.exp(s * days)) / (math.exp(s * h) - 1.0))
+    fading = np.maximum(0.0, (math.exp(s * h) - np.exp(s * days)) / (math.exp(s * h) - 1.0))
+    return np.where(days <= 0, 1.0, fading)
 
 
-def relevances(cois: list[CoI], now: float, cfg: CoIConfig) -> np.ndarray:
+def decay(last_view: float, now: float, cfg: CoIConfig) -> float:
+    """The decay factor of one last view (``_fade``)."""
+    return float(_fade(np.array([last_view], dtype=np.float64), now, cfg)[0])
+
+
+def decays(cois: list[CoI], now: float, cfg: CoIConfig) -> np.ndarray:
+    """The decay factor of each CoI, as one array computed at once."""
+    return _fade(np.array([c.last_view for c in cois], dtype=np.float64), now, cfg)
+
+
+def relevances(cois: list[CoI], now: float, cfg: CoIConfig, decay_of: np.ndarray | None = None) -> np.ndarray:
     """``rel_i = (count_i/sum count + time_i/sum time) * decay_i``, sums falling back to 1 when 0."""
     if not cois:
         return np.zeros(0)
     counts = np.array([c.view_count for c in cois], dtype=np.float64)
     times = np.array([c.view_time for c in cois], dtype=np.float64)
     cs, ts = counts.sum() or 1.0, times.sum() or 1.0
-    d = np.array([decay(c.last_view, now, cfg) for c in cois])
-    return (counts / cs + times / ts) * d
+    return (counts / cs + times / ts) * (decays(cois, now, cfg) if decay_of is None else decay_of)
 
 
 def unit(v: np.ndarray) -> np.ndarray:
@@ -116,7 +125,7 @@ class PersonalScores:
 
 
 def _nearest(
-    docs: np.ndarray, cois: list[CoI], now: float, cfg: CoIConfig
+    docs: np.ndarray, cois: list[CoI], decay_of: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """For each document, the closest CoI: its cosine, its decay, its id and its index (zeros, -1 if none)."""
     n = docs.shape[0]
@@ -124,9 +133,8 @@ def _nearest(
         return np.zeros(n), np.zeros(n), np.full(n, -1, np.int64), np.zeros(n, dtype=np.int64)
     sims = docs @ np.stack([c.point for c in cois]).T
     j = sims.argmax(axis=1)
-    decays = np.array([decay(c.last_view, now, cfg) for c in cois])[j]
     ids = np.array([c.id for c in cois], np.int64)[j]
-    return sims[np.arange(n), j].astype(np.float64), decays, ids, j
+    return sims[np.arange(n), j].astype(np.float64), decay_of[j], ids, j
 
 
 def personal_scores(
@@ -136,7 +144,8 @@ def personal_scores(
     apart so an explanation adds up to the score; a missing polarity contributes 0. One matrix product per
     polarity, no Python per document."""
     n = docs.shape[0]
-    ps, pd, pid, j = _nearest(docs, positive, now, cfg)
-    pr = relevances(positive, now, cfg)[j] if positive else np.zeros(n)
-    ns, nd, nid, _ = _nearest(docs, negative, now, cfg)
+    pos_decay = decays(positive, now, cfg)
+    ps, pd, pid, j = _nearest(docs, positive, pos_decay)
+    pr = relevances(positive, now, cfg, pos_decay)[j] if positive else np.zeros(n)
+    ns, nd, nid, _ = _nearest(docs, negative, decays(negative, now, cfg))
     return PersonalScores(ps * pd + pr - ns * nd, ps, pd, pr, ns, nd, pid, nid)

@@ -33,6 +33,7 @@ from edge_ranker.runtime.lexical import Bag, Feed, bm25, query_scores, terms
 from edge_ranker.runtime.store import PreferenceStore
 
 log = logging.getLogger("edge_ranker")
+QUERY_CACHE = 64
 
 
 @dataclass
@@ -199,6 +200,7 @@ class Ranker:
         self.config = config or store.config
         self.vectors = VectorCache(cache_vectors, store)
         self.terms = TermCache(cache_vectors)
+        self._queries: dict[str, np.ndarray] = {}
         self.model_key = model_key(semantic)
 
     def __repr__(self) -> str:
@@ -220,6 +222,17 @@ class Ranker:
         return self.vectors.get(
             model_key(encoder), role or "", texts, encoder.dim, lambda missing: encoder.encode(missing, role=role)
         )
+
+    def _query_vector(self, query: str) -> np.ndarray:
+        """The query's vector; the last ``QUERY_CACHE`` queries are kept, as a feed is re-ranked for the same
+        query when it refreshes or pages."""
+        q = self._queries.get(query)
+        if q is None:
+            rel = self.relevance
+            q = self._queries[query] = rel.encode([query], role="query" if rel.roles else None)[0]
+            while len(self._queries) > QUERY_CACHE:
+                del self._queries[next(iter(self._queries))]
+        return q
 
     def feedback(self, doc: Document | dict, reaction: str, ts: float | None = None) -> int:
         """Like or dislike a document: embed it with the semantic model and store it with its text; returns the
@@ -270,7 +283,7 @@ class Ranker:
             parts["personal"] = rrf(personal.score, self.personal_weight, self.k)
         if use_query:
             rel = self.relevance
-            q = rel.encode([query], role="query" if rel.roles else None)[0]
+            q = self._query_vector(query)
             d = _given(passage_vectors, n, rel.dim, "passage_vectors")
             relevance = (self._embed(rel, texts, "passage") if d is None else d) @ q
             if self.lexical_weight:

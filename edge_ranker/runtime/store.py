@@ -150,6 +150,8 @@ class PreferenceStore:
         self.config = config or CoIConfig()
         self.max_vectors = max_vectors
         self._lock = threading.RLock()
+        self._writes = 0  # this connection's commits; with SQLite's data_version, tells when to re-read interests
+        self._interest_cache: dict[str, tuple[tuple[int, int], tuple[list[CoI], list[CoI]]]] = {}
         _check_path(self.path)
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=BUSY_TIMEOUT_S, isolation_level=None)
@@ -193,6 +195,7 @@ class PreferenceStore:
                 try:
                     yield
                     self._db.execute("COMMIT")
+                    self._writes += 1
                 except BaseException:
                     if self._db.in_transaction:
                         self._db.execute("ROLLBACK")
@@ -403,9 +406,15 @@ class PreferenceStore:
         return [CoI(r[0], positive, np.frombuffer(r[1], dtype=np.float32).copy(), r[2], r[3], r[4]) for r in rows]
 
     def interests(self, model: str) -> tuple[list[CoI], list[CoI]]:
-        """The positive and negative centers of interest in ``model``'s vector space."""
+        """The positive and negative centers of interest in ``model``'s vector space. Read again only after a
+        write, by this store or (SQLite's ``data_version``) by another connection: ranking reads them every time."""
         with self._read():
-            return self._interests(model, True), self._interests(model, False)
+            version = (self._writes, self._db.execute("PRAGMA data_version").fetchone()[0])
+            cached = self._interest_cache.get(model)
+            if cached is None or cached[0] != version:
+                cached = (version, (self._interests(model, True), self._interests(model, False)))
+                self._interest_cache[model] = cached
+            return cached[1]
 
     def feedback_count(self) -> int:
         with self._read():
