@@ -8,6 +8,7 @@ Training entry points live in their lifecycle packages (``from edge_ranker.disti
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 import sys
 import warnings
@@ -27,11 +28,16 @@ if "onnxruntime" in sys.modules and os.environ.get("ORT_DISABLE_TELEMETRY") != "
     )
 os.environ["ORT_DISABLE_TELEMETRY"] = "1"
 
+logging.getLogger("edge_ranker").addHandler(logging.NullHandler())  # silent unless the app configures logging
+
 _LAZY = {
     "Encoder": "edge_ranker.runtime.encoder",
     "Ranker": "edge_ranker.runtime.ranker",
     "Document": "edge_ranker.runtime.ranker",
+    "Ranked": "edge_ranker.runtime.ranker",
+    "Ranking": "edge_ranker.runtime.ranker",
     "PreferenceStore": "edge_ranker.runtime.store",
+    "EdgeRankerError": "edge_ranker.errors",
     "build_vocab": "edge_ranker.vocab.builder",
     "export_model": "edge_ranker.export.onnx_graph",
 }

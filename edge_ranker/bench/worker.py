@@ -29,7 +29,8 @@ def _load(spec: str, threads: int):
 
     enc = Encoder.load(spec, threads=threads)
     size = sum((enc.folder / f).stat().st_size for f in (enc.manifest.onnx, enc.manifest.tokenizer))
-    return (lambda xs: enc.encode(xs, role="query")), size, f"{enc.manifest.name} ({enc.manifest.quantization})"
+    role = "query" if enc.roles else None
+    return (lambda xs: enc.encode(xs, role=role)), size, f"{enc.manifest.name} ({enc.manifest.quantization})"
 
 
 def _load_teacher(name: str, threads: int):

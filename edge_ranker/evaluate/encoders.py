@@ -29,5 +29,19 @@ def resolve_encoder(spec: str, cache_dir: str | Path):
     if (p / "manifest.json").exists() or not p.exists():
         from edge_ranker.runtime.encoder import Encoder
 
-        return Encoder.load(spec)
+        return EvaluatedModel(Encoder.load(spec))
     raise EdgeRankerError(f"cannot tell what {spec!r} is: not a model folder, student folder or teacher:NAME")
+
+
+class EvaluatedModel:
+    """A runtime ``Encoder`` as the evaluators call every encoder, ``encode(texts, role)``: a model without roles
+    gets none (the runtime refuses one, to catch an app's mistake; an evaluator asks every model alike)."""
+
+    def __init__(self, encoder) -> None:
+        self.encoder = encoder
+
+    def __getattr__(self, name: str):
+        return getattr(self.encoder, name)
+
+    def encode(self, texts, role: str | None = None):
+        return self.encoder.encode(texts, role=role if self.encoder.roles else None)

@@ -70,7 +70,7 @@ def compare_variants(
     for v in variants:
         folder = export_model(student_dir, Path(out_dir) / v, quantize=v)
         enc = Encoder.load(folder, threads=1)
-        got = enc.encode(texts, role="passage")
+        got = enc.encode(texts, role="passage" if enc.roles else None)
         cos = (ref * got).sum(1)
         row = {
             "bytes": (folder / "model.onnx").stat().st_size,

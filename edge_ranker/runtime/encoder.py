@@ -7,6 +7,8 @@ tokenisation (only the first ``max_length`` tokens count anyway).
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from tokenizers import Tokenizer
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.manifest import Manifest, read_manifest
 
+log = logging.getLogger("edge_ranker")
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 CHARS_PER_TOKEN_CAP = 64  # a WordPiece token never covers more characters than this in practice
 
@@ -45,7 +48,9 @@ def clean_text(text: str | bytes | None) -> str:
 
 
 class Encoder:
-    """Load with ``Encoder.load(path_or_name)``; ``encode(texts, role)`` returns (n, dim) unit vectors."""
+    """A model folder loaded for inference: ``Encoder.load("semantic")`` (a shipped model) or
+    ``Encoder.load(path)``, then ``encode(texts)`` (or ``encode(texts, role="query")`` for a relevance model).
+    Loading checks every file's hash and the graph against the manifest; one thread by default, as on a phone."""
 
     def __init__(
         self,
@@ -110,11 +115,15 @@ class Encoder:
         session_options: ort.SessionOptions | None = None,
         providers: list[str] | None = None,
     ) -> Encoder:
+        start = time.perf_counter()
         folder = resolve_model_path(name_or_path)
-        return cls(folder, read_manifest(folder, verify=verify), threads, batch_size, session_options, providers)
+        enc = cls(folder, read_manifest(folder, verify=verify), threads, batch_size, session_options, providers)
+        log.debug("loaded %r from %s in %.0f ms", enc.name, folder, (time.perf_counter() - start) * 1e3)
+        return enc
 
     @property
     def roles(self) -> list[str]:
+        """The roles ``encode`` takes ("query", "passage"); empty for a symmetric model."""
         return sorted(self.manifest.prefixes)
 
     def tokenize(self, texts: Sequence[str | bytes], role: str | None = None) -> list[list[int]]:
@@ -129,14 +138,38 @@ class Encoder:
         reads the same part, so a huge document costs no more than a long one."""
         return clean_text(text)[: self.max_length * CHARS_PER_TOKEN_CAP]
 
-    def encode(self, texts: Sequence[str | bytes] | str, role: str | None = None) -> np.ndarray:
-        if isinstance(texts, (str, bytes)):
-            texts = [texts]
-        ids = self.tokenize(list(texts), role)
+    def encode(
+        self,
+        texts: Sequence[str | bytes] | str | bytes,
+        role: str | None = None,
+        batch_size: int | None = None,
+        show_progress_bar: bool = False,
+    ) -> np.ndarray:
+        """L2-normalised float32 vectors: (n, dim) for a list of texts, (dim,) for a single text.
+
+        ``role``: "query" or "passage" for a model whose manifest defines prefixes (see ``roles``); a model
+        without roles refuses one rather than ignore it. ``batch_size``: texts per onnxruntime call (default
+        the encoder's); a text's vector does not depend on it. ``show_progress_bar``: a tqdm bar on stderr.
+        """
+        if role is not None and not self.manifest.prefixes:
+            raise EdgeRankerError(
+                f"model {self.name!r} has no roles (it embeds queries and passages alike): "
+                f"call encode without role={role!r}"
+            )
+        single = isinstance(texts, (str, bytes))
+        ids = self.tokenize([texts] if single else list(texts), role)
+        size = self.batch_size if batch_size is None else batch_size
+        if not (isinstance(size, int) and size >= 1):
+            raise EdgeRankerError(f"batch_size must be a whole number >= 1, got {size!r}")
         out = np.zeros((len(ids), self.dim), dtype=np.float32)
         order = np.argsort([len(x) for x in ids], kind="stable")  # similar lengths share a batch: less padding
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start : start + self.batch_size]
+        starts = range(0, len(order), size)
+        if show_progress_bar:
+            from tqdm.auto import tqdm
+
+            starts = tqdm(starts, desc=f"embedding ({self.name})", unit="batch")
+        for start in starts:
+            idx = order[start : start + size]
             width = max(len(ids[i]) for i in idx)
             batch = np.full((len(idx), width), self.pad_id, dtype=np.int64)
             mask = np.zeros((len(idx), width), dtype=np.int64)
@@ -144,4 +177,8 @@ class Encoder:
                 batch[row, : len(ids[i])] = ids[i]
                 mask[row, : len(ids[i])] = 1
             out[idx] = self.session.run(None, {"input_ids": batch, "attention_mask": mask})[0]
-        return out
+        return out[0] if single else out
+
+    def __repr__(self) -> str:
+        m = self.manifest
+        return f"Encoder({m.name!r}, dim={m.dim}, max_length={m.max_length}, roles={self.roles}, folder={self.folder})"

@@ -14,6 +14,7 @@ never deletes it); a full disk, a read-only file, a folder, a lock held by anoth
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import shutil
@@ -29,6 +30,8 @@ import numpy as np
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.encoder import clean_text
 from edge_ranker.runtime.interests import DAY, CoI, CoIConfig, closest, unit
+
+log = logging.getLogger("edge_ranker")
 
 MIGRATIONS: list[str] = [
     # version 1
@@ -259,6 +262,7 @@ class PreferenceStore:
             _copy_new(p, Path(str(moved) + p.name[len(path.name) :]))
         for p in [*sidecars, path]:
             p.unlink()
+        log.info("moved the damaged database %s to %s", path, moved)
         return moved
 
     @staticmethod
@@ -365,6 +369,7 @@ class PreferenceStore:
         copies = self.recovery_copies(self.path)
         for p in copies:
             p.unlink(missing_ok=True)
+        log.info("forgot everything stored in %s (and %d recovered copies)", self.path, len(copies))
         return copies
 
     # --- document vectors ---------------------------------------------------------------------
