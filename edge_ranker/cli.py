@@ -234,6 +234,7 @@ def _ranker(a: argparse.Namespace):
         personal_weight=a.personal_weight,
         query_weight=a.query_weight,
         lexical_weight=a.lexical_weight,
+        show_progress_bar=sys.stderr.isatty(),
     )
 
 
@@ -270,13 +271,30 @@ def _read_docs(path: str | None) -> list:
 
 def cmd_rank(a: argparse.Namespace) -> None:
     docs = _read_docs(a.docs)
-    ranked = _ranker(a).rank(docs, query=a.query)
-    for r in ranked[: a.top or None]:
-        print(json.dumps(r.to_dict(), ensure_ascii=False, allow_nan=False))
+    ranked = _ranker(a).rank(docs, query=a.query)[: a.top or None]
+    if a.json or not sys.stdout.isatty():
+        for r in ranked:
+            print(json.dumps(r.to_dict(), ensure_ascii=False, allow_nan=False))
+        return
+    texts = {d.id: d.text for d in docs}
+    print(f"{'rank':>4}  {'score':>7}  {'id':<16}  text")
+    for r in ranked:
+        text = " ".join(texts[r.id].split())
+        print(f"{r.rank:>4}  {r.score:7.4f}  {r.id[:16]:<16}  {text[:70]}{'...' if len(text) > 70 else ''}")
 
 
 def cmd_feedback(a: argparse.Namespace) -> None:
-    ranker = _ranker(a)
+    from edge_ranker.runtime.encoder import Encoder
+    from edge_ranker.runtime.ranker import Ranker
+    from edge_ranker.runtime.store import PreferenceStore
+
+    if a.reaction != "undo" and a.text is None:
+        raise EdgeRankerError(f"{a.reaction} needs the document's text: --text TEXT")
+    ranker = Ranker(Encoder.load(a.semantic, threads=a.threads), None, PreferenceStore(a.db))
+    if a.reaction == "undo":
+        undone = ranker.forget(a.doc_id)
+        print(json.dumps({"undone": undone, "doc_id": a.doc_id, "db": str(ranker.store.path)}))
+        return
     event = ranker.feedback({"id": a.doc_id, "text": a.text}, a.reaction)
     print(json.dumps({"event": event, "doc_id": a.doc_id, "reaction": a.reaction, "db": str(ranker.store.path)}))
 
@@ -351,8 +369,17 @@ def _add_ranker_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+DESCRIPTION = """Private search and feed ranking on your own device. Rank documents (JSON lines) by what you
+liked and disliked and an optional query, in any of 10 languages, with two tiny models that ship inside the
+package; nothing leaves the machine. Start with `edge-ranker demo`, then `feedback`, `rank` and `prefs`. The
+training side (`vocab`, `distill`, `export`, `eval`) needs `pip install 'edge-ranker[train]'`."""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="edge-ranker", description=__doc__)
+    from edge_ranker import __version__
+
+    p = argparse.ArgumentParser(prog="edge-ranker", description=DESCRIPTION)
+    p.add_argument("--version", action="version", version=f"edge-ranker {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
     v = sub.add_parser("vocab", help="vocabulary tooling")
@@ -361,28 +388,30 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--recipe", help="recipe JSON (e.g. vocab/recipe.json)")
     b.add_argument("--corpus", action="append", help="LANG=PATH (repeatable; plain, Leipzig or .gz)")
     b.add_argument("--data", help="data root for recipe globs (default $EDGE_RANKER_DATA or ../shared/data)")
-    b.add_argument("--out", required=True)
-    b.add_argument("--size", type=int, default=50_000)
-    b.add_argument("--alpha", type=float, default=0.7)
+    b.add_argument("--out", required=True, help="folder for tokenizer.json, vocab.txt and report.json")
+    b.add_argument("--size", type=int, default=50_000, help="vocabulary size in pieces (default 50,000)")
+    b.add_argument(
+        "--alpha", type=float, default=0.7, help="smoothing: each language sampled by its share^alpha (default 0.7)"
+    )
     b.add_argument("--budget", type=int, default=20_000_000, help="total characters sampled")
-    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--seed", type=int, default=0, help="sampling seed")
     b.add_argument("--cased", action="store_true", help="keep case (default: lowercase)")
     b.add_argument("--strip-accents", action="store_true", help="strip accents (default: keep them)")
     b.set_defaults(func=cmd_vocab)
     c = vs.add_parser("convert-spm", help="a teacher's SentencePiece model as a tokenizer.json (baseline)")
-    c.add_argument("sp_model")
-    c.add_argument("--out", required=True)
+    c.add_argument("sp_model", help="the SentencePiece .model file")
+    c.add_argument("--out", required=True, help="folder for the converted tokenizer")
     c.set_defaults(func=cmd_vocab_convert)
 
     d = sub.add_parser("distill", help="distil a teacher into a 1-layer student (accelerate launch works)")
-    d.add_argument("recipe", choices=["semantic", "relevance"])
+    d.add_argument("recipe", choices=["semantic", "relevance"], help="which student to train")
     d.add_argument("--vocab", required=True, help="folder with tokenizer.json")
-    d.add_argument("--out", required=True)
-    d.add_argument("--data")
+    d.add_argument("--out", required=True, help="folder for the trained student")
+    d.add_argument("--data", help="data root (default $EDGE_RANKER_DATA or ../shared/data)")
     d.add_argument("--cache", help="teacher cache folder (default $EDGE_RANKER_CACHE or the user cache)")
-    d.add_argument("--epochs", type=int)
-    d.add_argument("--lr", type=float)
-    d.add_argument("--batch-size", type=int)
+    d.add_argument("--epochs", type=int, help="training epochs (default: the recipe's)")
+    d.add_argument("--lr", type=float, help="learning rate (default: the recipe's)")
+    d.add_argument("--batch-size", type=int, help="texts per step (default: the recipe's)")
     d.add_argument(
         "--temperature",
         type=float,
@@ -393,7 +422,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["pca", "full"],
         help="similarities the relational/pairwise losses match: the PCA targets' or the full teacher's",
     )
-    d.add_argument("--seed", type=int)
+    d.add_argument("--seed", type=int, help="training seed (default: the recipe's)")
     d.add_argument(
         "--checkpoint-dir", help="save the training state (weights, optimiser) here after every epoch, as epoch-N"
     )
@@ -512,7 +541,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser("eval", help="STS, retrieval and translation-retrieval figures for any encoders, in one run")
     e.add_argument("models", nargs="+", help="model folder, shipped name, student folder, teacher:NAME, reduced:DIR")
-    e.add_argument("--sts", action="store_true")
+    e.add_argument("--sts", action="store_true", help="multilingual STS Spearman, 10 languages and 9 en-xx pairs")
     e.add_argument(
         "--retrieval",
         nargs="*",
@@ -535,15 +564,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="also score each retrieval set as the runtime ranks a query: cosine + W x BM25, both standardised "
         "(reported as SET+lexical; the runtime's default W is 1)",
     )
-    e.add_argument("--split", default="test")
-    e.add_argument("--data")
-    e.add_argument("--cache")
+    e.add_argument("--split", default="test", help="STS split: test (default) or dev")
+    e.add_argument("--data", help="data root (default $EDGE_RANKER_DATA or ../shared/data)")
+    e.add_argument("--cache", help="teacher embedding cache (default $EDGE_RANKER_CACHE or the user cache)")
     e.add_argument("--out", help="write JSON here")
     e.set_defaults(func=cmd_eval)
 
     x = sub.add_parser("export", help="export a student folder to an ONNX model folder with a manifest")
-    x.add_argument("model_dir")
-    x.add_argument("--out", required=True)
+    x.add_argument("model_dir", help="a student folder written by distill")
+    x.add_argument("--out", required=True, help="the model folder to write")
     x.add_argument(
         "--quantize",
         default="int8-weights",
@@ -556,31 +585,40 @@ def build_parser() -> argparse.ArgumentParser:
     x.set_defaults(func=cmd_export)
 
     qc = sub.add_parser("quantize-compare", help="export every quantization variant and measure each")
-    qc.add_argument("model_dir")
-    qc.add_argument("--out", required=True)
-    qc.add_argument("--variants", nargs="*")
-    qc.add_argument("--sts", action="store_true")
-    qc.add_argument("--retrieval", nargs="*", default=[])
-    qc.add_argument("--split", default="test")
-    qc.add_argument("--data")
+    qc.add_argument("model_dir", help="a student folder written by distill")
+    qc.add_argument("--out", required=True, help="folder for one model folder per variant")
+    qc.add_argument("--variants", nargs="*", help="variants to compare (default: all)")
+    qc.add_argument("--sts", action="store_true", help="also score STS")
+    qc.add_argument("--retrieval", nargs="*", default=[], help="also score these retrieval sets")
+    qc.add_argument("--split", default="test", help="STS split")
+    qc.add_argument("--data", help="data root (default $EDGE_RANKER_DATA or ../shared/data)")
     qc.set_defaults(func=cmd_quantize_compare)
 
     r = sub.add_parser("rank", help="rank documents (JSONL: id, text, published) by stored interests and a query")
     r.add_argument("docs", nargs="?", help="JSONL file, or - / nothing for stdin")
     r.add_argument("--query", help="rank by relevance to this query too (fused with the stored interests)")
     r.add_argument("--top", type=count, default=0, help="print only the first N (default 0: all)")
+    r.add_argument(
+        "--json", action="store_true", help="JSON lines with every score (the default when output is not a terminal)"
+    )
     _add_ranker_args(r)
     r.set_defaults(func=cmd_rank)
 
-    f = sub.add_parser("feedback", help="record a like or dislike")
-    f.add_argument("reaction", choices=["like", "dislike"])
-    f.add_argument("doc_id")
-    f.add_argument("--text", required=True)
-    _add_ranker_args(f)
+    f = sub.add_parser("feedback", help="record a like or dislike, or undo the reactions to a document")
+    f.add_argument("reaction", choices=["like", "dislike", "undo"], help="like, dislike, or undo (forget them)")
+    f.add_argument("doc_id", help="the document's id")
+    f.add_argument("--text", help="the document's text (required to like or dislike)")
+    f.add_argument("--semantic", default="semantic", help="semantic model folder or shipped name")
+    f.add_argument("--db", help="preference database (default: the user data folder)")
+    f.add_argument("--threads", type=positive, default=1, help="onnxruntime threads (default 1)")
     f.set_defaults(func=cmd_feedback)
 
     pr = sub.add_parser("prefs", help="export, forget or recover the stored preferences")
-    pr.add_argument("prefs_command", choices=["export", "forget", "recover"])
+    pr.add_argument(
+        "prefs_command",
+        choices=["export", "forget", "recover"],
+        help="export everything stored, forget it all, or move a corrupted database aside",
+    )
     pr.add_argument("--db", help="preference database (default: the user data folder)")
     pr.add_argument("--out", help="export: write the JSON to this file (private to the user) instead of stdout")
     pr.set_defaults(func=cmd_prefs)
@@ -609,9 +647,9 @@ def build_parser() -> argparse.ArgumentParser:
     bn.set_defaults(func=cmd_bench)
 
     dm = sub.add_parser("demo", help="rank a small multilingual feed for a scripted user with the shipped models")
-    dm.add_argument("--semantic", default="semantic")
-    dm.add_argument("--relevance", default="relevance")
-    dm.add_argument("--top", type=count, default=8)
+    dm.add_argument("--semantic", default="semantic", help="semantic model folder or shipped name")
+    dm.add_argument("--relevance", default="relevance", help="relevance model folder or shipped name")
+    dm.add_argument("--top", type=count, default=8, help="documents shown per ranking (default 8)")
     dm.set_defaults(func=cmd_demo)
     return p
 

@@ -66,3 +66,39 @@ def test_logging_is_silent_by_default_and_speaks_when_asked(tiny_model, capfd, c
     with caplog.at_level(logging.DEBUG, logger="edge_ranker"):
         Encoder.load(tiny_model)
     assert any("loaded" in r.getMessage() for r in caplog.records)
+
+
+def _snapshot(store, key):
+    pos, neg = store.interests(key)
+    return [(c.positive, c.view_count, c.last_view, np.round(c.point, 5).tolist()) for c in pos + neg]
+
+
+def test_forget_a_document_is_as_if_it_had_never_been_liked(tiny_model, tmp_path):
+    enc = Encoder.load(tiny_model)
+    docs = [{"id": i, "text": t} for i, t in enumerate(["green river", "river water", "stone wall", "old house"])]
+    history = [(docs[0], "like", 100.0), (docs[1], "like", 200.0), (docs[2], "dislike", 300.0)]
+    never = Ranker(enc, enc, PreferenceStore(tmp_path / "never.db"))
+    undone = Ranker(enc, enc, PreferenceStore(tmp_path / "undone.db"))
+    for d, reaction, ts in history:
+        never.feedback(d, reaction, ts=ts)
+        undone.feedback(d, reaction, ts=ts)
+        if d is docs[0]:
+            undone.feedback(docs[3], "like", ts=150.0)  # the reaction to undo, between the others
+            undone.feedback(docs[3], "dislike", ts=160.0)
+    assert undone.forget("3") == 2 and undone.forget("3") == 0
+    assert _snapshot(undone.store, undone.model_key) == _snapshot(never.store, never.model_key)
+    assert undone.rank(docs).ids == never.rank(docs).ids
+
+
+def test_a_new_semantic_model_re_embeds_the_stored_likes(tiny_model, tmp_path, semantic):
+    old = Encoder.load(tiny_model)
+    first = Ranker(old, None, PreferenceStore(tmp_path / "p.db"))
+    first.feedback({"id": "a", "text": "rivers and lakes"}, "like")
+    first.feedback({"id": "b", "text": "football scores"}, "dislike")
+    first.store.close()
+    updated = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))  # the app ships a new model
+    pos, neg = updated.store.interests(updated.model_key)
+    assert len(pos) == 1 and len(neg) == 1 and pos[0].point.shape == (128,)
+    np.testing.assert_allclose(pos[0].point, semantic.encode("rivers and lakes"), atol=1e-5)
+    ranked = updated.rank([{"id": "x", "text": "football match"}, {"id": "y", "text": "a lake and a river"}])
+    assert ranked.ids == ["y", "x"] and ranked[0].interest["positive_interest"] is not None

@@ -31,7 +31,7 @@ def exported(tiny_student, tmp_path_factory):
 def test_feedback_rank_prefs(exported, tmp_path):
     db = tmp_path / "p.db"
     common = ["--semantic", exported, "--relevance", exported, "--db", db]
-    r = cli("feedback", "like", "a", "--text", "the green river", *common)
+    r = cli("feedback", "like", "a", "--text", "the green river", "--semantic", exported, "--db", db)
     assert r.returncode == 0, r.stderr
     docs = "\n".join(json.dumps({"id": str(i), "text": t}) for i, t in enumerate(["green river", "stone house", ""]))
     r = cli("rank", "-", "--query", "river", *common, stdin=docs + "\n")
@@ -227,3 +227,54 @@ def test_eval_translation_on_an_exported_model(exported, tmp_path):
         assert len(res[name]) == 2 * len(TRANSLATION_LANGS) + 1 and res[name]["avg"] == pytest.approx(100.0)
     r = cli("eval", exported, "--translation", "tatoeba", "--data", tmp_path / "none", "--cache", tmp_path / "c")
     assert r.returncode == 2 and "tatoeba file not found" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_version_and_help_for_every_option():
+    import argparse
+
+    from edge_ranker import __version__
+    from edge_ranker.cli import build_parser
+
+    r = cli("--version")
+    assert r.returncode == 0 and r.stdout.strip() == f"edge-ranker {__version__}"
+    missing = []
+
+    def walk(parser, path):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    walk(sub, [*path, name])
+            elif not action.help:
+                missing.append(" ".join([*path, *(action.option_strings or [action.dest])]))
+
+    walk(build_parser(), [])
+    assert not missing
+
+
+def test_feedback_undo_and_what_feedback_needs(exported, tmp_path):
+    db = tmp_path / "p.db"
+    args = ["--semantic", exported, "--db", db]
+    assert cli("feedback", "like", "a", "--text", "the green river", *args).returncode == 0
+    _one_line_error(cli("feedback", "like", "b", *args), "needs the document's text")
+    _one_line_error(cli("feedback", "like", "b", "--text", "x", "--relevance", exported, *args))  # not taken
+    r = cli("feedback", "undo", "a", *args)
+    assert r.returncode == 0 and json.loads(r.stdout)["undone"] == 1
+    assert json.loads(cli("prefs", "export", "--db", db).stdout)["feedback"] == []
+
+
+def test_rank_prints_a_table_on_a_terminal_and_json_when_asked(exported, tmp_path, monkeypatch, capsys):
+    from edge_ranker import cli as cli_mod
+
+    docs = tmp_path / "d.jsonl"
+    docs.write_text('{"id": "a", "text": "the green river"}\n{"id": "b", "text": "stone house"}\n')
+    common = [str(docs), "--semantic", str(exported), "--relevance", str(exported), "--db", str(tmp_path / "p.db")]
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert cli_mod.main(["rank", *common, "--query", "river"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["rank", "score", "id", "text"] and lines[1].split()[:3] == [
+        "1",
+        lines[1].split()[1],
+        "a",
+    ]
+    assert cli_mod.main(["rank", *common, "--json"]) == 0
+    assert [json.loads(x)["id"] for x in capsys.readouterr().out.splitlines()] == ["a", "b"]

@@ -201,9 +201,9 @@ class Counting:
     def __getattr__(self, name):
         return getattr(self.enc, name)
 
-    def encode(self, texts, role=None):
+    def encode(self, texts, role=None, **options):
         self.texts += len(texts)
-        return self.enc.encode(texts, role=role)
+        return self.enc.encode(texts, role=role, **options)
 
 
 def test_document_vectors_persist_across_processes(enc, tmp_path):

@@ -54,9 +54,12 @@ def measure(n: int, repeats: int, checkout: Path | None) -> dict:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "ORT_DISABLE_TELEMETRY": "1"}
     if checkout is not None:
         env["PYTHONPATH"] = str(checkout)
+    cwd = checkout if checkout is not None else Path(__file__).resolve().parents[2]  # `python -c` imports from cwd
     out = subprocess.run(
-        [sys.executable, "-c", WORKER, str(n), str(repeats)], env=env, capture_output=True, text=True, check=True
+        [sys.executable, "-c", WORKER, str(n), str(repeats)], env=env, cwd=cwd, capture_output=True, text=True
     )
+    if out.returncode:
+        raise SystemExit(f"the {n}-document run failed: {out.stderr.strip().splitlines()[-1:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

@@ -34,6 +34,7 @@ from edge_ranker.runtime.store import PreferenceStore
 
 log = logging.getLogger("edge_ranker")
 QUERY_CACHE = 64
+PROGRESS_FROM = 2_000  # texts to embed before a progress bar is worth showing (about a second)
 
 
 @dataclass
@@ -174,8 +175,9 @@ class TermCache:
 class Ranker:
     """Ranks documents by the user's stored likes and dislikes (the semantic model) and an optional query (the
     relevance model), and records feedback. Weights are those of the reciprocal-rank fusion; ``config`` sets how
-    interests move and decay. Document vectors are kept in memory and in the store's file, so a feed is
-    embedded once, across processes too."""
+    interests move and decay. Document vectors are kept in memory (``cache_vectors`` per model) and in the
+    store's file, so a feed is embedded once, across processes too. One semantic model per store: reactions
+    stored under another one are re-embedded from their text when the ranker starts."""
 
     def __init__(
         self,
@@ -188,6 +190,7 @@ class Ranker:
         k: int = 60,
         config: CoIConfig | None = None,
         cache_vectors: int = 200_000,
+        show_progress_bar: bool = False,
     ) -> None:
         if not (isinstance(k, int) and k > 0):
             raise EdgeRankerError(f"RRF k must be a positive integer, got {k!r}")
@@ -195,6 +198,7 @@ class Ranker:
             if not (isinstance(w, (int, float)) and math.isfinite(w) and w >= 0):
                 raise EdgeRankerError(f"the {name} weight must be a finite number >= 0, got {w!r}")
         self.semantic, self.relevance, self.store = semantic, relevance, store
+        self.show_progress_bar = show_progress_bar
         self.personal_weight, self.query_weight, self.k = personal_weight, query_weight, k
         self.lexical_weight = lexical_weight
         self.config = config or store.config
@@ -202,6 +206,7 @@ class Ranker:
         self.terms = TermCache(cache_vectors)
         self._queries: dict[str, np.ndarray] = {}
         self.model_key = model_key(semantic)
+        self._adopt_stored_reactions()
 
     def __repr__(self) -> str:
         rel = self.relevance.name if self.relevance is not None else None
@@ -219,9 +224,12 @@ class Ranker:
 
     def _embed(self, encoder: Encoder, texts: list[str], role: str | None) -> np.ndarray:
         role = role if encoder.roles else None
-        return self.vectors.get(
-            model_key(encoder), role or "", texts, encoder.dim, lambda missing: encoder.encode(missing, role=role)
-        )
+
+        def compute(missing: list[str]) -> np.ndarray:  # a bar only where embedding takes more than a moment
+            bar = self.show_progress_bar and len(missing) >= PROGRESS_FROM
+            return encoder.encode(missing, role=role, show_progress_bar=bar)
+
+        return self.vectors.get(model_key(encoder), role or "", texts, encoder.dim, compute)
 
     def _query_vector(self, query: str) -> np.ndarray:
         """The query's vector; the last ``QUERY_CACHE`` queries are kept, as a feed is re-ranked for the same
@@ -237,10 +245,25 @@ class Ranker:
     def feedback(self, doc: Document | dict, reaction: str, ts: float | None = None) -> int:
         """Like or dislike a document: embed it with the semantic model and store it with its text; returns the
         event id. Each reaction is an event: liking a document twice moves its interest twice, and liking then
-        disliking it keeps both (``forget`` undoes a document's reactions)."""
+        disliking it keeps both, a liked and a disliked interest; ``forget(doc_id)`` undoes a document's
+        reactions, so a change of mind is ``forget`` then the new reaction."""
         (doc,) = _documents([doc])
         emb = self._embed(self.semantic, [doc.text], None)[0]
         return self.store.add_feedback(doc.id, emb, reaction, self.model_key, text=doc.text, ts=ts)
+
+    def forget(self, doc_id: str) -> int:
+        """Undo the user's reactions to ``doc_id`` (the interests are rebuilt without them); returns how many
+        reactions were undone."""
+        return self.store.forget_document(str(doc_id))
+
+    def _adopt_stored_reactions(self) -> None:
+        """Reactions stored under another semantic model (an earlier release) are re-embedded from their stored
+        text into this model's space, so a model update keeps the user's interests."""
+        stale = self.store.stale_texts(self.model_key)
+        if stale:
+            log.info("re-embedding %d stored reactions for %s", len(stale), self.model_key)
+            vectors = self.semantic.encode([t for _, t in stale])
+            self.store.move_to_model(self.model_key, [i for i, _ in stale], vectors)
 
     def rank(
         self,

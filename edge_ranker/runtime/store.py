@@ -330,6 +330,45 @@ class PreferenceStore:
                 (int(positive), emb.tobytes(), 1, 0.0, ts, model),
             )
 
+    def forget_document(self, doc_id: str) -> int:
+        """Undo every reaction to ``doc_id``: the events go and the interests are rebuilt from the others, as if
+        it had never been liked or disliked. Returns how many events went (0: nothing to undo)."""
+        with self._write():
+            gone = self._db.execute("DELETE FROM feedback WHERE doc_id=?", (doc_id,)).rowcount
+            if gone:
+                self._rebuild_interests()
+        return gone
+
+    def stale_texts(self, model: str) -> list[tuple[int, str]]:
+        """Reactions stored in another model's space that can move to ``model``: (event id, stored text)."""
+        with self._read():
+            return self._db.execute(
+                "SELECT id, text FROM feedback WHERE model != ? AND text IS NOT NULL ORDER BY id", (model,)
+            ).fetchall()
+
+    def move_to_model(self, model: str, events: list[int], vectors: np.ndarray) -> None:
+        """Give ``events`` their vectors in ``model``'s space and rebuild the interests: after a model update the
+        user's likes count again instead of starting cold."""
+        rows = [(unit(v).tobytes(), model, i) for i, v in zip(events, vectors)]
+        with self._write():
+            self._db.executemany("UPDATE feedback SET embedding=?, model=? WHERE id=?", rows)
+            self._rebuild_interests()
+
+    def _rebuild_interests(self) -> None:
+        """Replay every stored reaction in the order it came into fresh interests, per model; dwell time moves to
+        the closest liked interest of the rebuilt ones."""
+        dwell = self._db.execute("SELECT model, point, view_time FROM interests WHERE positive=1 AND view_time > 0")
+        dwell = dwell.fetchall()
+        self._db.execute("DELETE FROM interests")
+        events = self._db.execute("SELECT embedding, reaction, ts, model FROM feedback ORDER BY id").fetchall()
+        for emb, reaction, ts, model in events:
+            self._update_interests(np.frombuffer(emb, dtype=np.float32), reaction == "like", ts, model)
+        for model, point, seconds in dwell:
+            cois = self._interests(model, True)
+            i, _ = closest(cois, np.frombuffer(point, dtype=np.float32))
+            if i >= 0:
+                self._db.execute("UPDATE interests SET view_time = view_time + ? WHERE id=?", (seconds, cois[i].id))
+
     def add_view_time(self, embedding: np.ndarray, seconds: float, model: str) -> None:
         """Dwell time counts towards the closest positive interest."""
         if not seconds >= 0:
