@@ -134,7 +134,7 @@ def _nearest(
     sims = docs @ np.stack([c.point for c in cois]).T
     j = sims.argmax(axis=1)
     ids = np.array([c.id for c in cois], np.int64)[j]
-    return sims[np.arange(n), j].astype(np.float64), decay_of[j], ids, j
+    return np.take_along_axis(sims, j[:, None], axis=1)[:, 0].astype(np.float64), decay_of[j], ids, j
 
 
 def personal_scores(
