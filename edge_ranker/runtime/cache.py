@@ -52,6 +52,16 @@ class _Space:
         self.index.update(zip(texts, range(start, end)))
         self.texts.extend(texts)
 
+    def gather(self, rows: np.ndarray) -> np.ndarray:
+        """The rows' vectors: a view when they are consecutive (a feed ranked again in the order it was first
+        embedded), else a copy. Read-only: a view shares the cache's memory."""
+        first = int(rows[0]) if rows.size else 0
+        if rows.size and rows[-1] == first + rows.size - 1 and (rows.size < 3 or (np.diff(rows) == 1).all()):
+            view = self.matrix[first : first + rows.size]
+            view.flags.writeable = False
+            return view
+        return self.matrix[rows]
+
     def keep(self, rows: np.ndarray) -> None:
         """Keep only ``rows``, compacted, in their order."""
         self.matrix = self.matrix[rows].copy()
@@ -81,7 +91,7 @@ class VectorCache:
             rows = self._rows(space, texts)
             space.used[rows[rows >= 0]] = self._clock  # this call's rows are the last to be dropped
             if rows.size == 0 or rows.min() >= 0:
-                return space.matrix[rows]
+                return space.gather(rows)
             missing = list(dict.fromkeys(t for t, r in zip(texts, rows) if r < 0))
             found = self._load_or_compute(model, role, missing, compute)
             if len(set(texts)) <= self.capacity:
@@ -89,7 +99,7 @@ class VectorCache:
                 space.add(missing, found)
                 rows = self._rows(space, texts)
                 space.used[rows] = self._clock
-                return space.matrix[rows]
+                return space.gather(rows)
             extra = dict(zip(missing, found))  # more distinct texts than the cache holds: keep none of the new
             return np.stack([space.matrix[r] if r >= 0 else extra[t] for r, t in zip(rows, texts)])
 

@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import attrgetter
 from typing import overload
 
 import numpy as np
@@ -280,7 +281,7 @@ class Ranker:
         docs = _documents(docs)
         if not docs:
             return Ranking([], np.zeros(0), {}, None, None, None)
-        ids = [d.id for d in docs]
+        ids = list(map(attrgetter("id"), docs))
         if len(set(ids)) != len(ids):
             seen: dict[str, int] = {}
             for i, d in enumerate(ids):
@@ -296,7 +297,7 @@ class Ranker:
         use_personal = len(positive) >= self.config.min_positive_cois or bool(negative)
         use_query = bool(query) and self.relevance is not None
         n = len(docs)
-        texts = [d.text for d in docs]
+        texts = list(map(attrgetter("text"), docs))
         parts: dict[str, np.ndarray] = {}
         personal = relevance = lexical = None
         if use_personal:
@@ -328,6 +329,8 @@ def model_key(encoder: Encoder) -> str:
 
 
 def _documents(docs: Sequence[Document | dict]) -> list[Document]:
+    if set(map(type, docs)) <= {Document}:  # the common case, checked without a Python step per document
+        return docs if isinstance(docs, list) else list(docs)
     return [d if isinstance(d, Document) else Document.from_dict(d) for d in docs]
 
 
