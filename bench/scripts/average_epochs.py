@@ -1,11 +1,11 @@
 """A student whose weights are the mean of the last K epochs' checkpoints of one run (tail averaging, as in
 stochastic weight averaging): it asks whether the run's own weight path holds a model that generalises better
-than its last step, with no new training and no run-to-run noise in the comparison (bench/RESULTS.md,
-Session 27).
+than its last step, with no new training and no run-to-run noise in the comparison (bench/EXPERIMENTS.md,
+"BM25 beside the student").
 
-Usage: python bench/scripts/average_epochs.py runs/rel-X runs/rel-X.ckpt K OUT
-(``runs/rel-X``: the student the run saved; ``runs/rel-X.ckpt``: its ``--checkpoint-dir``; K = 1 rebuilds the
-last epoch's student, which must equal ``runs/rel-X``.)
+Usage: python bench/scripts/average_epochs.py runs/relevance-seed0 runs/relevance-seed0.ckpt K OUT
+(``runs/relevance-seed0``: the student the run saved; ``runs/relevance-seed0.ckpt``: its ``--checkpoint-dir``;
+K = 1 rebuilds the last epoch's student, which must equal ``runs/relevance-seed0``.)
 """
 
 from __future__ import annotations

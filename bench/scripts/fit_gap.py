@@ -1,9 +1,10 @@
 """How closely a relevance student reproduces its PCA-128 teacher on the retrieval sets' training texts and
 on their held-out evaluation texts: the mean (and 10th percentile) cosine of student vector to target, per
 set, split and role. A large train/eval gap means the student memorises the texts it trained on rather than
-learning what generalises (bench/RESULTS.md, Session 17).
+learning what generalises (bench/EXPERIMENTS.md, "A second seed; memorisation").
 
-Usage: python bench/scripts/fit_gap.py runs/rel-X --train-cache CACHE [--eval-cache CACHE] [--docs N] [--seed S]
+Usage: python bench/scripts/fit_gap.py runs/relevance-seed0 --train-cache CACHE [--eval-cache CACHE] [--docs N]
+[--seed S]
     [--doc-words W]
 (``--train-cache``: the teacher cache the run was distilled with; the defaults are the user cache. ``--docs``,
 ``--seed`` and ``--doc-words``: the run's own, which draw and cut its training documents.)
@@ -26,7 +27,7 @@ from edge_ranker.evaluate.sts import row_cosines
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("run", help="a torch student folder (runs/rel-X)")
+    p.add_argument("run", help="a torch student folder (runs/relevance-seed0)")
     p.add_argument("--train-cache", help="teacher cache the run was distilled with")
     p.add_argument("--eval-cache", help="teacher cache holding the evaluation texts' vectors")
     p.add_argument("--sets", nargs="+", default=["squad-it", "scifact"], choices=RECIPES["relevance"].retrieval_train)

@@ -1,5 +1,6 @@
 """Paired per-query nDCG@10 differences between runs, with a bootstrap interval over queries: whether a change
-that moves a small dev set by a few points is more than the choice of its queries (bench/RESULTS.md, Session 20).
+that moves a small dev set by a few points is more than the choice of its queries (bench/EXPERIMENTS.md, "A 4-bit
+word table and a 100k vocabulary").
 
 Usage: python bench/scripts/paired_ndcg.py BASE:NEW [BASE:NEW ...] --sets wikiqa-dev scifact [--cache CACHE]
 Each BASE:NEW pair is two encoders (student folders, model folders, ...) trained alike but for one change,

@@ -4,14 +4,15 @@
 #   edge_ranker/models/relevance  <- multilingual-e5-small, 50k vocabulary, 128-d
 # Needs: pip install torch==2.13.0 && pip install -e ".[train,teachers,data]"; data at $EDGE_RANKER_DATA.
 # Usage: bash bench/scripts/train_defaults.sh [semantic|relevance|both]
-#        FROM=runs/rel-S bash bench/scripts/train_defaults.sh relevance   # export, eval, install a finished run
+#        FROM=runs/relevance-default bash bench/scripts/train_defaults.sh relevance   # export, eval, install a finished run
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export EDGE_RANKER_DATA=${EDGE_RANKER_DATA:-../shared/data} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 VOCAB=vocab/build/wp50k-a0.7
 WHICH=${1:-both}
 # One process on 2 cores: with both cores as its threads it trains either student faster than 2 processes
-# under `accelerate launch` (semantic 1.6x, RESULTS.md Session 10; relevance, Session 9). PROCS=N sets another
+# under `accelerate launch` (semantic 1.6x, relevance 1.15x per step; bench/EXPERIMENTS.md, "Padding out of the
+# training step" and "e5 in torch"). PROCS=N sets another
 # count (the batch size stays global).
 distill_cmd() {
   local procs=${PROCS:-1}

@@ -133,14 +133,15 @@ RECIPES: dict[str, Recipe] = {
         mono_per_lang=10_000,
         train=TrainConfig(
             # 5 epochs: +0.2 STS dev over 3 (bench/RESULTS.md); 42 min from an empty teacher cache on one process
-            # with 2 threads (bench/RESULTS.md, Session 10)
+            # with 2 threads (bench/EXPERIMENTS.md, "Padding out of the training step")
             epochs=5,
             # temperature stays 0.05: 0.1 and 0.2 won on a small subset but lost 0.8-0.9 STS dev on this recipe
             max_length=64,
             dropout=0.0,
             losses={"mse": 1.0, "relational": 1.0, "contrastive": 1.0},
             # each batch target's 8 nearest targets as extra in-batch columns: STS dev 71.78 -> 75.03, test
-            # 64.67 -> 68.38 (run sem-14n, bench/RESULTS.md Session 14); ~6 min to find them, 2,612 s of training
+            # 64.67 -> 68.38 (bench/EXPERIMENTS.md, "A random bank and nearest neighbours"); ~6 min to find
+            # them, 2,612 s of training
             neighbours=8,
         ),
     ),
@@ -150,19 +151,20 @@ RECIPES: dict[str, Recipe] = {
         max_pairs_per_lang=4000,  # with 8 epochs: teacher cache + training fit in an hour on 2 cores
         roles=["query", "passage"],
         prefixes={"query": "query: ", "passage": "passage: "},
-        # 600 (was 300): wikiqa-dev nDCG@10 +1.88, SciFact +0.74, SQuAD-it flat (run rel-16p); with 1,000 Wikipedia
-        # lead paragraphs per language on top, wikiqa-dev +1.23 more, every test set up (+0.5 to +2.0): run rel-16w,
-        # 36 min 49 s from an empty cache (bench/RESULTS.md Session 16)
+        # 600 (was 300): wikiqa-dev nDCG@10 +1.88, SciFact +0.74, SQuAD-it flat; with 1,000 Wikipedia
+        # lead paragraphs per language on top, wikiqa-dev +1.23 more, every test set up (+0.5 to +2.0); this recipe
+        # without windows took 36 min 49 s from an empty cache (bench/EXPERIMENTS.md, "More passage-role text")
         passages_per_lang=600,
         news_passages=True,
         wiki_summaries=1000,
         retrieval_train=["scifact", "squad-it"],
         mined_passages=2,  # +1.4 nDCG@10 on SciFact and SQuAD-it, WikiQA unchanged (bench/RESULTS.md)
         # 2 windows of each whole training document: chosen on the passage dev splits at two seeds (scifact-dev
-        # +0.56 / +1.82, squad-it-dev +2.20 / +0.36 nDCG@10 with --hold-dev; bench/RESULTS.md Session 21)
+        # +0.56 / +1.82, squad-it-dev +2.20 / +0.36 nDCG@10 with --hold-dev; bench/EXPERIMENTS.md, "Windows chosen
+        # on the passage dev splits")
         passage_crops=2,
         train=TrainConfig(
-            # 8 epochs: +0.5 to +0.7 nDCG@10 on all three sets over 6 (rel-9e8 against rel-9, bench/RESULTS.md)
+            # 8 epochs: +0.5 to +0.7 nDCG@10 on all three sets over 6 (bench/EXPERIMENTS.md, "e5 in torch")
             epochs=8,
             max_length=256,
             dropout=0.0,
@@ -170,7 +172,8 @@ RECIPES: dict[str, Recipe] = {
             bucket_by_length=True,
             temperature=0.2,  # softer in-batch targets: +0.6 to +1.7 nDCG@10 on all three sets (bench/RESULTS.md)
             # smaller teacher-initialised embeddings: +1.5 SciFact, +4.5 WikiQA nDCG@10, SQuAD-it within noise, in two
-            # runs (bench/RESULTS.md, Sessions 7-8); the semantic recipe keeps 0.05
+            # runs (bench/EXPERIMENTS.md, "The scale of the teacher-initialised word embeddings"); the semantic
+            # recipe keeps 0.05
             init_std=0.02,
             losses={"mse": 1.0, "relational": 1.0, "contrastive": 1.0},
         ),

@@ -2,7 +2,8 @@
 
 Defaults: hidden 128, 2 heads of 64 (BERT's per-head width; 4 heads of 32 cost the same FLOPs with
 thinner heads), FFN 512 (the usual 4x; 1024 fits the relevance student's training texts a little better
-but ranks no better at two seeds, and trains 43% slower: bench/RESULTS.md, Session 19). At this size the
+but ranks no better at two seeds, and trains 43% slower: bench/EXPERIMENTS.md, "No position embeddings"). At this
+size the
 word-embedding table is ~95% of the weights, so the encoder's shape barely changes size.
 
 Pooling "weighted" replaces the plain mean with a softmax over the tokens of a learnt logit per vocabulary
@@ -10,7 +11,8 @@ piece plus one read from the token's output. BERT's output LayerNorm gives every
 plain mean weighs "the" like a rare name; a 12-layer teacher can learn to ignore a token, one layer mostly
 cannot. The logits start at 0, i.e. as the plain mean, or (``sif_token_logits``) at each piece's smooth inverse
 frequency in the training texts, so that a rare word outweighs a function word from the first step. Neither
-start beat the mean for the relevance student (bench/RESULTS.md, Sessions 24-25): e5 itself pools by the mean.
+start beat the mean for the relevance student (bench/EXPERIMENTS.md, "Weighted pooling alone"): e5 itself pools by
+the mean.
 """
 
 from __future__ import annotations
@@ -104,7 +106,8 @@ class Student(nn.Module):
 
         ``chunks`` > 1 sorts the rows by length and runs them in that many pieces, each cut to its own longest
         row: the same vectors (to float rounding) for about half the compute when short sentences share a
-        batch with 64-token ones, as they do in the semantic recipe (bench/RESULTS.md, Session 10).
+        batch with 64-token ones, as they do in the semantic recipe (bench/EXPERIMENTS.md, "Padding out of the
+        training step").
         """
         if chunks <= 1 or len(input_ids) < 2:
             return self._pooled(input_ids, attention_mask)

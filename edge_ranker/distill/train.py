@@ -72,11 +72,12 @@ class TrainConfig:
     temperature: float = TEMPERATURE  # of the in-batch losses (losses.py says why it matters)
     # Whose similarities the relational and pairwise losses match: "pca", the PCA targets', or "full", the
     # teacher's full-dimension vectors (centred on the PCA mean), which keep the ranking PCA-128 loses. "full"
-    # gained nothing on the relevance recipe (bench/RESULTS.md, Session 8), so "pca" stays.
+    # gained nothing on the relevance recipe (bench/EXPERIMENTS.md, "The full teacher's similarities"), so "pca" stays.
     teacher_scores: str = "pca"
     # Std of the teacher-initialised word embeddings, beside the random position embeddings (std 0.02) that
     # are added to them before the embedding LayerNorm. 0.02 won on a small subset but not on the full semantic
-    # recipe, so 0.05 is the default; the relevance recipe sets 0.02 (bench/RESULTS.md, Sessions 7-8).
+    # recipe, so 0.05 is the default; the relevance recipe sets 0.02 (bench/EXPERIMENTS.md, "The scale of the
+    # teacher-initialised word embeddings").
     init_std: float = 0.05
     hidden: int = 128
     heads: int = 2
@@ -86,11 +87,12 @@ class TrainConfig:
     grad_clip: float = 1.0
     checkpoint_dir: str | None = None
     # Per process; None: the machine's cores shared evenly among the processes. The relevance recipe's 256-token
-    # passages train 1.8x faster on 2 threads than on 1 (bench/RESULTS.md, Session 9).
+    # passages train 1.8x faster on 2 threads than on 1 (bench/EXPERIMENTS.md, "e5 in torch").
     threads: int | None = None
     # The student's forward runs each batch in this many length-sorted pieces, each cut to its own longest row:
     # the same loss and gradient (to float rounding), 2x faster on a semantic batch, where Tatoeba sentences
-    # share the padding of 64-token news and Wikipedia sentences (bench/RESULTS.md, Session 10).
+    # share the padding of 64-token news and Wikipedia sentences (bench/EXPERIMENTS.md, "Padding out of the training
+    # step").
     chunks: int = 4
     # Batches of similar length: 5x faster when passages mix with short sentences, but ~2 STS points worse
     # on sentence-only data (bench/RESULTS.md), so only the relevance recipe turns it on.
@@ -98,7 +100,8 @@ class TrainConfig:
     pooling: str = "mean"  # or "weighted": a learnt softmax over the tokens (student.py says why)
     # Where the weighted pooling's token logits start: "zero" (the plain mean) or "sif" (each piece's smooth inverse
     # frequency in the training texts: rare words weigh more from the first step, as BM25's IDF does). Measured for
-    # relevance at two seeds: squad-it-dev -1.4 / -1.1 nDCG@10, FLORES -5 / -6 (bench/RESULTS.md, Sessions 24-25).
+    # relevance at two seeds: squad-it-dev -1.4 / -1.1 nDCG@10, FLORES -5 / -6 (bench/EXPERIMENTS.md, "Weighted
+    # pooling alone").
     pooling_init: str = "zero"
     # Teacher targets drawn at random from all of them at every step and added to the batch's own as further
     # columns of the in-batch losses: each row is then placed against thousands of reference points instead of
@@ -109,16 +112,18 @@ class TrainConfig:
     # batch-mates (and a random bank) hardly contain.
     neighbours: int = 0
     # False: the position embeddings stay zero and are not trained. Trained, they grow to the norm of a typical
-    # word row (0.48 against a median 0.53 in rel-16w) and are nearly orthogonal per position (adjacent cosine
+    # word row (0.48 against a median 0.53 in the relevance student) and are nearly orthogonal per position (adjacent
+    # cosine
     # -0.14), while rows of words rarely seen in training keep their small initial norm: on new text the
     # embedding LayerNorm then hands the layer mostly position. Without them it keeps each word's direction, but
-    # the relevance student ranks worse at two seeds (bench/RESULTS.md, Session 19), so they stay on.
+    # the relevance student ranks worse at two seeds (bench/EXPERIMENTS.md, "No position embeddings"), so they stay on.
     positions: bool = True
     # Weight of BM25 in the relational loss's teacher similarities: each batch target's text, as a query, scores
     # every batch target's text, standardised per row and added to the teacher's cosines in units of their
     # spread, as the runtime fuses a query's cosine and BM25: it teaches the ranking the runtime ships, not the
     # dense teacher's alone. At weight 1 the relevance student ranked no better, alone or fused (squad-it-dev
-    # +0.2 / -0.2 nDCG@10 at two seeds, wikiqa-dev -0.7 / -0.7; bench/RESULTS.md, Session 27), so it stays 0.
+    # +0.2 / -0.2 nDCG@10 at two seeds, wikiqa-dev -0.7 / -0.7; bench/EXPERIMENTS.md, "BM25 beside the student"), so
+    # it stays 0.
     lexical: float = 0.0
 
     def __post_init__(self) -> None:
@@ -254,7 +259,8 @@ def target_bm25(groups: list[Group], n_targets: int, tokenizer: Tokenizer):
     query; columns: the batch's target texts as the documents, statistics from them alone, as the runtime ranks
     a feed), each row standardised; a target's text is the first of its group, the one the teacher embedded.
     Row i equals ``runtime.lexical.bm25`` of text i over the batch, computed for all rows at once as a sparse
-    product: 21 ms for 386 texts, where one call per row took 0.7 s (bench/RESULTS.md, Session 27)."""
+    product: 21 ms for 386 texts, where one call per row took 0.7 s (bench/EXPERIMENTS.md, "BM25 beside the
+    student")."""
     words: list[list[str]] = [[] for _ in range(n_targets)]
     for g in groups:
         for m in g.members():
@@ -433,7 +439,8 @@ def train_student(
         [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
         lr=config.lr,
         # one kernel for all parameters: the per-tensor loop spent 75 ms of a 0.7-s step on the 6.4M-weight
-        # embedding table on one CPU thread, the fused kernel 10 ms (bench/RESULTS.md, Session 10)
+        # embedding table on one CPU thread, the fused kernel 10 ms (bench/EXPERIMENTS.md, "Padding out of the
+        # training step")
         fused=accelerator.device.type in ("cpu", "cuda"),
     )
     model, opt, loader = accelerator.prepare(model, opt, loader)

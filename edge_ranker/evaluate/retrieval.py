@@ -11,7 +11,7 @@ train on it (the issue asks for claims, questions and passages in training) whil
 document stays held out. ``scifact-dev`` and ``squad-it-dev`` are passage retrieval dev splits drawn from that
 remainder; a run trained with ``hold_dev`` never sees them, so they can choose between relevance recipes
 (wikiqa-dev alone, 126 questions over answer sentences, disagreed with both passage test sets on passage-side
-options: bench/RESULTS.md, Sessions 18 and 20).
+options: bench/EXPERIMENTS.md, "Passage sentences as queries" and "A 4-bit word table").
 
 The corpora are sub-sampled so that the teacher (multilingual-e5-small, 12 layers, ~2 long documents/s on 2
 CPU cores) can be scored in minutes: a seeded sample of queries, every document relevant to them, and

@@ -1,7 +1,8 @@
 """BM25 of a query over the documents being ranked: the lexical half of the relevance score.
 
 Why: on the retrieval sets here BM25 alone ranks far better than the 128-d relevance student, and the two
-fused rank better than either (bench/RESULTS.md, Session 27). A one-layer 128-d vector blurs the exact words
+fused rank better than either (bench/EXPERIMENTS.md, "BM25 beside the student"). A one-layer 128-d vector blurs the
+exact words
 a question shares with its answer; BM25 keeps them, and costs no model bytes.
 
 Terms are the words of the relevance model's own tokenizer (its normaliser, then its pre-tokeniser: lower case,
@@ -107,7 +108,8 @@ def standardise(x: np.ndarray) -> np.ndarray:
 
 def query_scores(cosine: np.ndarray, lexical: np.ndarray | None, weight: float) -> np.ndarray:
     """What orders the candidates for a query: the cosine alone, or with BM25 both standardised and added, so
-    neither's scale decides (equal weights: the fusion was not tuned; bench/RESULTS.md, Session 27)."""
+    neither's scale decides (equal weights: the fusion was not tuned; bench/EXPERIMENTS.md, "BM25 beside the
+    student")."""
     if lexical is None or not weight:
         return cosine
     return standardise(cosine) + weight * standardise(lexical)
