@@ -12,7 +12,7 @@ import logging
 import os
 import sys
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
@@ -37,12 +37,29 @@ _LAZY = {
     "Ranked": "edge_ranker.runtime.ranker",
     "Ranking": "edge_ranker.runtime.ranker",
     "PreferenceStore": "edge_ranker.runtime.store",
+    "CorruptedDatabase": "edge_ranker.runtime.store",
     "EdgeRankerError": "edge_ranker.errors",
     "build_vocab": "edge_ranker.vocab.builder",
     "export_model": "edge_ranker.export.onnx_graph",
 }
 
 __all__ = sorted(_LAZY)
+
+if TYPE_CHECKING:  # type checkers see the real names; at run time they load on first use
+    from edge_ranker.errors import EdgeRankerError as EdgeRankerError
+    from edge_ranker.export.onnx_graph import export_model as export_model
+    from edge_ranker.runtime.encoder import Encoder as Encoder
+    from edge_ranker.runtime.ranker import Document as Document
+    from edge_ranker.runtime.ranker import Ranked as Ranked
+    from edge_ranker.runtime.ranker import Ranker as Ranker
+    from edge_ranker.runtime.ranker import Ranking as Ranking
+    from edge_ranker.runtime.store import CorruptedDatabase as CorruptedDatabase
+    from edge_ranker.runtime.store import PreferenceStore as PreferenceStore
+    from edge_ranker.vocab.builder import build_vocab as build_vocab
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])
 
 
 def __getattr__(name: str) -> Any:

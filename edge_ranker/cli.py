@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT
 
 
 def data_root(arg: str | None) -> Path:
@@ -226,7 +227,7 @@ def _ranker(a: argparse.Namespace):
     from edge_ranker.runtime.ranker import Ranker
     from edge_ranker.runtime.store import PreferenceStore
 
-    relevance = Encoder.load(a.relevance, threads=a.threads) if a.relevance else None
+    relevance = Encoder.load(a.relevance, threads=a.threads) if a.relevance and a.query else None
     return Ranker(
         Encoder.load(a.semantic, threads=a.threads),
         relevance,
@@ -258,7 +259,7 @@ def _read_docs(path: str | None) -> list:
             continue
         try:
             doc = Document.from_dict(json.loads(line))
-        except (json.JSONDecodeError, RecursionError) as exc:
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError, or an integer past Python's digit limit
             raise EdgeRankerError(f"documents line {n} is not a JSON document: {str(exc)[:120]}") from exc
         except EdgeRankerError as exc:
             raise EdgeRankerError(f"documents line {n}: {exc}") from exc
@@ -279,7 +280,7 @@ def cmd_rank(a: argparse.Namespace) -> None:
     texts = {d.id: d.text for d in docs}
     print(f"{'rank':>4}  {'score':>7}  {'id':<16}  text")
     for r in ranked:
-        text = " ".join(texts[r.id].split())
+        text = " ".join("".join(c if c.isprintable() else " " for c in texts[r.id][:200]).split())
         print(f"{r.rank:>4}  {r.score:7.4f}  {r.id[:16]:<16}  {text[:70]}{'...' if len(text) > 70 else ''}")
 
 
@@ -288,13 +289,13 @@ def cmd_feedback(a: argparse.Namespace) -> None:
     from edge_ranker.runtime.ranker import Ranker
     from edge_ranker.runtime.store import PreferenceStore
 
-    if a.reaction != "undo" and a.text is None:
+    if a.reaction == "undo":  # the store alone: no model to load
+        store = _existing_store(a.db)
+        print(json.dumps({"undone": store.forget_document(a.doc_id), "doc_id": a.doc_id, "db": str(store.path)}))
+        return
+    if a.text is None:
         raise EdgeRankerError(f"{a.reaction} needs the document's text: --text TEXT")
     ranker = Ranker(Encoder.load(a.semantic, threads=a.threads), None, PreferenceStore(a.db))
-    if a.reaction == "undo":
-        undone = ranker.forget(a.doc_id)
-        print(json.dumps({"undone": undone, "doc_id": a.doc_id, "db": str(ranker.store.path)}))
-        return
     event = ranker.feedback({"id": a.doc_id, "text": a.text}, a.reaction)
     print(json.dumps({"event": event, "doc_id": a.doc_id, "reaction": a.reaction, "db": str(ranker.store.path)}))
 
@@ -308,7 +309,7 @@ def cmd_prefs(a: argparse.Namespace) -> None:
         moved = PreferenceStore.recover(a.db or default_path())
         print(f"moved the damaged database to {moved}; a fresh one starts on next use")
         return
-    store = PreferenceStore(a.db)
+    store = _existing_store(a.db)
     if a.prefs_command == "export":
         if a.out:
             print(f"wrote {store.export_to(a.out)}")
@@ -319,6 +320,17 @@ def cmd_prefs(a: argparse.Namespace) -> None:
         print(f"deleted all feedback and interests in {store.path}")
         for c in copies:
             print(f"deleted the recovered copy {c}")
+
+
+def _existing_store(db: str | None):
+    """The preference store at ``db`` (default: the user's), refusing to create one: reading or deleting a store
+    that is not there should say so, not make an empty one."""
+    from edge_ranker.runtime.store import PreferenceStore, default_path
+
+    path = Path(db) if db is not None else default_path()
+    if not path.exists():
+        raise EdgeRankerError(f"no preference database at {path}: nothing is stored there")
+    return PreferenceStore(path)
 
 
 def cmd_bench(a: argparse.Namespace) -> None:
@@ -358,13 +370,13 @@ def _add_ranker_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", help="preference database (default: the user data folder)")
     p.add_argument("--threads", type=positive, default=1, help="onnxruntime threads per model (default 1)")
     p.add_argument(
-        "--personal-weight", type=weight, default=0.5, help="weight of the stored interests in the fused rank"
+        "--personal-weight", type=weight, default=PERSONAL_WEIGHT, help="weight of the stored interests in the fusion"
     )
-    p.add_argument("--query-weight", type=weight, default=1.0, help="weight of the query in the fused rank")
+    p.add_argument("--query-weight", type=weight, default=QUERY_WEIGHT, help="weight of the query in the fusion")
     p.add_argument(
         "--lexical-weight",
         type=weight,
-        default=1.0,
+        default=LEXICAL_WEIGHT,
         help="weight of the query's BM25 beside the relevance cosine, both standardised (0: cosine alone)",
     )
 

@@ -102,3 +102,19 @@ def test_a_new_semantic_model_re_embeds_the_stored_likes(tiny_model, tmp_path, s
     np.testing.assert_allclose(pos[0].point, semantic.encode("rivers and lakes"), atol=1e-5)
     ranked = updated.rank([{"id": "x", "text": "football match"}, {"id": "y", "text": "a lake and a river"}])
     assert ranked.ids == ["y", "x"] and ranked[0].interest["positive_interest"] is not None
+
+
+def test_ranking_scores_follow_ids_and_embeddings_are_the_callers(semantic, tmp_path):
+    ranker = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))
+    ranker.feedback({"id": "l", "text": "rivers and lakes"}, "like")
+    docs = [{"id": "x", "text": "football"}, {"id": "y", "text": "a lake"}, {"id": "z", "text": "a river"}]
+    ranking = ranker.rank(d for d in docs)  # a generator is read once, fully
+    assert len(ranking) == 3 and [r.score for r in ranking] == list(ranking.scores) == sorted(ranking.scores)[::-1]
+    assert ranking.ids == [r.id for r in ranking]
+    with pytest.raises(TypeError):
+        ranking["x"]
+    vectors = ranker.embed(docs)
+    vectors /= 2  # the caller's own array
+    assert ranker.embed(docs)[0] @ ranker.embed(docs)[0] == pytest.approx(1.0, abs=1e-5)
+    with pytest.raises(EdgeRankerError, match="cache_vectors"):
+        Ranker(semantic, None, ranker.store, cache_vectors=0)

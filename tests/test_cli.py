@@ -40,6 +40,7 @@ def test_feedback_rank_prefs(exported, tmp_path):
     assert [o["rank"] for o in out] == [1, 2, 3] and set(out[0]["contributions"]) == {"personal", "query"}
     assert {o["id"]: o["lexical_score"] > 0 for o in out} == {"0": True, "1": False, "2": False}
     r = cli("rank", "-", "--query", "river", "--lexical-weight", "0", *common, stdin=docs + "\n")
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 3, r.stderr
     assert all(json.loads(x)["lexical_score"] is None for x in r.stdout.splitlines())
     r = cli("rank", "-", "--query", "river", "--lexical-weight", "-1", *common, stdin=docs + "\n")
     assert r.returncode == 2 and "finite number >= 0" in r.stderr
@@ -61,7 +62,8 @@ def test_bad_input_messages(exported, tmp_path):
     assert r.returncode == 2 and "corrupted" in r.stderr and "prefs recover" in r.stderr
     r = cli("prefs", "recover", "--db", db)
     assert r.returncode == 0 and "moved" in r.stdout
-    assert json.loads(cli("prefs", "export", "--db", db).stdout)["feedback"] == []
+    _one_line_error(cli("prefs", "export", "--db", db), "no preference database")  # moved, not recreated
+    assert cli("feedback", "like", "a", "--text", "x", "--semantic", exported, "--db", db).returncode == 0
 
 
 def _one_line_error(r, *fragments: str) -> None:
@@ -121,7 +123,11 @@ def test_prefs_export_errors_and_a_closed_pipe(exported, tmp_path):
     assert cli("feedback", "like", "a", "--text", "x", "--semantic", exported, "--db", db).returncode == 0
     _one_line_error(cli("prefs", "export", "--db", db, "--out", tmp_path / "no" / "x.json"), "does not exist")
     _one_line_error(cli("prefs", "export", "--db", tmp_path), "is a folder")
-    cmd = f"{sys.executable} -m edge_ranker.cli prefs export --db {db} | head -c 1"
+    feed = tmp_path / "big.jsonl"  # well over a pipe's 64 kB, so the writer meets the closed pipe
+    feed.write_text(
+        "".join(json.dumps({"id": str(i), "text": f"document number {i} " * 10}) + "\n" for i in range(2000))
+    )
+    cmd = f"{sys.executable} -m edge_ranker.cli rank {feed} --json --semantic {exported} --db {db} | head -c 1"
     r = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True, timeout=300)
     assert "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr and r.returncode == 0, r.stderr
 
@@ -278,3 +284,21 @@ def test_rank_prints_a_table_on_a_terminal_and_json_when_asked(exported, tmp_pat
     ]
     assert cli_mod.main(["rank", *common, "--json"]) == 0
     assert [json.loads(x)["id"] for x in capsys.readouterr().out.splitlines()] == ["a", "b"]
+
+
+def test_prefs_and_undo_never_create_a_store(tmp_path):
+    missing = tmp_path / "none.db"
+    for args in (["prefs", "export"], ["prefs", "forget"], ["feedback", "undo", "a"]):
+        _one_line_error(cli(*args, "--db", missing), "no preference database")
+    assert not missing.exists()
+
+
+@pytest.mark.parametrize(
+    ("stdin", "fragment"),
+    [
+        ('{"id": "\\ud800", "text": "x"}\n', "not valid Unicode"),
+        ('{"id": "a", "text": "x", "published": 1' + "0" * 400 + "}\n", "published"),
+    ],
+)
+def test_ids_and_dates_that_cannot_be_are_named(exported, tmp_path, stdin, fragment):
+    _one_line_error(cli("rank", "-", "--semantic", exported, "--db", tmp_path / "p.db", stdin=stdin), fragment)

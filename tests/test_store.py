@@ -14,7 +14,7 @@ import pytest
 
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.interests import CoIConfig
-from edge_ranker.runtime.store import SCHEMA_VERSION, PreferenceStore
+from edge_ranker.runtime.store import SCHEMA_VERSION, CorruptedDatabase, PreferenceStore
 
 
 def vec(*xs):
@@ -61,9 +61,8 @@ def test_export_and_forget(tmp_path):
     assert e["feedback"][0]["text"] == "héllo 😀" and len(e["interests"]) == 1
     s.forget()
     assert s.export()["feedback"] == [] and s.export()["interests"] == []
-    s.close()
-    raw = (tmp_path / "p.db").read_bytes()
-    assert "héllo".encode() not in raw  # vacuumed: the text is gone from the file
+    files = [q for q in tmp_path.iterdir() if q.name.startswith("p.db")]  # while the store is open: WAL included
+    assert not any("héllo".encode() in q.read_bytes() for q in files)
 
 
 def test_newer_schema_refused(tmp_path):
@@ -352,3 +351,67 @@ def test_reaction_times_that_cannot_be_are_refused(tmp_path, ts):
         s.add_feedback("a", vec(1, 0), "like", "m", ts=ts)
     assert s.feedback_count() == 0
     s.add_feedback("a", vec(1, 0), "like", "m", ts=time.time() + 60)  # a clock a minute ahead is fine
+
+
+def test_a_damaged_database_with_a_wal_is_refused_untouched(tmp_path):
+    """SQLite's own integrity check finds the damage; the refusal must not write the WAL into the damaged file
+    (a read-write connection does so when it closes)."""
+    p = tmp_path / "p.db"
+    s = PreferenceStore(p)
+    for i in range(200):
+        s.add_feedback(f"d{i}", vec(1, i), "like", "m", text="text " * 50)
+    s._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    s._db.execute("PRAGMA wal_autocheckpoint=0")
+    s.add_feedback("late", vec(0, 1), "like", "m", text="only in the WAL")
+    data = bytearray(p.read_bytes())
+    data[4096 * 10 : 4096 * 10 + 64] = b"\xff" * 64  # a damaged page in the middle (not one the WAL rewrites)
+    p.write_bytes(bytes(data))
+    wal = Path(str(p) + "-wal")
+    before = (p.read_bytes(), wal.read_bytes())
+    with pytest.raises(CorruptedDatabase):
+        PreferenceStore(p)
+    assert (p.read_bytes(), wal.read_bytes()) == before
+
+
+def test_another_applications_database_is_refused_untouched(tmp_path):
+    p = tmp_path / "other.sqlite"
+    con = sqlite3.connect(p)
+    con.execute("CREATE TABLE notes (body TEXT)")
+    con.execute("PRAGMA user_version=53")
+    con.commit()
+    con.close()
+    before = p.read_bytes()
+    with pytest.raises(EdgeRankerError, match="another application"):
+        PreferenceStore(p)
+    assert p.read_bytes() == before and not Path(str(p) + "-wal").exists()
+
+
+def test_paths_are_paths(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    PreferenceStore(":memory:").add_feedback("a", vec(1, 0), "like", "m")  # a file of that name, not RAM
+    assert PreferenceStore(":memory:").feedback_count() == 1
+    with pytest.raises(EdgeRankerError, match="folder"):
+        PreferenceStore("")
+    odd = tmp_path / "prefs[1].db"
+    odd.write_bytes(b"damaged" * 100)
+    PreferenceStore.recover(odd)
+    assert len(PreferenceStore.recovery_copies(odd)) == 1 and PreferenceStore(odd).forget() != []
+
+
+def test_undo_removes_the_text_from_the_files(tmp_path):
+    p = tmp_path / "p.db"
+    s = PreferenceStore(p)
+    s.add_feedback("keep", vec(1, 0), "like", "m", text="kept text")
+    s.add_feedback("gone", vec(0, 1), "like", "m", text="UNDONE-SECRET")
+    assert s.forget_document("gone") == 1
+    assert not any(b"UNDONE-SECRET" in q.read_bytes() for q in tmp_path.iterdir() if q.name.startswith("p.db"))
+
+
+def test_dwell_time_of_an_undone_interest_goes_with_it(tmp_path):
+    s = PreferenceStore(tmp_path / "p.db")
+    s.add_feedback("keep", vec(1, 0), "like", "m")
+    s.add_feedback("gone", vec(0, 1), "like", "m")
+    s.add_view_time(vec(0, 1), 500.0, "m")
+    s.forget_document("gone")
+    (only,) = s.interests("m")[0]
+    assert only.view_time == 0.0

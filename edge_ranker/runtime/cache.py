@@ -20,6 +20,7 @@ import numpy as np
 from edge_ranker.errors import EdgeRankerError
 
 log = logging.getLogger("edge_ranker")
+CACHE_VECTORS = 200_000  # vectors (and texts' terms) kept in memory per model and role: about 100 MB at 128-d
 
 
 class VectorStore(Protocol):
@@ -74,7 +75,7 @@ class _Space:
 class VectorCache:
     """Vectors per (model, role) space, bounded in memory, backed by an optional ``VectorStore``."""
 
-    def __init__(self, capacity: int = 200_000, store: VectorStore | None = None) -> None:
+    def __init__(self, capacity: int = CACHE_VECTORS, store: VectorStore | None = None) -> None:
         self.capacity, self.store = capacity, store
         self._spaces: dict[tuple[str, str], _Space] = {}
         self._clock = 0

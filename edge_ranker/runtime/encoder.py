@@ -115,6 +115,8 @@ class Encoder:
         session_options: ort.SessionOptions | None = None,
         providers: list[str] | None = None,
     ) -> Encoder:
+        """Load a model folder, or a shipped model by name ("semantic", "relevance"). ``verify`` checks each file's
+        sha256 against the manifest; ``threads`` is onnxruntime's intra-op threads (one, as on a phone)."""
         start = time.perf_counter()
         folder = resolve_model_path(name_or_path)
         enc = cls(folder, read_manifest(folder, verify=verify), threads, batch_size, session_options, providers)

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+# Default weights: an explicit query outranks implicit interests; the query's BM25 weighs as much as its cosine.
+PERSONAL_WEIGHT = 0.5
+QUERY_WEIGHT = 1.0
+LEXICAL_WEIGHT = 1.0
+
 
 def rrf(scores: np.ndarray, weight: float, k: int) -> np.ndarray:
     """Each document's contribution ``weight / (k + rank)``, rank 1 for the highest score (ties: input order)."""

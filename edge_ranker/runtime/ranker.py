@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import logging
 import math
+import operator
+import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from operator import attrgetter
@@ -26,10 +28,10 @@ from typing import overload
 import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.runtime.cache import VectorCache
+from edge_ranker.runtime.cache import CACHE_VECTORS, VectorCache
 from edge_ranker.runtime.encoder import Encoder, clean_text
-from edge_ranker.runtime.fusion import rrf
-from edge_ranker.runtime.interests import CoIConfig, PersonalScores, personal_scores
+from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT, rrf
+from edge_ranker.runtime.interests import PersonalScores, personal_scores
 from edge_ranker.runtime.lexical import Bag, Feed, bm25, query_scores, terms
 from edge_ranker.runtime.store import PreferenceStore
 
@@ -40,13 +42,26 @@ PROGRESS_FROM = 2_000  # texts to embed before a progress bar is worth showing (
 
 @dataclass
 class Document:
+    """A document to rank: a non-empty string ``id``, its ``text`` (any text; bytes are decoded leniently) and
+    optionally when it was ``published`` (unix seconds), which orders a feed before the user has reacted."""
+
     id: str
     text: str
     published: float | None = None  # unix seconds; ISO-8601 strings are accepted by ``from_dict``
 
     def __post_init__(self) -> None:
-        # every way in gets storable text (a lone surrogate cannot be written to SQLite), not only from_dict
+        # every way in is checked, not only from_dict: an id is an identity (refused, never altered), text is
+        # made storable (a lone surrogate cannot be written to SQLite)
+        if not isinstance(self.id, str) or not self.id:
+            raise EdgeRankerError(f"a document's id must be a non-empty string, got {self.id!r}")
+        try:
+            self.id.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise EdgeRankerError(f"document id {self.id!r} is not valid Unicode (a lone surrogate?)") from exc
         self.text = clean_text(self.text)
+        pub = self.published
+        if pub is not None and (isinstance(pub, bool) or not isinstance(pub, (int, float)) or not _finite(pub)):
+            raise EdgeRankerError(f"document {self.id}: 'published' must be unix seconds, got {pub!r}")
 
     @classmethod
     def from_dict(cls, d: dict) -> Document:
@@ -63,7 +78,7 @@ class Document:
                 pub = datetime.fromisoformat(pub.replace("Z", "+00:00")).timestamp()
             except ValueError as exc:
                 raise EdgeRankerError(f"document {d['id']}: 'published' is not ISO-8601: {pub!r}") from exc
-        elif pub is not None and (isinstance(pub, bool) or not isinstance(pub, (int, float)) or not math.isfinite(pub)):
+        elif pub is not None and (isinstance(pub, bool) or not isinstance(pub, (int, float)) or not _finite(pub)):
             raise EdgeRankerError(f"document {d['id']}: 'published' must be ISO-8601 or unix seconds")
         return cls(str(d["id"]), d["text"], float(pub) if pub is not None else None)
 
@@ -103,17 +118,22 @@ class Ranking(Sequence[Ranked]):
         relevance: np.ndarray | None,
         lexical: np.ndarray | None,
     ) -> None:
-        self._ids, self.scores, self._parts = ids, total, parts
+        self._ids, self._total, self._parts = ids, total, parts
         self._personal, self._relevance, self._lexical = personal, relevance, lexical
-        self.order = np.argsort(-total, kind="stable")  # ties: input order
+        self._order = np.argsort(-total, kind="stable")  # ties: input order
 
     @property
     def ids(self) -> list[str]:
         """The document ids, best first."""
-        return [self._ids[i] for i in self.order]
+        return [self._ids[i] for i in self._order]
+
+    @property
+    def scores(self) -> np.ndarray:
+        """The fused scores, best first (``ids[i]`` has ``scores[i]``)."""
+        return self._total[self._order]
 
     def __len__(self) -> int:
-        return len(self.order)
+        return len(self._order)
 
     @overload
     def __getitem__(self, i: int) -> Ranked: ...
@@ -124,6 +144,7 @@ class Ranking(Sequence[Ranked]):
     def __getitem__(self, i: int | slice) -> Ranked | list[Ranked]:
         if isinstance(i, slice):
             return [self._ranked(r) for r in range(*i.indices(len(self)))]
+        i = operator.index(i)  # a TypeError for anything but an integer, as a list gives
         if not -len(self) <= i < len(self):
             raise IndexError("ranking index out of range")
         return self._ranked(i % len(self))
@@ -132,11 +153,11 @@ class Ranking(Sequence[Ranked]):
         return (self._ranked(r) for r in range(len(self)))
 
     def _ranked(self, r: int) -> Ranked:
-        i = int(self.order[r])
+        i = int(self._order[r])
         p = self._personal
         return Ranked(
             self._ids[i],
-            float(self.scores[i]),
+            float(self._total[i]),
             r + 1,
             float(p.score[i]) if p is not None else None,
             float(self._relevance[i]) if self._relevance is not None else None,
@@ -146,31 +167,34 @@ class Ranking(Sequence[Ranked]):
         )
 
     def __repr__(self) -> str:
-        head = ", ".join(f"{self._ids[i]!r}" for i in self.order[:5])
-        return f"Ranking({len(self)} documents: {head}{', ...' if len(self) > 5 else ''})"
+        head = ", ".join(f"{self._ids[i]!r}" for i in self._order[:5])
+        more = ", ..." if len(self) > 5 else ""
+        return f"Ranking({len(self)} document{'' if len(self) == 1 else 's'}{': ' if head else ''}{head}{more})"
 
 
 class TermCache:
     """Each text's terms for BM25, computed once per process (bounded: the oldest go first), and the last feed
     concatenated whole, as a search box ranks the same feed on every keystroke."""
 
-    def __init__(self, capacity: int = 200_000) -> None:
+    def __init__(self, capacity: int = CACHE_VECTORS) -> None:
         self.capacity = capacity
         self._bags: dict[str, Bag] = {}
         self._last: tuple[tuple[str, ...], Feed] | None = None
+        self._lock = threading.Lock()
 
     def feed(self, encoder: Encoder, texts: list[str]) -> Feed:
         key = (encoder.name, *texts)
-        if self._last is None or self._last[0] != key:
-            bags = self._bags
-            missing = [t for t in dict.fromkeys(texts) if t not in bags]
-            for t in missing:
-                bags[t] = Bag.of(terms(encoder.tokenizer, encoder.cut(t)))
-            feed = Feed.of([bags[t] for t in texts])
-            while len(bags) > self.capacity:
-                del bags[next(iter(bags))]
-            self._last = (key, feed)
-        return self._last[1]
+        with self._lock:
+            last = self._last
+            if last is None or last[0] != key:
+                bags = self._bags
+                for t in dict.fromkeys(texts):
+                    if t not in bags:
+                        bags[t] = Bag.of(terms(encoder.tokenizer, encoder.cut(t)))
+                last = self._last = (key, Feed.of([bags[t] for t in texts]))
+                while len(bags) > self.capacity:
+                    del bags[next(iter(bags))]
+            return last[1]
 
 
 class Ranker:
@@ -185,15 +209,14 @@ class Ranker:
         semantic: Encoder,
         relevance: Encoder | None,
         store: PreferenceStore,
-        personal_weight: float = 0.5,
-        query_weight: float = 1.0,
-        lexical_weight: float = 1.0,
+        personal_weight: float = PERSONAL_WEIGHT,
+        query_weight: float = QUERY_WEIGHT,
+        lexical_weight: float = LEXICAL_WEIGHT,
         k: int = 60,
-        config: CoIConfig | None = None,
-        cache_vectors: int = 200_000,
+        cache_vectors: int = CACHE_VECTORS,
         show_progress_bar: bool = False,
     ) -> None:
-        if not (isinstance(k, int) and k > 0):
+        if isinstance(k, bool) or not (isinstance(k, int) and k > 0):
             raise EdgeRankerError(f"RRF k must be a positive integer, got {k!r}")
         for name, w in (("personal", personal_weight), ("query", query_weight), ("lexical", lexical_weight)):
             if not (isinstance(w, (int, float)) and math.isfinite(w) and w >= 0):
@@ -202,10 +225,13 @@ class Ranker:
         self.show_progress_bar = show_progress_bar
         self.personal_weight, self.query_weight, self.k = personal_weight, query_weight, k
         self.lexical_weight = lexical_weight
-        self.config = config or store.config
+        self.config = store.config  # one config: the store moves the interests, the ranker decays them
+        if isinstance(cache_vectors, bool) or not isinstance(cache_vectors, int) or cache_vectors < 1:
+            raise EdgeRankerError(f"cache_vectors must be a whole number >= 1, got {cache_vectors!r}")
         self.vectors = VectorCache(cache_vectors, store)
         self.terms = TermCache(cache_vectors)
         self._queries: dict[str, np.ndarray] = {}
+        self._query_lock = threading.Lock()
         self.model_key = model_key(semantic)
         self._adopt_stored_reactions()
 
@@ -213,14 +239,14 @@ class Ranker:
         rel = self.relevance.name if self.relevance is not None else None
         return f"Ranker(semantic={self.semantic.name!r}, relevance={rel!r}, store={self.store!r})"
 
-    def embed(self, docs: Sequence[Document | dict], role: str = "semantic") -> np.ndarray:
+    def embed(self, docs: Iterable[Document | dict], role: str = "semantic") -> np.ndarray:
         """The vectors ``rank`` uses for ``docs`` (``role``: "semantic" or "passage"), for an app that keeps them
         itself and passes them back to ``rank``."""
         texts = [d.text for d in _documents(docs)]
         if role == "semantic":
-            return self._embed(self.semantic, texts, None)
+            return self._embed(self.semantic, texts, None).copy()
         if role == "passage" and self.relevance is not None:
-            return self._embed(self.relevance, texts, "passage")
+            return self._embed(self.relevance, texts, "passage").copy()
         raise EdgeRankerError(f"role must be 'semantic' or 'passage' (with a relevance model), got {role!r}")
 
     def _embed(self, encoder: Encoder, texts: list[str], role: str | None) -> np.ndarray:
@@ -235,12 +261,15 @@ class Ranker:
     def _query_vector(self, query: str) -> np.ndarray:
         """The query's vector; the last ``QUERY_CACHE`` queries are kept, as a feed is re-ranked for the same
         query when it refreshes or pages."""
-        q = self._queries.get(query)
+        with self._query_lock:
+            q = self._queries.get(query)
         if q is None:
             rel = self.relevance
-            q = self._queries[query] = rel.encode([query], role="query" if rel.roles else None)[0]
-            while len(self._queries) > QUERY_CACHE:
-                del self._queries[next(iter(self._queries))]
+            q = rel.encode([query], role="query" if rel.roles else None)[0]
+            with self._query_lock:
+                self._queries[query] = q
+                while len(self._queries) > QUERY_CACHE:
+                    del self._queries[next(iter(self._queries))]
         return q
 
     def feedback(self, doc: Document | dict, reaction: str, ts: float | None = None) -> int:
@@ -268,7 +297,7 @@ class Ranker:
 
     def rank(
         self,
-        docs: Sequence[Document | dict],
+        docs: Iterable[Document | dict],
         query: str | None = None,
         now: float | None = None,
         semantic_vectors: np.ndarray | None = None,
@@ -328,10 +357,18 @@ def model_key(encoder: Encoder) -> str:
     return f"{m.name}:{m.files.get(m.onnx, {}).get('sha256', '')[:16]}"
 
 
-def _documents(docs: Sequence[Document | dict]) -> list[Document]:
+def _documents(docs: Iterable[Document | dict]) -> list[Document]:
+    docs = docs if isinstance(docs, list) else list(docs)  # a generator is read once
     if set(map(type, docs)) <= {Document}:  # the common case, checked without a Python step per document
-        return docs if isinstance(docs, list) else list(docs)
+        return docs
     return [d if isinstance(d, Document) else Document.from_dict(d) for d in docs]
+
+
+def _finite(x: float) -> bool:
+    try:
+        return math.isfinite(x)
+    except OverflowError:  # an integer too large for a float
+        return False
 
 
 def _given(vectors: np.ndarray | None, n: int, dim: int, name: str) -> np.ndarray | None:

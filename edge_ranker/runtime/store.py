@@ -13,6 +13,8 @@ never deletes it); a full disk, a read-only file, a folder, a lock held by anoth
 
 from __future__ import annotations
 
+import glob
+import hashlib
 import json
 import logging
 import math
@@ -74,6 +76,7 @@ REACTIONS = ("like", "dislike")
 BUSY_TIMEOUT_S = 30.0  # how long a write waits for another process's transaction
 FORGET_WAIT_S = 10.0  # how long ``forget`` waits for other processes' readers before saying it could not finish
 SQLITE_HEADER = b"SQLite format 3\x00"
+APPLICATION_ID = 0x45524B52  # "ERKR" in the file header: this file is an edge-ranker preference store
 FUTURE_SLACK_S = DAY  # a device clock may run ahead; a reaction further in the future is refused
 MAX_VECTORS = 100_000  # document vectors kept in the file (about 60 MB at 128-d); the least recently saved go
 SQL_CHUNK = 500  # host parameters per statement, well under SQLite's limit
@@ -131,7 +134,11 @@ def _check_path(path: Path) -> None:
         except OSError as exc:
             raise EdgeRankerError(f"cannot read the preference database {path}: {exc.strerror}") from exc
         if head and head != SQLITE_HEADER:  # never open it: closing SQLite's connection would delete its WAL
-            raise describe("file is not a database", path)
+            raise CorruptedDatabase(
+                f"{path} is not a SQLite database. Nothing was changed. If it is your preference store, it is "
+                f"corrupted: `edge-ranker prefs recover --db {path}` moves it aside and keeps it "
+                "(PreferenceStore.recover); if it is another file, give another path"
+            )
     else:
         try:  # SQLite gives its WAL and shared-memory files the main file's mode
             os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
@@ -149,24 +156,24 @@ class PreferenceStore:
     def __init__(
         self, path: str | Path | None = None, config: CoIConfig | None = None, max_vectors: int = MAX_VECTORS
     ) -> None:
-        self.path = Path(path) if path else default_path()
+        self.path = Path(path) if path is not None else default_path()
         self.config = config or CoIConfig()
         self.max_vectors = max_vectors
         self._lock = threading.RLock()
         self._writes = 0  # this connection's commits; with SQLite's data_version, tells when to re-read interests
         self._interest_cache: dict[str, tuple[tuple[int, int], tuple[list[CoI], list[CoI]]]] = {}
         _check_path(self.path)
+        _inspect(self.path)
         try:
-            self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            self._db = sqlite3.connect(
+                self.path.absolute(), check_same_thread=False, timeout=BUSY_TIMEOUT_S, isolation_level=None
+            )
         except sqlite3.Error as exc:
             raise describe(exc, self.path) from exc
         try:
             self._db.execute("PRAGMA secure_delete=ON")  # deleted text is overwritten, whatever the build's default
             self._until_unlocked(lambda: self._db.execute("PRAGMA journal_mode=WAL"))
             self._db.execute("PRAGMA synchronous=FULL")
-            ok = self._db.execute("PRAGMA quick_check").fetchone()[0]
-            if ok != "ok":
-                raise CorruptedDatabase(describe(f"database disk image is malformed: {ok}", self.path).args[0])
             self._migrate()
         except BaseException as exc:
             self._db.close()
@@ -216,7 +223,8 @@ class PreferenceStore:
 
     def _migrate(self) -> None:
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
-        if version < SCHEMA_VERSION:
+        stamped = self._db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+        if version < SCHEMA_VERSION or not stamped:
             with self._write():  # read again under the lock: another process may have migrated meanwhile
                 version = self._db.execute("PRAGMA user_version").fetchone()[0]
                 for v in range(version, SCHEMA_VERSION):
@@ -224,6 +232,7 @@ class PreferenceStore:
                         if stmt.strip():
                             self._db.execute(stmt)
                     self._db.execute(f"PRAGMA user_version={v + 1}")
+                self._db.execute(f"PRAGMA application_id={APPLICATION_ID}")
         if version > SCHEMA_VERSION:
             raise EdgeRankerError(
                 f"preference database {self.path} has schema {version}, newer than this edge-ranker "
@@ -241,7 +250,7 @@ class PreferenceStore:
         path = Path(path)
         if path.is_dir():
             raise EdgeRankerError(f"{path} is a folder, not a preference database")
-        if not path.exists():
+        if not path.is_file():
             raise EdgeRankerError(f"no preference database at {path}: nothing to recover")
         try:
             PreferenceStore(path).close()
@@ -257,6 +266,8 @@ class PreferenceStore:
                 break
             except FileExistsError:
                 continue
+        else:
+            raise EdgeRankerError(f"no free name for a copy of {path} in {path.parent}; nothing was moved")
         sidecars = [Path(str(path) + s) for s in ("-wal", "-shm") if Path(str(path) + s).exists()]
         for p in sidecars:
             _copy_new(p, Path(str(moved) + p.name[len(path.name) :]))
@@ -269,7 +280,7 @@ class PreferenceStore:
     def recovery_copies(path: str | Path) -> list[Path]:
         """The files ``recover`` left beside ``path`` (they hold the user's data too)."""
         path = Path(path)
-        return sorted(path.parent.glob(f"{path.name}.corrupt-*"))
+        return sorted(path.parent.glob(f"{glob.escape(path.name)}.corrupt-*"))
 
     def close(self) -> None:
         with self._lock:
@@ -294,12 +305,7 @@ class PreferenceStore:
         """Record a like/dislike and update the centers of interest, atomically; returns the event id."""
         if reaction not in REACTIONS:
             raise EdgeRankerError(f"reaction must be one of {REACTIONS}, got {reaction!r}")
-        if not isinstance(doc_id, str) or not doc_id:
-            raise EdgeRankerError("doc_id must be a non-empty string")
-        try:
-            doc_id.encode("utf-8")
-        except UnicodeEncodeError as exc:  # an id is an identity: refused, not silently changed like text
-            raise EdgeRankerError(f"doc_id {doc_id!r} is not valid Unicode (a lone surrogate?)") from exc
+        _check_id(doc_id)
         text = None if text is None else clean_text(text)
         emb = unit(np.asarray(embedding, dtype=np.float32).reshape(-1))
         ts = reaction_time(ts)
@@ -333,10 +339,16 @@ class PreferenceStore:
     def forget_document(self, doc_id: str) -> int:
         """Undo every reaction to ``doc_id``: the events go and the interests are rebuilt from the others, as if
         it had never been liked or disliked. Returns how many events went (0: nothing to undo)."""
+        _check_id(doc_id)
         with self._write():
+            texts = self._db.execute("SELECT text FROM feedback WHERE doc_id=? AND text IS NOT NULL", (doc_id,))
+            hashes = [hashlib.blake2b(t.encode("utf-8"), digest_size=16).digest() for (t,) in texts.fetchall()]
+            self._db.executemany("DELETE FROM vectors WHERE text_hash=?", [(h,) for h in hashes])
             gone = self._db.execute("DELETE FROM feedback WHERE doc_id=?", (doc_id,)).rowcount
             if gone:
                 self._rebuild_interests()
+        with self._read():  # best effort: the old pages leave the WAL now unless another process is reading
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return gone
 
     def stale_texts(self, model: str) -> list[tuple[int, str]]:
@@ -363,10 +375,10 @@ class PreferenceStore:
         events = self._db.execute("SELECT embedding, reaction, ts, model FROM feedback ORDER BY id").fetchall()
         for emb, reaction, ts, model in events:
             self._update_interests(np.frombuffer(emb, dtype=np.float32), reaction == "like", ts, model)
-        for model, point, seconds in dwell:
+        for model, point, seconds in dwell:  # dwell time whose interest is gone (no close one left) goes with it
             cois = self._interests(model, True)
-            i, _ = closest(cois, np.frombuffer(point, dtype=np.float32))
-            if i >= 0:
+            i, sim = closest(cois, np.frombuffer(point, dtype=np.float32))
+            if i >= 0 and sim >= self.config.threshold:
                 self._db.execute("UPDATE interests SET view_time = view_time + ? WHERE id=?", (seconds, cois[i].id))
 
     def add_view_time(self, embedding: np.ndarray, seconds: float, model: str) -> None:
@@ -413,7 +425,7 @@ class PreferenceStore:
 
     # --- document vectors ---------------------------------------------------------------------
     def load_vectors(self, model: str, role: str, hashes: list[bytes]) -> dict[bytes, np.ndarray]:
-        """The stored vectors among ``hashes`` (text hashes) for ``model`` and ``role``; marks them used."""
+        """The stored vectors among ``hashes`` (text hashes) for ``model`` and ``role``."""
         found: dict[bytes, np.ndarray] = {}
         with self._read():
             for i in range(0, len(hashes), SQL_CHUNK):
@@ -518,6 +530,46 @@ class PreferenceStore:
         return path
 
 
+def _check_id(doc_id: object) -> None:
+    if not isinstance(doc_id, str) or not doc_id:
+        raise EdgeRankerError("doc_id must be a non-empty string")
+    try:
+        doc_id.encode("utf-8")
+    except UnicodeEncodeError as exc:  # an id is an identity: refused, not silently changed like text
+        raise EdgeRankerError(f"doc_id {doc_id!r} is not valid Unicode (a lone surrogate?)") from exc
+
+
+def _inspect(path: Path) -> None:
+    """Look at an existing file read-only before opening it for writing: a damaged file or another application's
+    database is refused untouched (closing a read-write connection would write the WAL into a damaged file, and
+    opening one switches the file to WAL). Any other trouble is left to the read-write open to name."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    try:
+        con = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
+    except sqlite3.Error:
+        return
+    try:
+        ok = con.execute("PRAGMA quick_check").fetchone()[0]
+        if ok != "ok":
+            raise describe(f"database disk image is malformed: {ok}", path)
+        app = con.execute("PRAGMA application_id").fetchone()[0]
+        version = con.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    except sqlite3.Error as exc:
+        error = describe(exc, path)
+        if isinstance(error, CorruptedDatabase):
+            raise error from exc
+        return
+    finally:
+        con.close()
+    legacy = app == 0 and ((version == 0 and not tables) or {"feedback", "interests"} <= tables)
+    if app != APPLICATION_ID and not legacy:
+        raise EdgeRankerError(
+            f"{path} is another application's SQLite database, not an edge-ranker preference store; give another path"
+        )
+
+
 def reaction_time(ts: float | None) -> float:
     """A reaction's unix time: now by default; refused when not a finite time or more than a day ahead of the
     clock, since a time in the future would keep its interest from decaying until then."""
@@ -543,7 +595,8 @@ def _copy_new(src: Path, dst: Path) -> None:
     except FileExistsError:
         raise
     except OSError:
-        with open(src, "rb") as fi, open(dst, "xb") as fo:
+        fd = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with open(src, "rb") as fi, os.fdopen(fd, "wb") as fo:
             shutil.copyfileobj(fi, fo)
             fo.flush()
             os.fsync(fo.fileno())
