@@ -72,7 +72,7 @@ def test_never_crashes_on_any_text(enc, tmp_path, texts, query):
 
 
 def test_a_document_built_directly_with_a_lone_surrogate_is_liked_and_ranked(enc, tmp_path):
-    """Found by the property test above: text reached SQLite uncleaned unless it came through from_dict."""
+    """Text reaches SQLite cleaned however a Document is built, not only through from_dict."""
     ranker = Ranker(enc, enc, PreferenceStore(tmp_path / "h.db"))
     doc = Document("x", "caf\ud800e")
     assert doc.text == "caf?e"
