@@ -118,3 +118,11 @@ def test_ranking_scores_follow_ids_and_embeddings_are_the_callers(semantic, tmp_
     assert ranker.embed(docs)[0] @ ranker.embed(docs)[0] == pytest.approx(1.0, abs=1e-5)
     with pytest.raises(EdgeRankerError, match="cache_vectors"):
         Ranker(semantic, None, ranker.store, cache_vectors=0)
+
+
+def test_time_spent_on_a_document_weighs_its_interest(semantic, tmp_path):
+    ranker = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))
+    ranker.feedback({"id": "a", "text": "rivers and lakes"}, "like")
+    ranker.viewed({"id": "b", "text": "a lake"}, 30.0)
+    (interest,) = ranker.store.interests(ranker.model_key)[0]
+    assert interest.view_time == 30.0

@@ -415,3 +415,16 @@ def test_dwell_time_of_an_undone_interest_goes_with_it(tmp_path):
     s.forget_document("gone")
     (only,) = s.interests("m")[0]
     assert only.view_time == 0.0
+
+
+def test_export_lists_cached_document_vectors_and_odd_files_are_refused(tmp_path):
+    s = PreferenceStore(tmp_path / "p.db")
+    s.save_vectors("m", "", [b"\x01" * 16], np.ones((1, 4), np.float32))
+    assert [v["text_hash"] for v in s.export()["document_vectors"]] == ["01" * 16]
+    for bad in (float("inf"), -1, "5"):
+        with pytest.raises(EdgeRankerError, match="view time"):
+            s.add_view_time(vec(1, 0), bad, "m")
+    fifo = tmp_path / "pipe.db"
+    os.mkfifo(fifo)
+    with pytest.raises(EdgeRankerError, match="not a regular file"):
+        PreferenceStore(fifo)

@@ -281,6 +281,11 @@ class Ranker:
         emb = self._embed(self.semantic, [doc.text], None)[0]
         return self.store.add_feedback(doc.id, emb, reaction, self.model_key, text=doc.text, ts=ts)
 
+    def viewed(self, doc: Document | dict, seconds: float) -> None:
+        """Time the user spent on a document: it adds to the closest liked interest's weight."""
+        (doc,) = _documents([doc])
+        self.store.add_view_time(self._embed(self.semantic, [doc.text], None)[0], seconds, self.model_key)
+
     def forget(self, doc_id: str) -> int:
         """Undo the user's reactions to ``doc_id`` (the interests are rebuilt without them); returns how many
         reactions were undone."""

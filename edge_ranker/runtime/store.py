@@ -118,6 +118,8 @@ def _check_path(path: Path) -> None:
     """Refuse what SQLite would report confusingly, and create a missing folder private to the user."""
     if path.is_dir():
         raise EdgeRankerError(f"{path} is a folder, not a database file; give a file path such as {path / 'prefs.db'}")
+    if path.exists() and not path.is_file():
+        raise EdgeRankerError(f"{path} is not a regular file (a device, socket or pipe); give a file path")
     if path.is_symlink() and not path.exists():
         raise EdgeRankerError(f"{path} is a symbolic link to {os.readlink(path)}, which does not exist")
     if not path.parent.is_dir():
@@ -383,8 +385,8 @@ class PreferenceStore:
 
     def add_view_time(self, embedding: np.ndarray, seconds: float, model: str) -> None:
         """Dwell time counts towards the closest positive interest."""
-        if not seconds >= 0:
-            raise EdgeRankerError("view time must be a non-negative number of seconds")
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds < math.inf:
+            raise EdgeRankerError(f"view time must be a finite, non-negative number of seconds, got {seconds!r}")
         emb = unit(np.asarray(embedding, dtype=np.float32).reshape(-1))
         with self._write():
             cois = self._interests(model, True)
@@ -507,7 +509,16 @@ class PreferenceStore:
                 }
                 for r in it
             ]
-        return {"schema_version": SCHEMA_VERSION, "path": str(self.path), "feedback": feedback, "interests": interests}
+            seen = self._db.execute("SELECT model, role, text_hash, used FROM vectors ORDER BY used").fetchall()
+        # cached document vectors are derived from documents the user was shown: listed by text hash, not copied
+        vectors = [{"model": m, "role": r, "text_hash": h.hex(), "saved": u} for m, r, h, u in seen]
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "path": str(self.path),
+            "feedback": feedback,
+            "interests": interests,
+            "document_vectors": vectors,
+        }
 
     def export_json(self) -> str:
         return json.dumps(self.export(), ensure_ascii=False)
