@@ -100,9 +100,11 @@ def probe_cli(tmp: Path) -> None:
             timeout=600,
         )
         fails += not (clean_error(r) and "edge-ranker[train]" in r.stderr)
-    runs += 1
+    runs += 1  # a reader that stops early: output well past a pipe's 64 kB buffer
+    big = tmp / "big.jsonl"
+    big.write_text("".join(json.dumps({"id": str(i), "text": f"document {i} " * 10}) + "\n" for i in range(2000)))
     r = subprocess.run(
-        ["bash", "-o", "pipefail", "-c", f"{PY} -m edge_ranker.cli prefs export --db {db} | head -c 1"],
+        ["bash", "-o", "pipefail", "-c", f"{PY} -m edge_ranker.cli rank {big} --json --db {db} | head -c 1"],
         capture_output=True,
         text=True,
         timeout=600,
