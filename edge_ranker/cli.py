@@ -190,6 +190,7 @@ def cmd_eval(a: argparse.Namespace) -> None:
         split=a.split,
         translation=a.translation,
         lexical_weight=a.lexical_weight,
+        personal_users=a.users if a.personal else 0,
     )
     if a.out:
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)
@@ -568,6 +569,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["tatoeba", "flores"],
         help="translation retrieval accuracy, xx->en and en->xx, 9 languages: LASER Tatoeba test, FLORES devtest",
     )
+    e.add_argument(
+        "--personal",
+        action="store_true",
+        help="the personalised feed: simulated users like one SIB-200 topic and dislike another (mono, cross- and "
+        "mixed-language), through the Ranker and with a plain max-cosine rule, beside random (nDCG@10)",
+    )
+    e.add_argument("--users", type=positive, default=200, help="simulated users per setting for --personal")
     e.add_argument("--docs", help="encoder for documents (asymmetric mode), e.g. reduced:DIR")
     e.add_argument(
         "--lexical-weight",

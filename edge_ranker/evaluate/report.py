@@ -27,15 +27,19 @@ def evaluate_models(
     split: str = "test",
     translation: list[str] | None = None,
     lexical_weight: float = 0.0,
+    personal_users: int = 0,
 ) -> dict:
     """``{model: {set: metrics}}``; with ``lexical_weight`` each retrieval set is also scored as the runtime
-    ranks a query (cosine and BM25 fused), under the key ``SET+lexical``."""
+    ranks a query (cosine and BM25 fused), under the key ``SET+lexical``. ``personal_users`` > 0 adds the
+    personalised-feed benchmark (``evaluate.personal``) for all the models on the same simulated users, under
+    the key ``personal``."""
     sets = {name: load_retrieval(name, data_root) for name in retrieval or []}
     words = {name: lexical_scores(ds) for name, ds in sets.items()} if lexical_weight else {}  # encoder-free
     doc_encoder = resolve_encoder(docs, cache_dir) if docs else None
     out: dict = {}
+    resolved = {}
     for spec in models:
-        enc = resolve_encoder(spec, cache_dir)
+        enc = resolved[spec] = resolve_encoder(spec, cache_dir)
         t0 = time.perf_counter()
         res: dict = {}
         if sts:
@@ -49,4 +53,8 @@ def evaluate_models(
             res[f"translation-{name}"] = evaluate_translation(enc, data_root, name)
         res["seconds"] = round(time.perf_counter() - t0, 1)
         out[spec + (f" (docs: {docs})" if docs else "")] = res
+    if personal_users:
+        from edge_ranker.evaluate.personal import evaluate_personal
+
+        out["personal"] = evaluate_personal(resolved, data_root, users=personal_users)
     return out
