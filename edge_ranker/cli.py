@@ -191,6 +191,7 @@ def cmd_eval(a: argparse.Namespace) -> None:
         translation=a.translation,
         lexical_weight=a.lexical_weight,
         personal_users=a.users if a.personal else 0,
+        search=a.search,
     )
     if a.out:
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)
@@ -576,6 +577,12 @@ def build_parser() -> argparse.ArgumentParser:
         "mixed-language), through the Ranker and with a plain max-cosine rule, beside random (nDCG@10)",
     )
     e.add_argument("--users", type=positive, default=200, help="simulated users per setting for --personal")
+    e.add_argument(
+        "--search",
+        action="store_true",
+        help="search across languages: a FLORES article's first words in one language over the articles' bodies "
+        "in another (xx->en and en->xx), through the Ranker (cosine + BM25) and by cosine (nDCG@10)",
+    )
     e.add_argument("--docs", help="encoder for documents (asymmetric mode), e.g. reduced:DIR")
     e.add_argument(
         "--lexical-weight",

@@ -28,11 +28,13 @@ def evaluate_models(
     translation: list[str] | None = None,
     lexical_weight: float = 0.0,
     personal_users: int = 0,
+    search: bool = False,
 ) -> dict:
     """``{model: {set: metrics}}``; with ``lexical_weight`` each retrieval set is also scored as the runtime
     ranks a query (cosine and BM25 fused), under the key ``SET+lexical``. ``personal_users`` > 0 adds the
     personalised-feed benchmark (``evaluate.personal``) for all the models on the same simulated users, under
-    the key ``personal``."""
+    the key ``personal``; ``search`` the cross-language search benchmark (``evaluate.crosslingual``), under
+    ``search``."""
     sets = {name: load_retrieval(name, data_root) for name in retrieval or []}
     words = {name: lexical_scores(ds) for name, ds in sets.items()} if lexical_weight else {}  # encoder-free
     doc_encoder = resolve_encoder(docs, cache_dir) if docs else None
@@ -57,4 +59,8 @@ def evaluate_models(
         from edge_ranker.evaluate.personal import evaluate_personal
 
         out["personal"] = evaluate_personal(resolved, data_root, users=personal_users)
+    if search:
+        from edge_ranker.evaluate.crosslingual import evaluate_search
+
+        out["search"] = evaluate_search(resolved, data_root)
     return out

@@ -1,0 +1,109 @@
+"""Search across languages, measured: a query in one language over news articles in another.
+
+Built from FLORES-200 devtest, which the project never trains on: its 1,012 sentences come from 281 Wikinews,
+Wikijunior and Wikivoyage articles, 2-6 consecutive sentences each, translated into every language. An article's
+first sentence, cut to its first ``QUERY_WORDS`` words, is the query (what a reader types about the story); the
+rest of the article, in the other language, is the one relevant document among all the articles' bodies. Query
+and document share no language, so BM25 cannot carry the query: the model has to. Runtime model folders are
+scored through ``Ranker.rank(docs, query=...)`` (cosine + BM25, the path users run) and by cosine alone.
+"""
+
+from __future__ import annotations
+
+import csv
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from edge_ranker.errors import EdgeRankerError
+from edge_ranker.evaluate.personal import SIB_LANGS, ndcg_at
+
+QUERY_WORDS = 12
+DIRECTIONS = [(x, "en") for x in SIB_LANGS if x != "en"] + [("en", x) for x in SIB_LANGS if x != "en"]
+
+
+@dataclass(frozen=True)
+class Articles:
+    """Per language, each article's query (its cut first sentence) and body (the other sentences)."""
+
+    queries: dict[str, list[str]]
+    bodies: dict[str, list[str]]
+
+
+def load_articles(data_root: str | Path, langs: list[str] | None = None) -> Articles:
+    folder = Path(data_root) / "parallel" / "flores200_devtest"
+    meta = folder / "metadata_devtest.tsv"
+    if not meta.is_file():
+        raise EdgeRankerError(f"FLORES-200 devtest metadata not found: {meta} (see the data README)")
+    with open(meta, encoding="utf-8", newline="") as fh:
+        urls = [r["URL"] for r in csv.DictReader(fh, delimiter="\t")]
+    groups: dict[str, list[int]] = {}
+    for i, url in enumerate(urls):
+        groups.setdefault(url, []).append(i)
+    articles = [rows for rows in groups.values() if len(rows) >= 2]
+    queries, bodies = {}, {}
+    for lang in langs or list(SIB_LANGS):
+        path = folder / f"{SIB_LANGS[lang]}.devtest"
+        if not path.is_file():
+            raise EdgeRankerError(f"FLORES-200 devtest file not found: {path}")
+        lines = path.read_text(encoding="utf-8").splitlines()
+        if len(lines) != len(urls):
+            raise EdgeRankerError(f"{path} has {len(lines)} lines, the metadata {len(urls)}")
+        queries[lang] = [" ".join(lines[rows[0]].split()[:QUERY_WORDS]) for rows in articles]
+        bodies[lang] = [" ".join(lines[i] for i in rows[1:]) for rows in articles]
+    return Articles(queries, bodies)
+
+
+def _ndcg(scores: np.ndarray) -> float:
+    """Mean nDCG@10 of a (queries, documents) score matrix whose relevant documents are on the diagonal."""
+    order = np.argsort(-scores, axis=1, kind="stable")
+    return float(np.mean([ndcg_at((order[q] == q).astype(np.float64)) for q in range(scores.shape[0])]))
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    v = np.asarray(v, dtype=np.float32)
+    return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+
+
+def evaluate_search(
+    encoders: dict[str, object], data_root: str | Path, directions: list[tuple[str, str]] | None = None
+) -> dict:
+    """``{"qq->dd": {name: {"cosine": nDCG@10, "ranker": nDCG@10}}, "avg": {...}}`` over ``directions``."""
+    directions = directions or DIRECTIONS
+    langs = sorted({x for d in directions for x in d})
+    articles = load_articles(data_root, langs)
+    out: dict = {}
+    for name, enc in encoders.items():
+        role = "query" if getattr(enc, "roles", ["query"]) else None
+        q = {x: _unit(enc.encode(articles.queries[x], role=role)) for x in {d[0] for d in directions}}
+        d = {x: _unit(enc.encode(articles.bodies[x], role=role and "passage")) for x in {d[1] for d in directions}}
+        folder = getattr(enc, "folder", None) if getattr(enc, "manifest", None) is not None else None
+        for qa, da in directions:
+            row = out.setdefault(f"{qa}->{da}", {}).setdefault(name, {})
+            row["cosine"] = _ndcg(q[qa] @ d[da].T)
+            if folder is not None:
+                row["ranker"] = _through_ranker(str(folder), articles.queries[qa], articles.bodies[da])
+    out["avg"] = {
+        name: {way: float(np.mean([out[f"{a}->{b}"][name][way] for a, b in directions])) for way in ways}
+        for name, ways in out[f"{directions[0][0]}->{directions[0][1]}"].items()
+    }
+    return out
+
+
+def _through_ranker(folder: str, queries: list[str], bodies: list[str]) -> float:
+    """Each query ranked by ``Ranker.rank`` over the bodies, with no stored interests: cosine + BM25."""
+    from edge_ranker.runtime.encoder import Encoder
+    from edge_ranker.runtime.ranker import Document, Ranker
+    from edge_ranker.runtime.store import PreferenceStore
+
+    model = Encoder.load(folder)
+    docs = [Document(str(i), b) for i, b in enumerate(bodies)]
+    scores = []
+    with tempfile.TemporaryDirectory() as tmp, PreferenceStore(Path(tmp) / "search.sqlite") as store:
+        ranker = Ranker(model, model, store)
+        for qi, query in enumerate(queries):
+            ranked = ranker.rank(docs, query=query).ids
+            scores.append(ndcg_at(np.array([r == str(qi) for r in ranked], dtype=np.float64)))
+    return float(np.mean(scores))
