@@ -12,9 +12,15 @@ from pathlib import Path
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT
 
+DATA_HELP = "the data folder (default $EDGE_RANKER_DATA; one of the two is required)"
+
 
 def data_root(arg: str | None) -> Path:
-    return Path(arg or os.environ.get("EDGE_RANKER_DATA") or "../shared/data")
+    """The data folder the user named: a default path would mean nothing outside this project's machines."""
+    root = arg or os.environ.get("EDGE_RANKER_DATA")
+    if not root:
+        raise EdgeRankerError("this command reads data sets: give their folder with --data DIR or EDGE_RANKER_DATA")
+    return Path(root)
 
 
 def cache_root(arg: str | None) -> Path:
@@ -401,7 +407,7 @@ def build_parser() -> argparse.ArgumentParser:
     b = vs.add_parser("build", help="build a smoothed multilingual WordPiece vocabulary")
     b.add_argument("--recipe", help="recipe JSON (e.g. vocab/recipe.json)")
     b.add_argument("--corpus", action="append", help="LANG=PATH (repeatable; plain, Leipzig or .gz)")
-    b.add_argument("--data", help="data root for recipe globs (default $EDGE_RANKER_DATA or ../shared/data)")
+    b.add_argument("--data", help=DATA_HELP)
     b.add_argument("--out", required=True, help="folder for tokenizer.json, vocab.txt and report.json")
     b.add_argument("--size", type=int, default=50_000, help="vocabulary size in pieces (default 50,000)")
     b.add_argument(
@@ -421,7 +427,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("recipe", choices=["semantic", "relevance"], help="which student to train")
     d.add_argument("--vocab", required=True, help="folder with tokenizer.json")
     d.add_argument("--out", required=True, help="folder for the trained student")
-    d.add_argument("--data", help="data root (default $EDGE_RANKER_DATA or ../shared/data)")
+    d.add_argument("--data", help=DATA_HELP)
     d.add_argument("--cache", help="teacher cache folder (default $EDGE_RANKER_CACHE or the user cache)")
     d.add_argument("--epochs", type=int, help="training epochs (default: the recipe's)")
     d.add_argument("--lr", type=float, help="learning rate (default: the recipe's)")
@@ -592,7 +598,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(reported as SET+lexical; the runtime's default W is 1)",
     )
     e.add_argument("--split", default="test", help="STS split: test (default) or dev")
-    e.add_argument("--data", help="data root (default $EDGE_RANKER_DATA or ../shared/data)")
+    e.add_argument("--data", help=DATA_HELP)
     e.add_argument("--cache", help="teacher embedding cache (default $EDGE_RANKER_CACHE or the user cache)")
     e.add_argument("--out", help="write JSON here")
     e.set_defaults(func=cmd_eval)
@@ -618,7 +624,7 @@ def build_parser() -> argparse.ArgumentParser:
     qc.add_argument("--sts", action="store_true", help="also score STS")
     qc.add_argument("--retrieval", nargs="*", default=[], help="also score these retrieval sets")
     qc.add_argument("--split", default="test", help="STS split")
-    qc.add_argument("--data", help="data root (default $EDGE_RANKER_DATA or ../shared/data)")
+    qc.add_argument("--data", help=DATA_HELP)
     qc.set_defaults(func=cmd_quantize_compare)
 
     r = sub.add_parser("rank", help="rank documents (JSONL: id, text, published) by stored interests and a query")

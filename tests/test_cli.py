@@ -162,7 +162,8 @@ def test_distill_passes_training_overrides_and_leaves_unset_ones_to_the_recipe(m
         return {"process_index": 1}  # a non-main process: nothing printed
 
     monkeypatch.setattr(recipes, "distill", fake_distill)
-    args = ["distill", "relevance", "--vocab", "v", "--out", tmp_path, "--cache", tmp_path, "--epochs", "3", *flag]
+    args = ["distill", "relevance", "--vocab", "v", "--out", tmp_path, "--cache", tmp_path, "--data", tmp_path]
+    args += ["--epochs", "3", *flag]
     a = cli_mod.build_parser().parse_args(list(map(str, args)))
     a.func(a)
     assert seen["recipe"] is recipes.RECIPES["relevance"]
@@ -182,6 +183,7 @@ def test_distill_passes_threads_bank_neighbours_vocab_texts_passage_queries_pass
 
     monkeypatch.setattr(recipes, "distill", fake_distill)
     base = ["distill", "relevance", "--vocab", "v", "--out", str(tmp_path), "--cache", str(tmp_path)]
+    base += ["--data", str(tmp_path)]
     a = cli_mod.build_parser().parse_args(
         [*base, "--threads", "1", "--bank", "64", "--neighbours", "8", "--vocab-texts", "--passage-queries", "3"]
         + ["--passage-crops", "2"]
@@ -213,7 +215,9 @@ def test_distill_passes_threads_bank_neighbours_vocab_texts_passage_queries_pass
 
 
 def test_distill_refuses_an_empty_document_cut_with_a_message(tmp_path):
-    r = cli("distill", "relevance", "--vocab", tmp_path, "--out", tmp_path / "out", "--doc-words", "0")
+    r = cli(
+        "distill", "relevance", "--vocab", tmp_path, "--out", tmp_path / "out", "--doc-words", "0", "--data", tmp_path
+    )
     assert r.returncode == 2 and "doc_words must be at least 1" in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "out").exists()
 
@@ -302,3 +306,15 @@ def test_prefs_and_undo_never_create_a_store(tmp_path):
 )
 def test_ids_and_dates_that_cannot_be_are_named(exported, tmp_path, stdin, fragment):
     _one_line_error(cli("rank", "-", "--semantic", exported, "--db", tmp_path / "p.db", stdin=stdin), fragment)
+
+
+def test_commands_that_read_data_sets_ask_for_their_folder(tmp_path, monkeypatch):
+    env = {k: v for k, v in __import__("os").environ.items() if k != "EDGE_RANKER_DATA"}
+    r = subprocess.run(
+        [sys.executable, "-m", "edge_ranker.cli", "eval", "semantic", "--sts", "--cache", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    _one_line_error(r, "--data DIR or EDGE_RANKER_DATA")
