@@ -54,3 +54,18 @@ def test_old_interest_weighs_less_and_score_parts_add_up():
     np.testing.assert_allclose(s.score, parts)
     assert s.explain(0)["positive_interest"] == 1 and s.explain(1)["positive_interest"] == 2
     assert s.explain(2)["negative_interest"] == 3
+
+
+def test_react_moves_the_closest_interest_or_starts_a_new_one():
+    from edge_ranker.runtime.interests import react
+
+    cois = [_coi(1, [1, 0, 0], count=2, last=10.0), _coi(2, [0, 1, 0], count=1, last=20.0)]
+    near = np.array([0.9, 0.1, 0], np.float32) / np.linalg.norm([0.9, 0.1, 0])
+    moved = react(cois, near, True, 5.0, CFG)
+    assert moved.id == 1 and moved.view_count == 3 and moved.last_view == 10.0  # an older reaction keeps last view
+    np.testing.assert_allclose(
+        moved.point, (0.9 * cois[0].point + 0.1 * near) / np.linalg.norm(0.9 * cois[0].point + 0.1 * near), rtol=1e-6
+    )
+    assert react(cois, near, False, 30.0, CFG).view_count == 2  # a dislike moves but does not count
+    assert react(cois, np.array([0, 0, 1], np.float32), True, 30.0, CFG) is None  # far from both: a new interest
+    assert react([], near, True, 30.0, CFG) is None

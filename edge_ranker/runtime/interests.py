@@ -96,6 +96,19 @@ def closest(cois: list[CoI], emb: np.ndarray) -> tuple[int, float]:
     return i, float(sims[i])
 
 
+def react(cois: list[CoI], emb: np.ndarray, positive: bool, ts: float, cfg: CoIConfig) -> CoI | None:
+    """How a reaction to a document (unit vector ``emb``) moves the interests of its polarity: the closest one,
+    when its cosine reaches the threshold, shifted towards the document, counted (a like) and seen at ``ts``;
+    ``None`` when the document starts a new interest of its own."""
+    i, sim = closest(cois, emb)
+    if i < 0 or sim < cfg.threshold:
+        return None
+    c = cois[i]
+    point = unit((1 - cfg.shift_factor) * c.point + cfg.shift_factor * emb)
+    count = c.view_count + 1 if positive else c.view_count
+    return CoI(c.id, c.positive, point, count, c.view_time, max(ts, c.last_view))
+
+
 @dataclass
 class PersonalScores:
     """Per document, as arrays: the score and its parts, which add up to it, and the matched interests' ids

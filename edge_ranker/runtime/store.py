@@ -31,7 +31,7 @@ import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.encoder import clean_text
-from edge_ranker.runtime.interests import DAY, CoI, CoIConfig, closest, unit
+from edge_ranker.runtime.interests import DAY, CoI, CoIConfig, closest, react, unit
 
 log = logging.getLogger("edge_ranker")
 
@@ -321,16 +321,12 @@ class PreferenceStore:
         return int(cur.lastrowid)
 
     def _update_interests(self, emb: np.ndarray, positive: bool, ts: float, model: str) -> None:
-        cois = self._interests(model, positive)
-        i, sim = closest(cois, emb)
-        cfg = self.config
-        if i >= 0 and sim >= cfg.threshold:
-            c = cois[i]
-            point = unit((1 - cfg.shift_factor) * c.point + cfg.shift_factor * emb)
-            count = c.view_count + 1 if positive else c.view_count
+        """Store what ``interests.react`` decides: an existing interest moved, or a new one."""
+        moved = react(self._interests(model, positive), emb, positive, ts, self.config)
+        if moved is not None:
             self._db.execute(
                 "UPDATE interests SET point=?, view_count=?, last_view=? WHERE id=?",
-                (point.tobytes(), count, max(ts, c.last_view), c.id),
+                (moved.point.tobytes(), moved.view_count, moved.last_view, moved.id),
             )
         else:
             self._db.execute(
