@@ -33,7 +33,7 @@ from edge_ranker.runtime.encoder import Encoder, clean_text
 from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT, rrf
 from edge_ranker.runtime.interests import PersonalScores, personal_scores
 from edge_ranker.runtime.lexical import Bag, Feed, bm25, query_scores, terms
-from edge_ranker.runtime.store import PreferenceStore
+from edge_ranker.runtime.store import PreferenceStore, check_id
 
 log = logging.getLogger("edge_ranker")
 QUERY_CACHE = 64
@@ -52,12 +52,7 @@ class Document:
     def __post_init__(self) -> None:
         # every way in is checked, not only from_dict: an id is an identity (refused, never altered), text is
         # made storable (a lone surrogate cannot be written to SQLite)
-        if not isinstance(self.id, str) or not self.id:
-            raise EdgeRankerError(f"a document's id must be a non-empty string, got {self.id!r}")
-        try:
-            self.id.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise EdgeRankerError(f"document id {self.id!r} is not valid Unicode (a lone surrogate?)") from exc
+        check_id(self.id)
         self.text = clean_text(self.text)
         pub = self.published
         if pub is not None and (isinstance(pub, bool) or not isinstance(pub, (int, float)) or not _finite(pub)):

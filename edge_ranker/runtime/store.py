@@ -14,7 +14,6 @@ never deletes it); a full disk, a read-only file, a folder, a lock held by anoth
 from __future__ import annotations
 
 import glob
-import hashlib
 import json
 import logging
 import math
@@ -30,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.runtime.cache import text_hash
 from edge_ranker.runtime.encoder import clean_text
 from edge_ranker.runtime.interests import DAY, CoI, CoIConfig, closest, react, unit
 
@@ -307,7 +307,7 @@ class PreferenceStore:
         """Record a like/dislike and update the centers of interest, atomically; returns the event id."""
         if reaction not in REACTIONS:
             raise EdgeRankerError(f"reaction must be one of {REACTIONS}, got {reaction!r}")
-        _check_id(doc_id)
+        check_id(doc_id)
         text = None if text is None else clean_text(text)
         emb = unit(np.asarray(embedding, dtype=np.float32).reshape(-1))
         ts = reaction_time(ts)
@@ -337,10 +337,10 @@ class PreferenceStore:
     def forget_document(self, doc_id: str) -> int:
         """Undo every reaction to ``doc_id``: the events go and the interests are rebuilt from the others, as if
         it had never been liked or disliked. Returns how many events went (0: nothing to undo)."""
-        _check_id(doc_id)
+        check_id(doc_id)
         with self._write():
             texts = self._db.execute("SELECT text FROM feedback WHERE doc_id=? AND text IS NOT NULL", (doc_id,))
-            hashes = [hashlib.blake2b(t.encode("utf-8"), digest_size=16).digest() for (t,) in texts.fetchall()]
+            hashes = [text_hash(t) for (t,) in texts.fetchall()]
             self._db.executemany("DELETE FROM vectors WHERE text_hash=?", [(h,) for h in hashes])
             gone = self._db.execute("DELETE FROM feedback WHERE doc_id=?", (doc_id,)).rowcount
             if gone:
@@ -537,13 +537,14 @@ class PreferenceStore:
         return path
 
 
-def _check_id(doc_id: object) -> None:
+def check_id(doc_id: object) -> None:
+    """A document id is an identity: a non-empty string of valid Unicode, refused (never altered) otherwise."""
     if not isinstance(doc_id, str) or not doc_id:
-        raise EdgeRankerError("doc_id must be a non-empty string")
+        raise EdgeRankerError(f"a document id must be a non-empty string, got {doc_id!r}")
     try:
         doc_id.encode("utf-8")
-    except UnicodeEncodeError as exc:  # an id is an identity: refused, not silently changed like text
-        raise EdgeRankerError(f"doc_id {doc_id!r} is not valid Unicode (a lone surrogate?)") from exc
+    except UnicodeEncodeError as exc:
+        raise EdgeRankerError(f"document id {doc_id!r} is not valid Unicode (a lone surrogate?)") from exc
 
 
 def _inspect(path: Path) -> None:
