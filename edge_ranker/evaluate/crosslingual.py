@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.evaluate.encoders import runtime_model
 from edge_ranker.evaluate.personal import SIB_LANGS, ndcg_at
 
 QUERY_WORDS = 12
@@ -79,12 +80,13 @@ def evaluate_search(
         role = "query" if getattr(enc, "roles", ["query"]) else None
         q = {x: _unit(enc.encode(articles.queries[x], role=role)) for x in {d[0] for d in directions}}
         d = {x: _unit(enc.encode(articles.bodies[x], role=role and "passage")) for x in {d[1] for d in directions}}
-        folder = getattr(enc, "folder", None) if getattr(enc, "manifest", None) is not None else None
+        model = runtime_model(enc)
+        ranked = _through_ranker(model, articles, directions) if model is not None else {}
         for qa, da in directions:
             row = out.setdefault(f"{qa}->{da}", {}).setdefault(name, {})
             row["cosine"] = _ndcg(q[qa] @ d[da].T)
-            if folder is not None:
-                row["ranker"] = _through_ranker(str(folder), articles.queries[qa], articles.bodies[da])
+            if ranked:
+                row["ranker"] = ranked[(qa, da)]
     out["avg"] = {
         name: {way: float(np.mean([out[f"{a}->{b}"][name][way] for a, b in directions])) for way in ways}
         for name, ways in out[f"{directions[0][0]}->{directions[0][1]}"].items()
@@ -92,18 +94,20 @@ def evaluate_search(
     return out
 
 
-def _through_ranker(folder: str, queries: list[str], bodies: list[str]) -> float:
-    """Each query ranked by ``Ranker.rank`` over the bodies, with no stored interests: cosine + BM25."""
-    from edge_ranker.runtime.encoder import Encoder
+def _through_ranker(model, articles: Articles, directions: list[tuple[str, str]]) -> dict[tuple[str, str], float]:
+    """Each query ranked by ``Ranker.rank`` over the other language's bodies, with no stored interests (cosine +
+    BM25); one ranker for every direction, so each language's bodies are embedded once."""
     from edge_ranker.runtime.ranker import Document, Ranker
     from edge_ranker.runtime.store import PreferenceStore
 
-    model = Encoder.load(folder)
-    docs = [Document(str(i), b) for i, b in enumerate(bodies)]
-    scores = []
+    out = {}
     with tempfile.TemporaryDirectory() as tmp, PreferenceStore(Path(tmp) / "search.sqlite") as store:
         ranker = Ranker(model, model, store)
-        for qi, query in enumerate(queries):
-            ranked = ranker.rank(docs, query=query).ids
-            scores.append(ndcg_at(np.array([r == str(qi) for r in ranked], dtype=np.float64)))
-    return float(np.mean(scores))
+        for qa, da in directions:
+            docs = [Document(str(i), b) for i, b in enumerate(articles.bodies[da])]
+            scores = []
+            for qi, query in enumerate(articles.queries[qa]):
+                ranked = ranker.rank(docs, query=query).ids
+                scores.append(ndcg_at(np.array([r == str(qi) for r in ranked], dtype=np.float64)))
+            out[(qa, da)] = float(np.mean(scores))
+    return out

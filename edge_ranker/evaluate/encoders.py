@@ -45,3 +45,12 @@ class EvaluatedModel:
 
     def encode(self, texts, role: str | None = None):
         return self.encoder.encode(texts, role=role if self.encoder.roles else None)
+
+
+def runtime_model(encoder):
+    """The runtime ``Encoder`` behind an evaluated encoder (an exported model folder), or None for a teacher or a
+    torch student: those have no ``Ranker`` path to measure."""
+    from edge_ranker.runtime.encoder import Encoder
+
+    inner = encoder.encoder if isinstance(encoder, EvaluatedModel) else encoder
+    return inner if isinstance(inner, Encoder) else None

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.evaluate.encoders import runtime_model
 
 SIB_LANGS = {
     "en": "eng_Latn",
@@ -157,13 +158,12 @@ def plain_rule(vectors: Callable[[str], np.ndarray], users: list[User], topics: 
     return _summary(scores)
 
 
-def through_ranker(folder: str, users: list[User], topics: Topics, vectors: Callable[[str], np.ndarray]) -> dict:
-    """Each user in a fresh preference store: ``feedback`` for the history, then ``rank`` of the candidates."""
-    from edge_ranker.runtime.encoder import Encoder
+def through_ranker(semantic, users: list[User], topics: Topics, vectors: Callable[[str], np.ndarray]) -> dict:
+    """Each user in a fresh preference store: ``feedback`` for the history, then ``rank`` of the candidates, with
+    ``semantic`` (a runtime ``Encoder``) as the ranker's model."""
     from edge_ranker.runtime.ranker import Document, Ranker
     from edge_ranker.runtime.store import PreferenceStore
 
-    semantic = Encoder.load(folder)
     scores = []
     with tempfile.TemporaryDirectory() as tmp:
         for n, u in enumerate(users):
@@ -197,8 +197,7 @@ def evaluate_personal(
     seed: int = 0,
 ) -> dict:
     """``{setting: {"random": ..., spec: {"plain": ..., "ranker": ...}}}``: every encoder on the same users.
-    ``encoders`` maps a name to an object with ``encode(texts)``; runtime model folders also go through the
-    ``Ranker`` (their ``folder`` attribute)."""
+    ``encoders`` maps a name to an object with ``encode(texts)``; runtime models also go through the ``Ranker``."""
     topics = load_topics(data_root, split)
     out: dict = {}
     cache: dict[tuple[str, str], np.ndarray] = {}
@@ -214,8 +213,7 @@ def evaluate_personal(
                 return cache[(name, lang)]
 
             res[name] = {"plain": plain_rule(vectors, people, topics)}
-            folder = getattr(enc, "folder", None)
-            if folder is not None and getattr(enc, "manifest", None) is not None:
-                res[name]["ranker"] = through_ranker(str(folder), people, topics, vectors)
+            if (model := runtime_model(enc)) is not None:
+                res[name]["ranker"] = through_ranker(model, people, topics, vectors)
         out[setting] = res
     return out
