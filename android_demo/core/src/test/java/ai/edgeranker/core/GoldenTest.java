@@ -58,10 +58,7 @@ public final class GoldenTest {
     }
 
     static void tokens(Path golden, Path models, String model) throws Exception {
-        Map<String, String> cfg = new HashMap<>();
-        for (String[] r : rows(golden.resolve(model + "_config.tsv"))) {
-            cfg.put(r[0], r[1]);
-        }
+        Map<String, String> cfg = settings(golden.resolve(model + "_config.tsv"));
         int maxLength = Integer.parseInt(cfg.get("max_length"));
         WordPieceTokenizer tok = WordPieceTokenizer.load(models.resolve(model).resolve("vocab.txt"), maxLength);
         for (String[] r : rows(golden.resolve(model + "_tokens.tsv"))) {
@@ -117,16 +114,28 @@ public final class GoldenTest {
         }
     }
 
-    static void ranking(Path golden) throws Exception {
-        Map<String, String> sc = new HashMap<>();
-        for (String[] r : rows(golden.resolve("scenario.tsv"))) {
-            sc.put(r[0], r[1]);
+    /** A two-column settings file (name, value), by name. */
+    static Map<String, String> settings(Path tsv) throws Exception {
+        Map<String, String> out = new HashMap<>();
+        for (String[] r : rows(tsv)) {
+            out.put(r[0], r[1]);
         }
+        return out;
+    }
+
+    /** The interests' settings the Python side used for the golden history. */
+    static Interests.Config config(Map<String, String> sc) {
         Interests.Config cfg = new Interests.Config();
         cfg.shiftFactor = Double.parseDouble(sc.get("shift_factor"));
         cfg.threshold = Double.parseDouble(sc.get("threshold"));
         cfg.horizonDays = Double.parseDouble(sc.get("horizon_days"));
         cfg.decayRatePerDay = Double.parseDouble(sc.get("decay_rate_per_day"));
+        return cfg;
+    }
+
+    static void ranking(Path golden) throws Exception {
+        Map<String, String> sc = settings(golden.resolve("scenario.tsv"));
+        Interests.Config cfg = config(sc);
         Interests interests = new Interests(cfg);
         for (String[] r : rows(golden.resolve("history.tsv"))) {
             interests.feedback(floats(r[2]), r[0].equals("like"), Double.parseDouble(r[1]));
@@ -185,15 +194,8 @@ public final class GoldenTest {
 
     /** The golden scenario again, end to end on the JVM: texts in, the Java forward pass, Ranker's order out. */
     static void rankingFromTexts(Path golden, Encoder semantic, Encoder relevance) throws Exception {
-        Map<String, String> sc = new HashMap<>();
-        for (String[] r : rows(golden.resolve("scenario.tsv"))) {
-            sc.put(r[0], r[1]);
-        }
-        Interests.Config cfg = new Interests.Config();
-        cfg.shiftFactor = Double.parseDouble(sc.get("shift_factor"));
-        cfg.threshold = Double.parseDouble(sc.get("threshold"));
-        cfg.horizonDays = Double.parseDouble(sc.get("horizon_days"));
-        cfg.decayRatePerDay = Double.parseDouble(sc.get("decay_rate_per_day"));
+        Map<String, String> sc = settings(golden.resolve("scenario.tsv"));
+        Interests.Config cfg = config(sc);
         Ranker ranker = new Ranker(semantic, relevance, new Interests(cfg));
         ranker.personalWeight = Double.parseDouble(sc.get("personal_weight"));
         ranker.queryWeight = Double.parseDouble(sc.get("query_weight"));
