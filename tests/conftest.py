@@ -99,7 +99,7 @@ def tiny_student(tiny_vocab, tmp_path_factory) -> Path:
     import torch
     from tokenizers import Tokenizer
 
-    from edge_ranker.distill.student import Student, StudentInfo, save_student
+    from edge_ranker.modeling.student import Student, StudentInfo, save_student
 
     torch.manual_seed(0)
     tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))

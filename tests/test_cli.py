@@ -225,7 +225,7 @@ def test_distill_refuses_an_empty_document_cut_with_a_message(tmp_path):
 def test_eval_translation_on_an_exported_model(exported, tmp_path):
     from conftest import write_bitexts
 
-    from edge_ranker.evaluate.translation import FILE_CODES, TRANSLATION_LANGS
+    from edge_ranker.datasets.bitext import FILE_CODES, TRANSLATION_LANGS
 
     en = [b"the green river", b"a stone house", b"\xf0\x9f\x98\x80 emoji", b""]
     for lang in TRANSLATION_LANGS:

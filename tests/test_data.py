@@ -8,23 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from edge_ranker.distill.data import (
-    HeldText,
-    drop_held,
-    eval_sentences,
+from edge_ranker.datasets import retrieval
+from edge_ranker.datasets.held_out import HeldText, drop_held, eval_sentences, retrieval_eval_texts
+from edge_ranker.datasets.training import (
     file_passages,
     judged_pairs,
     mono_groups,
     news_groups,
     news_mono_groups,
     news_passages,
-    retrieval_eval_texts,
     retrieval_texts,
     sts_train_groups,
     wiki_summaries,
 )
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.evaluate import retrieval
 
 EN = ["A man plays a guitar.", "A dog runs.", "Two cats sleep.", "A woman cooks rice."]
 DE = ["Ein Mann spielt Gitarre.", "Ein Hund rennt.", "Zwei Katzen schlafen.", "Eine Frau kocht Reis."]
@@ -225,7 +222,7 @@ def test_retrieval_texts_name_a_missing_set_and_how_to_train_without_it(tmp_path
 def test_passage_queries_are_whole_sentences_of_their_passage_within_the_word_limits():
     import random
 
-    from edge_ranker.distill.data import passage_queries
+    from edge_ranker.datasets.training import passage_queries
 
     text = "Too short. This sentence has exactly six words. Is this a question of seven words? Tiny!"
     picked = passage_queries(text, 5, random.Random(0), min_words=5, max_words=7)
@@ -237,7 +234,7 @@ def test_passage_queries_are_whole_sentences_of_their_passage_within_the_word_li
 def test_passage_crops_are_distinct_windows_of_the_whole_passage_within_the_word_limits():
     import random
 
-    from edge_ranker.distill.data import passage_crops
+    from edge_ranker.datasets.training import passage_crops
 
     text = " ".join(f"w{i}" for i in range(50))
     crops = passage_crops(text, 6, random.Random(0), min_words=5, max_words=8)

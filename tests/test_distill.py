@@ -8,7 +8,8 @@ import torch
 from conftest import HashTeacher, make_sentences
 
 from edge_ranker.distill import losses
-from edge_ranker.distill.pca import ReducedTeacher, fit_pca
+from edge_ranker.distill.batch import Batch
+from edge_ranker.modeling.pca import ReducedTeacher, fit_pca
 from edge_ranker.teachers import CachedTeacher
 
 
@@ -20,6 +21,15 @@ class CountingTeacher(HashTeacher):
     def encode(self, texts, role="passage"):
         self.calls += len(texts)
         return super().encode(texts, role)
+
+
+def loss(name, s, t, group, temperature=losses.TEMPERATURE, teacher=None, lexical=None, positive=None):
+    """One loss of ``losses.LOSSES`` on a one-process batch."""
+    return losses.LOSSES[name](temperature)(Batch(s, t, group, torch.arange(len(t)), positive, teacher, lexical))
+
+
+def combined(weights, s, t, group, temperature=losses.TEMPERATURE, teacher=None, lexical=None, positive=None):
+    return losses.Combined(weights, temperature)(Batch(s, t, group, torch.arange(len(t)), positive, teacher, lexical))
 
 
 def test_cache_computes_once_and_resumes(tmp_path):
@@ -72,32 +82,32 @@ G = torch.tensor([0, 1, 1])
 
 def test_mse_is_corrected_eq2():
     # rows 0,1,2 -> targets 0,1,1: squared errors summed over dims: 1, 1, 9+9=18 -> mean 20/3
-    assert losses.mse(S, T, G).item() == pytest.approx(20 / 3)
+    assert loss("mse", S, T, G).item() == pytest.approx(20 / 3)
 
 
 def test_l2_unsquared():
-    assert losses.l2(S, T, G).item() == pytest.approx((1 + 1 + math.sqrt(18)) / 3)
+    assert loss("l2", S, T, G).item() == pytest.approx((1 + 1 + math.sqrt(18)) / 3)
 
 
 def test_cosine():
     c0 = 1 / math.sqrt(2)
     c2 = 4 / 5
-    assert losses.cosine(S, T, G).item() == pytest.approx(((1 - c0) + 0 + (1 - c2)) / 3, rel=1e-5)
+    assert loss("cosine", S, T, G).item() == pytest.approx(((1 - c0) + 0 + (1 - c2)) / 3, rel=1e-5)
 
 
 def test_relational_and_contrastive_zero_or_low_when_student_equals_teacher():
     t = torch.nn.functional.normalize(torch.randn(6, 8), dim=-1)
     g = torch.arange(6)
-    assert losses.relational(t, t, g).item() == pytest.approx(0.0, abs=1e-6)
-    good = losses.contrastive(t, t, g).item()
-    bad = losses.contrastive(t[torch.randperm(6, generator=torch.Generator().manual_seed(1))], t, g).item()
+    assert loss("relational", t, t, g).item() == pytest.approx(0.0, abs=1e-6)
+    good = loss("contrastive", t, t, g).item()
+    bad = loss("contrastive", t[torch.randperm(6, generator=torch.Generator().manual_seed(1))], t, g).item()
     assert good < bad
 
 
 def test_contrastive_matches_hand_computation():
     s = torch.tensor([[1.0, 0.0]])
     t = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
-    v = losses.contrastive(s, t, torch.tensor([0]), temperature=1.0).item()
+    v = loss("contrastive", s, t, torch.tensor([0]), temperature=1.0).item()
     assert v == pytest.approx(-math.log(math.e / (math.e + 1)))
 
 
@@ -105,20 +115,20 @@ def test_judged_matches_hand_computation_skips_unjudged_rows_and_masks_the_rows_
     s = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
     t = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     # row 0 (a query, own target 0) is judged to match column 2; row 1 has no judgment
-    v = losses.judged(s, t, torch.tensor([0, 1]), torch.tensor([2, -1]), temperature=1.0).item()
+    v = loss("judged", s, t, torch.tensor([0, 1]), 1.0, positive=torch.tensor([2, -1])).item()
     c = 1 / math.sqrt(2)  # cos(row 0, column 2); column 0, its own target, is no negative
     assert v == pytest.approx(-math.log(math.exp(c) / (math.exp(c) + math.exp(0.0))))
-    assert losses.judged(s, t, torch.tensor([0, 1]), torch.tensor([-1, -1])).item() == 0.0
-    total, parts = losses.combined({"judged": 2.0}, s, t, torch.tensor([0, 1]), 1.0, positive=torch.tensor([2, -1]))
+    assert loss("judged", s, t, torch.tensor([0, 1]), positive=torch.tensor([-1, -1])).item() == 0.0
+    total, parts = combined({"judged": 2.0}, s, t, torch.tensor([0, 1]), 1.0, positive=torch.tensor([2, -1]))
     assert total.item() == pytest.approx(2 * v) and parts["judged"] == pytest.approx(v)
-    with pytest.raises(ValueError, match="judged column"):
-        losses.combined({"judged": 1.0}, s, t, torch.tensor([0, 1]))
+    with pytest.raises(ValueError, match="judged loss needs the batch.s positive"):
+        combined({"judged": 1.0}, s, t, torch.tensor([0, 1]))
 
 
 def test_pairwise_zero_when_student_rows_match_their_targets_and_hand_computed():
     t = torch.nn.functional.normalize(torch.randn(4, 8), dim=-1)
     g = torch.tensor([0, 1, 1, 3])  # rows 1 and 2 share a target (a sentence and its translation)
-    assert losses.pairwise(t[g], t, g).item() == pytest.approx(0.0, abs=1e-6)
+    assert loss("pairwise", t[g], t, g).item() == pytest.approx(0.0, abs=1e-6)
     # 3 rows, temperature 1. Teacher rows e0, e0, e1; student rows e0, e1, e1. Each row against the other two:
     # row 0: teacher sims (1, 0), student (0, 0); row 1: teacher (1, 0), student (0, 1); row 2: teacher (0, 0),
     # student (0, 1).
@@ -132,7 +142,7 @@ def test_pairwise_zero_when_student_rows_match_their_targets_and_hand_computed()
 
     kl_row0, kl_row1, kl_row2 = kl([hi, lo], [0.5, 0.5]), kl([hi, lo], [lo, hi]), kl([0.5, 0.5], [lo, hi])
     want = (kl_row0 + kl_row1 + kl_row2) / 3
-    assert losses.pairwise(s, tt, grp, temperature=1.0).item() == pytest.approx(want, rel=1e-5)
+    assert loss("pairwise", s, tt, grp, temperature=1.0).item() == pytest.approx(want, rel=1e-5)
 
 
 def test_combined_passes_its_temperature_to_the_in_batch_losses_only():
@@ -143,11 +153,11 @@ def test_combined_passes_its_temperature_to_the_in_batch_losses_only():
     # contrastive at temperature 1 by hand: row 0 logits (1, 0), row 1 logits (0.6, 0.8), targets 0 and 1
     want_c = (-math.log(math.e / (math.e + 1)) - math.log(math.exp(0.8) / (math.exp(0.6) + math.exp(0.8)))) / 2
     want_mse = (0.0 + 0.6**2 + 0.2**2) / 2  # row 0 matches its target; row 1 is off by (0.6, -0.2)
-    total, parts = losses.combined(weights, s, t, g, temperature=1.0)
+    total, parts = combined(weights, s, t, g, temperature=1.0)
     assert parts["contrastive"] == pytest.approx(want_c, rel=1e-5)
     assert parts["mse"] == pytest.approx(want_mse, rel=1e-5)
     assert total.item() == pytest.approx(want_c + want_mse, rel=1e-5)
-    assert losses.combined(weights, s, t, g)[1]["contrastive"] != pytest.approx(want_c, rel=1e-3)
+    assert combined(weights, s, t, g)[1]["contrastive"] != pytest.approx(want_c, rel=1e-3)
 
 
 def test_relational_scores_its_teacher_side_with_the_full_teacher_when_given():
@@ -156,12 +166,12 @@ def test_relational_scores_its_teacher_side_with_the_full_teacher_when_given():
     t = torch.tensor([[1.0, 0.0], [0.0, 1.0]])  # PCA targets: the two targets look unrelated
     full = torch.tensor([[1.0, 0.0, 0.0], [0.6, 0.8, 0.0]])  # the full teacher finds them similar (cos 0.6)
     g = torch.tensor([0, 1])
-    assert losses.relational(t, t, g, temperature=1.0).item() == pytest.approx(0.0, abs=1e-6)
+    assert loss("relational", t, t, g, temperature=1.0).item() == pytest.approx(0.0, abs=1e-6)
     # row 0: student logits (1, 0), teacher (1, 0.6); row 1: student (0, 1), teacher (0.6, 1)
     p_t = [math.e / (math.e + math.exp(0.6)), math.exp(0.6) / (math.e + math.exp(0.6))]
     p_s = [math.e / (math.e + 1), 1 / (math.e + 1)]
     kl = sum(a * math.log(a / b) for a, b in zip(p_t, p_s))  # both rows give the same KL by symmetry
-    got = losses.relational(t, t, g, temperature=1.0, teacher=full).item()
+    got = loss("relational", t, t, g, temperature=1.0, teacher=full).item()
     assert got == pytest.approx(kl, rel=1e-5)
 
 
@@ -171,7 +181,7 @@ def test_relational_adds_the_lexical_matrix_to_the_teachers_cosines_in_units_of_
     t = torch.tensor([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]])
     g = torch.tensor([0, 1, 2])
     lexical = torch.tensor([[0.0, 1.0, -1.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
-    assert losses.relational(t, t, g, 1.0, None, torch.zeros(3, 3)).item() == pytest.approx(0.0, abs=1e-6)
+    assert loss("relational", t, t, g, 1.0, None, torch.zeros(3, 3)).item() == pytest.approx(0.0, abs=1e-6)
     cos = [1.0, 0.6, 0.0]
     mean = sum(cos) / 3
     sd = math.sqrt(sum((c - mean) ** 2 for c in cos) / 2)  # torch's std: n - 1
@@ -183,10 +193,10 @@ def test_relational_adds_the_lexical_matrix_to_the_teachers_cosines_in_units_of_
 
     p_t, p_s = softmax(teacher), softmax(cos)
     kl = sum(a * math.log(a / b) for a, b in zip(p_t, p_s))
-    got = losses.relational(t, t, g, 1.0, None, lexical).item()
+    got = loss("relational", t, t, g, 1.0, None, lexical).item()
     assert got == pytest.approx(kl / 3, rel=1e-5)  # rows 1 and 2 are unchanged: KL 0
     weights = {"mse": 1.0, "relational": 1.0}
-    assert losses.combined(weights, t, t, g, 1.0, None, lexical)[1]["relational"] == pytest.approx(got)
+    assert combined(weights, t, t, g, 1.0, None, lexical)[1]["relational"] == pytest.approx(got)
 
 
 def test_pairwise_with_a_full_teacher_matches_the_student_to_that_teachers_similarities():
@@ -195,8 +205,10 @@ def test_pairwise_with_a_full_teacher_matches_the_student_to_that_teachers_simil
     full = torch.randn(3, 12, generator=torch.Generator().manual_seed(2))
     g = torch.tensor([0, 1, 1, 2, 0])
     # pairwise reads targets only for its teacher side, so a full teacher there is the same as full targets
-    assert losses.pairwise(s, t, g, 0.5, teacher=full).item() == pytest.approx(losses.pairwise(s, full, g, 0.5).item())
-    assert losses.pairwise(s, t, g, 0.5, teacher=full).item() != pytest.approx(losses.pairwise(s, t, g, 0.5).item())
+    assert loss("pairwise", s, t, g, 0.5, teacher=full).item() == pytest.approx(
+        loss("pairwise", s, full, g, 0.5).item()
+    )
+    assert loss("pairwise", s, t, g, 0.5, teacher=full).item() != pytest.approx(loss("pairwise", s, t, g, 0.5).item())
 
 
 def test_combined_gives_the_full_teacher_to_relational_and_pairwise_only():
@@ -205,15 +217,15 @@ def test_combined_gives_the_full_teacher_to_relational_and_pairwise_only():
     full = torch.tensor([[1.0, 0.0, 0.0], [0.6, 0.8, 0.0]])
     g = torch.tensor([0, 1])
     weights = {"mse": 1.0, "contrastive": 1.0, "relational": 1.0, "pairwise": 1.0}
-    with_full = losses.combined(weights, s, t, g, 1.0, full)[1]
-    without = losses.combined(weights, s, t, g, 1.0)[1]
+    with_full = combined(weights, s, t, g, 1.0, full)[1]
+    without = combined(weights, s, t, g, 1.0)[1]
     for name in ("mse", "contrastive"):
         assert with_full[name] == pytest.approx(without[name])
-    assert with_full["relational"] == pytest.approx(losses.relational(s, t, g, 1.0, full).item())
-    assert with_full["pairwise"] == pytest.approx(losses.pairwise(s, t, g, 1.0, full).item())
+    assert with_full["relational"] == pytest.approx(loss("relational", s, t, g, 1.0, full).item())
+    assert with_full["pairwise"] == pytest.approx(loss("pairwise", s, t, g, 1.0, full).item())
     assert with_full["relational"] != pytest.approx(without["relational"])
 
 
 def test_combined_rejects_unknown_loss():
     with pytest.raises(ValueError, match="unknown"):
-        losses.combined({"nope": 1.0}, S, T, G)
+        combined({"nope": 1.0}, S, T, G)

@@ -11,10 +11,10 @@ from conftest import VARIED, make_sentences
 from onnx import TensorProto, helper, numpy_helper
 from scipy.stats import spearmanr
 
-from edge_ranker.distill.student import TorchStudentEncoder
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.export.onnx_graph import export_model
 from edge_ranker.export.quantize import _replace_table, int4_blocks
+from edge_ranker.modeling.student import TorchStudentEncoder
 from edge_ranker.runtime.encoder import Encoder
 from edge_ranker.runtime.manifest import SCHEMA_VERSION, read_manifest
 

@@ -6,10 +6,12 @@ import numpy as np
 import pytest
 from conftest import write_bitexts
 
+from edge_ranker.datasets.bitext import TRANSLATION_SETS, load_bitext
+from edge_ranker.datasets.retrieval import RetrievalSet
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.evaluate.metrics import retrieval_metrics, spearman
-from edge_ranker.evaluate.retrieval import RetrievalSet, evaluate_retrieval, lexical_scores
-from edge_ranker.evaluate.translation import TRANSLATION_SETS, evaluate_translation, load_bitext, retrieval_accuracy
+from edge_ranker.evaluate.retrieval import evaluate_retrieval, lexical_scores
+from edge_ranker.evaluate.translation import evaluate_translation, retrieval_accuracy
 
 
 def test_mrr_at_10_hand_computed():

@@ -9,23 +9,16 @@ import sys
 import numpy as np
 import pytest
 
+from edge_ranker.datasets.topics import load_topics
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.evaluate.personal import (
-    CANDIDATES,
-    DISLIKES,
-    LIKES,
-    evaluate_personal,
-    load_topics,
-    ndcg_at,
-    simulate_users,
-)
+from edge_ranker.evaluate.personal import CANDIDATES, DISLIKES, LIKES, evaluate_personal, ndcg_at, simulate_users
 from edge_ranker.runtime.encoder import Encoder
 
 WORDS = {"rivers": "river lake water boat", "stones": "stone wall house brick", "songs": "song music band drum"}
 
 
 def write_sib(root, langs=("en", "de"), per_topic=30):
-    from edge_ranker.evaluate.personal import SIB_LANGS
+    from edge_ranker.datasets.topics import SIB_LANGS
 
     rng = np.random.default_rng(0)
     rows = [(i, topic) for i, topic in enumerate(t for t in WORDS for _ in range(per_topic))]
@@ -89,7 +82,7 @@ def test_eval_personal_from_the_cli(tmp_path, tiny_model):
 def write_flores(root, langs=("en", "de"), articles=12):
     """Tiny FLORES-like devtest: articles of 3 sentences about distinct made-up subjects, 'translated' by a
     language tag."""
-    from edge_ranker.evaluate.personal import SIB_LANGS
+    from edge_ranker.datasets.topics import SIB_LANGS
 
     folder = root / "parallel" / "flores200_devtest"
     folder.mkdir(parents=True, exist_ok=True)
@@ -104,7 +97,8 @@ def write_flores(root, langs=("en", "de"), articles=12):
 
 
 def test_search_across_languages_through_the_ranker_and_by_cosine(tmp_path, tiny_model):
-    from edge_ranker.evaluate.crosslingual import evaluate_search, load_articles
+    from edge_ranker.datasets.articles import load_articles
+    from edge_ranker.evaluate.crosslingual import evaluate_search
 
     root = write_flores(tmp_path)
     articles = load_articles(root, ["en", "de"])

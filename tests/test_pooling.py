@@ -9,7 +9,9 @@ from conftest import VARIED, make_sentences
 from test_train import _data
 from tokenizers import Tokenizer
 
-from edge_ranker.distill.student import (
+from edge_ranker.distill.train import TrainConfig, train_student
+from edge_ranker.errors import EdgeRankerError
+from edge_ranker.modeling.student import (
     Student,
     StudentInfo,
     StudentTokenizer,
@@ -19,8 +21,6 @@ from edge_ranker.distill.student import (
     save_student,
     sif_token_logits,
 )
-from edge_ranker.distill.train import TrainConfig, train_student
-from edge_ranker.errors import EdgeRankerError
 
 TEXTS = VARIED + make_sentences("en", 40, 3) + make_sentences("de", 20, 4)
 

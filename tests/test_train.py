@@ -13,9 +13,10 @@ import torch
 from conftest import SYLLABLES, HashTeacher, make_sentences
 from tokenizers import Tokenizer
 
-from edge_ranker.distill.student import StudentInfo, TorchStudentEncoder
-from edge_ranker.distill.train import Group, TrainConfig, train_student
+from edge_ranker.distill.batch import Group
+from edge_ranker.distill.train import TrainConfig, train_student
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.modeling.student import StudentInfo, TorchStudentEncoder
 
 
 def _data(n: int = 256):
@@ -82,7 +83,7 @@ def test_training_with_the_lexical_relational_teacher_lowers_the_loss(tiny_vocab
 
 @pytest.mark.parametrize("chunks", [2, 3, 64])
 def test_length_chunked_forward_gives_the_same_vectors_and_gradients(tiny_vocab, chunks):
-    from edge_ranker.distill.student import Student, StudentTokenizer
+    from edge_ranker.modeling.student import Student, StudentTokenizer
 
     tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
     rng = np.random.default_rng(0)
@@ -128,8 +129,9 @@ def test_two_process_accelerate_run_trains_one_model(tiny_vocab, tmp_path):
     script.write_text(f"""
 import json, numpy as np
 from tokenizers import Tokenizer
-from edge_ranker.distill.train import Group, TrainConfig, train_student
-from edge_ranker.distill.student import StudentInfo
+from edge_ranker.distill.batch import Group
+from edge_ranker.distill.train import TrainConfig, train_student
+from edge_ranker.modeling.student import StudentInfo
 groups = [Group(t, i) for t, i in json.load(open({str(tmp_path / "groups.json")!r}))]
 targets = np.load({str(tmp_path / "targets.npy")!r})
 tok = Tokenizer.from_file({str(tiny_vocab / "tokenizer.json")!r})
@@ -187,8 +189,9 @@ def test_two_processes_compute_the_in_batch_losses_over_the_global_batch(
     script.write_text(f"""
 import json, numpy as np
 from tokenizers import Tokenizer
-from edge_ranker.distill.train import Group, TrainConfig, train_student
-from edge_ranker.distill.student import StudentInfo
+from edge_ranker.distill.batch import Group
+from edge_ranker.distill.train import TrainConfig, train_student
+from edge_ranker.modeling.student import StudentInfo
 groups = [Group(t, i, positives=p) for t, i, p in json.load(open({str(tmp_path / "groups.json")!r}))]
 for g in groups:
     g.linked = [groups[p] for p in g.positives]
@@ -250,8 +253,8 @@ print("LOG", json.dumps({{"rank": log["process_index"], "computed": log["teacher
 
 def test_distill_recipe_end_to_end(tiny_vocab, tmp_path):
     """Tiny data root in the real layout -> teacher cache -> PCA -> teacher-initialised student -> folder."""
-    from edge_ranker.distill.pca import PCAMap
     from edge_ranker.distill.recipes import distill
+    from edge_ranker.modeling.pca import PCAMap
 
     groups = _data_root(tmp_path / "data")
     recipe = _tiny_recipe()
@@ -337,7 +340,7 @@ def test_link_top_passages_links_each_query_to_its_teachers_best_passages():
 
 
 def test_linked_groups_share_the_batch_and_a_repeated_passage_is_one_target():
-    from edge_ranker.distill.train import _collate
+    from edge_ranker.distill.batch import collate
 
     passage = Group(["a passage"], 2)
     batch = [Group(["q one"], 0, linked=[passage]), Group(["q two"], 1, linked=[passage]), passage]
@@ -347,13 +350,13 @@ def test_linked_groups_share_the_batch_and_a_repeated_passage_is_one_target():
         def __call__(self, texts):
             return {"n": len(texts)}
 
-    enc = _collate(_Tok(), torch.from_numpy(targets))(batch)
+    enc = collate(_Tok(), torch.from_numpy(targets))(batch)
     assert enc["n"] == 5  # q one, a passage, q two, a passage, a passage
     assert enc["group"].tolist() == [0, 1, 2, 1, 1]
     np.testing.assert_array_equal(enc["target"].numpy(), targets[[0, 2, 1]])
     assert enc["positive"].tolist() == [-1] * 5  # no judgments
     batch[1].positives = [2]  # q two is judged to match the passage: its column, 1
-    assert _collate(_Tok(), torch.from_numpy(targets))(batch)["positive"].tolist() == [-1, -1, 1, -1, -1]
+    assert collate(_Tok(), torch.from_numpy(targets))(batch)["positive"].tolist() == [-1, -1, 1, -1, -1]
 
 
 def test_training_with_judged_pairs_lowers_the_judged_loss(tiny_vocab, tmp_path):
@@ -452,7 +455,7 @@ def test_distill_with_vocab_texts_adds_one_group_per_piece_and_trains(tiny_vocab
 
 
 def test_bank_appends_drawn_targets_drops_copies_of_batch_targets_and_draws_alike_per_seed():
-    from edge_ranker.distill.train import with_bank
+    from edge_ranker.distill.batch import with_bank
 
     targets = torch.randn(50, 8)
     t = targets[:5]
@@ -498,7 +501,7 @@ def test_nearest_targets_are_the_closest_other_rows_never_a_copy_of_the_row():
 
 
 def test_neighbours_are_target_only_columns_after_the_batch_targets():
-    from edge_ranker.distill.train import _collate
+    from edge_ranker.distill.batch import collate
 
     class _Tok:
         def __call__(self, texts):
@@ -506,7 +509,7 @@ def test_neighbours_are_target_only_columns_after_the_batch_targets():
 
     targets = torch.arange(15, dtype=torch.float32).reshape(5, 3)
     near = torch.tensor([[1, 2], [0, 3], [0, 1], [4, 2], [3, 0]])
-    enc = _collate(_Tok(), targets, neighbours=near)([Group(["a", "b"], 0), Group(["c"], 3)])
+    enc = collate(_Tok(), targets, neighbours=near)([Group(["a", "b"], 0), Group(["c"], 3)])
     assert enc["group"].tolist() == [0, 0, 1]  # student rows point at their own targets only
     # batch targets 0 and 3, then 0's neighbours 1, 2 and 3's neighbour 4 (its 2 is already a column)
     assert torch.equal(enc["target"], targets[[0, 3, 1, 2, 4]])

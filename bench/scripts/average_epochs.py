@@ -17,8 +17,8 @@ import torch
 from safetensors.torch import load_file
 from tokenizers import Tokenizer
 
-from edge_ranker.distill.student import load_student, save_student
 from edge_ranker.distill.train import params_digest
+from edge_ranker.modeling.student import load_student, save_student
 
 
 def main() -> None:

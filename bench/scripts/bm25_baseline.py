@@ -17,9 +17,9 @@ import json
 import bm25s
 import numpy as np
 
-from edge_ranker.cli import data_root
+from edge_ranker.datasets.retrieval import RetrievalSet, load_retrieval
 from edge_ranker.evaluate.metrics import retrieval_metrics
-from edge_ranker.evaluate.retrieval import RetrievalSet, load_retrieval
+from edge_ranker.paths import data_root
 
 
 def bm25_run(ds: RetrievalSet) -> dict[str, dict[str, float]]:

@@ -17,12 +17,12 @@ import json
 
 import numpy as np
 
-from edge_ranker.cli import cache_root, data_root
-from edge_ranker.distill.data import first_words, retrieval_texts
+from edge_ranker.datasets.retrieval import load_retrieval, training_remainder
+from edge_ranker.datasets.training import first_words, retrieval_texts
 from edge_ranker.distill.recipes import RECIPES
 from edge_ranker.evaluate.encoders import resolve_encoder
-from edge_ranker.evaluate.retrieval import load_retrieval, training_remainder
 from edge_ranker.evaluate.sts import row_cosines
+from edge_ranker.paths import cache_root, data_root
 
 
 def main() -> None:

@@ -15,9 +15,10 @@ import json
 import numpy as np
 import pytrec_eval
 
-from edge_ranker.cli import cache_root, data_root
+from edge_ranker.datasets.retrieval import load_retrieval
 from edge_ranker.evaluate.encoders import resolve_encoder
-from edge_ranker.evaluate.retrieval import load_retrieval, retrieval_run
+from edge_ranker.evaluate.retrieval import retrieval_run
+from edge_ranker.paths import cache_root, data_root
 
 
 def per_query_ndcg(spec: str, ds, cache) -> np.ndarray:

@@ -29,12 +29,10 @@ import torch
 from accelerate import PartialState
 from tokenizers import Tokenizer
 
-from edge_ranker.distill.data import (
+from edge_ranker.datasets.held_out import HeldText, drop_held, eval_sentences, retrieval_eval_texts
+from edge_ranker.datasets.training import (
     DOC_WORDS,
-    HeldText,
     bible_groups,
-    drop_held,
-    eval_sentences,
     file_passages,
     first_words,
     judged_pairs,
@@ -44,16 +42,16 @@ from edge_ranker.distill.data import (
     news_passages,
     passage_crops,
     passage_queries,
-    retrieval_eval_texts,
     retrieval_texts,
     sts_train_groups,
     tatoeba_pairs,
     wiki_summaries,
 )
-from edge_ranker.distill.pca import PCAMap, fit_pca
-from edge_ranker.distill.student import StudentInfo
-from edge_ranker.distill.train import Group, TrainConfig, teacher_token_embeddings, train_student
+from edge_ranker.distill.batch import Group
+from edge_ranker.distill.train import TrainConfig, teacher_token_embeddings, train_student
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.modeling.pca import PCAMap, fit_pca
+from edge_ranker.modeling.student import StudentInfo
 from edge_ranker.teachers import CachedTeacher, load_teacher
 from edge_ranker.textio import read_lines
 

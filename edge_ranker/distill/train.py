@@ -20,7 +20,6 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.distributed as dist
-import torch.distributed.nn.functional as dist_nn
 import torch.nn.functional as F
 from accelerate import Accelerator
 from accelerate.utils import set_seed
@@ -30,8 +29,10 @@ from torch.utils.data import DataLoader, Dataset
 from tqdm.auto import tqdm
 from transformers import get_linear_schedule_with_warmup
 
-from edge_ranker.distill.losses import TEMPERATURE, combined
-from edge_ranker.distill.student import (
+from edge_ranker.distill.batch import Batch, Group, collate, gather, multi_process, with_bank
+from edge_ranker.distill.losses import LOSSES, TEMPERATURE, Combined
+from edge_ranker.errors import EdgeRankerError
+from edge_ranker.modeling.student import (
     POOLING_INITS,
     POOLINGS,
     Student,
@@ -40,23 +41,7 @@ from edge_ranker.distill.student import (
     save_student,
     sif_token_logits,
 )
-from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.lexical import Bag, Feed, standardise, term_weights, terms
-
-
-@dataclass
-class Group:
-    texts: list[str]
-    target: int  # row in the target matrix
-    # Groups that ride in this group's batch: a query and the passages its teacher ranks highest, so the
-    # in-batch losses see query-passage pairs (length bucketing would otherwise keep queries and passages apart).
-    linked: list[Group] = field(default_factory=list)
-    # Target rows of the passages judged relevant to this query (the retrieval sets' training judgments); each
-    # rides in its batch (linked), and the first is the judged loss's positive.
-    positives: list[int] = field(default_factory=list)
-
-    def members(self) -> list[Group]:
-        return [self, *self.linked]
 
 
 @dataclass
@@ -128,6 +113,9 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         # here, not in train_student: a recipe builds its config before the teacher phase, which can take an hour
+        unknown = sorted(set(self.losses) - set(LOSSES))
+        if unknown:
+            raise EdgeRankerError(f"unknown loss(es) {unknown}; choose from {sorted(LOSSES)}")
         if self.teacher_scores not in ("pca", "full"):
             raise EdgeRankerError(f"teacher_scores must be 'pca' or 'full', not {self.teacher_scores!r}")
         if self.pooling not in POOLINGS:
@@ -201,17 +189,13 @@ def nearest_targets(targets: torch.Tensor, k: int, block: int = 1024, show_progr
     return out
 
 
-def _multi_process() -> bool:
-    return dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1
-
-
 def shared_nearest_targets(
     targets: torch.Tensor, k: int, device: torch.device, show_progress: bool = False
 ) -> torch.Tensor:
     """``nearest_targets`` computed by the main process alone and sent to the others: it is the same for all
     of them, and minutes of work on 200k targets that N processes on shared cores would each repeat. The
     broadcast goes through ``device`` (NCCL sends only GPU tensors); the result is on the CPU, like the targets."""
-    if not _multi_process():
+    if not multi_process():
         return nearest_targets(targets, k, show_progress=show_progress)
     if dist.get_rank() == 0:
         near = nearest_targets(targets, k, show_progress=show_progress).to(device)
@@ -219,39 +203,6 @@ def shared_nearest_targets(
         near = torch.empty((len(targets), max(min(k, len(targets) - 1), 0)), dtype=torch.long, device=device)
     dist.broadcast(near, src=0)
     return near.cpu()
-
-
-def _collate(
-    tokenize: StudentTokenizer,
-    targets: torch.Tensor,
-    teacher: torch.Tensor | None = None,
-    neighbours: torch.Tensor | None = None,
-):
-    def collate(batch: list[Group]) -> dict[str, torch.Tensor]:
-        texts: list[str] = []
-        rows: list[int] = []
-        judged: list[int] = []  # target row of each text's judged passage, -1 for none
-        index_of: dict[int, int] = {}  # target row -> batch column; a passage linked twice is one target
-        for g in batch:
-            for m in g.members():
-                col = index_of.setdefault(m.target, len(index_of))
-                texts.extend(m.texts)
-                rows.extend([col] * len(m.texts))
-                judged.extend([m.positives[0] if m.positives else -1] * len(m.texts))
-        if neighbours is not None:  # target-only columns: no student row points at them
-            for r in neighbours[list(index_of)].flatten().tolist():
-                index_of.setdefault(r, len(index_of))
-        enc = tokenize(texts)
-        enc["group"] = torch.tensor(rows, dtype=torch.long)
-        # the column of each text's judged passage: it rides in its query's batch (linked), so it has one
-        enc["positive"] = torch.tensor([index_of[r] if r >= 0 else -1 for r in judged], dtype=torch.long)
-        enc["column"] = columns = torch.tensor(list(index_of), dtype=torch.long)  # target row of each column
-        enc["target"] = targets[columns]
-        if teacher is not None:
-            enc["teacher"] = teacher[columns]
-        return enc
-
-    return collate
 
 
 def target_bm25(groups: list[Group], n_targets: int, tokenizer: Tokenizer):
@@ -280,78 +231,6 @@ def target_bm25(groups: list[Group], n_targets: int, tokenizer: Tokenizer):
         return torch.from_numpy(np.stack([standardise(row) for row in scores])).float()
 
     return matrix
-
-
-def gather_batch(
-    s: torch.Tensor,
-    target: torch.Tensor,
-    group: torch.Tensor,
-    column: torch.Tensor,
-    positive: torch.Tensor,
-    teacher: torch.Tensor | None = None,
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None, torch.Tensor]:
-    """Every process's student rows, targets (and full teacher vectors, when given), group ids, judged columns
-    (``positive``, -1 for none) and each target column's row in the target matrix, so the in-batch losses
-    (relational, contrastive, pairwise, judged) see the global batch, as one process would, and not 1/N of it.
-
-    Student rows keep their gradient (autograd all-gather, whose backward sums over processes); every
-    process computes the same loss, so DDP's gradient mean equals that loss's gradient.
-
-    ``column`` (each target column's row in the target matrix) merges columns that two processes both
-    brought (a neighbour or a linked passage on one, a batch target on the other): a second copy of a row's
-    positive would count as its negative, which one process's collate never lets happen.
-    """
-    if not _multi_process():
-        return s, target, group, positive, teacher, column
-    n = dist.get_world_size()
-    sizes = [torch.zeros(2, dtype=torch.long, device=s.device) for _ in range(n)]  # on s's device: NCCL needs it
-    dist.all_gather(sizes, torch.tensor([len(s), len(target)], device=s.device))
-    rows, cols = [int(x[0]) for x in sizes], [int(x[1]) for x in sizes]
-    first = sum(cols[: dist.get_rank()])  # this process's targets follow those of lower ranks
-    group, positive = group + first, torch.where(positive >= 0, positive + first, positive)
-
-    def pad(x: torch.Tensor, m: int) -> torch.Tensor:  # all_gather needs equal shapes
-        return torch.cat([x, x.new_zeros((m - len(x), *x.shape[1:]))])
-
-    def gather_const(x: torch.Tensor, m: int) -> list[torch.Tensor]:
-        out = [x.new_empty((m, *x.shape[1:])) for _ in range(n)]
-        dist.all_gather(out, pad(x, m))
-        return out
-
-    def by_column(x: torch.Tensor) -> torch.Tensor:
-        return torch.cat([y[:c] for y, c in zip(gather_const(x, max(cols)), cols)])
-
-    s_all = dist_nn.all_gather(pad(s, max(rows)))
-    g_all = gather_const(group, max(rows))
-    unique, inverse = torch.unique(by_column(column), return_inverse=True)
-    group = inverse[torch.cat([x[:r] for x, r in zip(g_all, rows)])]
-    positive = torch.cat([x[:r] for x, r in zip(gather_const(positive, max(rows)), rows)])
-    positive = torch.where(positive >= 0, inverse[positive.clamp(min=0)], positive)
-
-    def merged(x: torch.Tensor) -> torch.Tensor:  # copies of one row are equal, so any of them may land
-        return x.new_empty((len(unique), x.shape[1])).index_copy_(0, inverse, by_column(x))
-
-    target, teacher = merged(target), None if teacher is None else merged(teacher)
-    return torch.cat([x[:r] for x, r in zip(s_all, rows)]), target, group, positive, teacher, unique
-
-
-def with_bank(
-    t: torch.Tensor,
-    f: torch.Tensor | None,
-    targets: torch.Tensor,
-    full: torch.Tensor | None,
-    k: int,
-    generator: torch.Generator,
-) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """The batch's target columns ``t`` (and full teacher vectors ``f``) followed by ``k`` rows drawn from all
-    ``targets`` (``full``). A drawn row equal to a batch target is dropped: in the contrastive loss it would be
-    a second copy of some row's positive. Every process draws the same rows (one draw per step, same seed)."""
-    idx = torch.randint(len(targets), (k,), generator=generator)
-    bank = targets[idx].to(t.device)
-    keep = ((F.normalize(bank, dim=-1) @ F.normalize(t, dim=-1).T).amax(1) <= 1 - 1e-6).cpu()
-    idx = idx[keep]
-    t = torch.cat([t, bank[keep.to(t.device)]])
-    return t, None if f is None or full is None else torch.cat([f, full[idx].to(f.device)])
 
 
 def params_digest(model: torch.nn.Module) -> str:
@@ -417,19 +296,19 @@ def train_student(
     near = (
         shared_nearest_targets(tgt, config.neighbours, accelerator.device, show_progress) if config.neighbours else None
     )
-    collate = _collate(StudentTokenizer(tokenizer, config.max_length), tgt, full, near)
+    collate_groups = collate(StudentTokenizer(tokenizer, config.max_length), tgt, full, near)
     bm25_of = target_bm25(groups, len(tgt), tokenizer) if config.lexical else None
     per_process = max(1, config.batch_size // accelerator.num_processes)
     if config.bucket_by_length:
         sampler = LengthBucketSampler(groups, per_process, config.seed)
-        loader = DataLoader(_Groups(groups), batch_sampler=sampler, collate_fn=collate)
+        loader = DataLoader(_Groups(groups), batch_sampler=sampler, collate_fn=collate_groups)
     else:
         loader = DataLoader(
             _Groups(groups),
             batch_size=per_process,
             shuffle=True,
             drop_last=len(groups) > per_process,
-            collate_fn=collate,
+            collate_fn=collate_groups,
             generator=torch.Generator().manual_seed(config.seed),
         )
     trained = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
@@ -451,18 +330,17 @@ def train_student(
     log: dict = {"epochs": [], "world_size": accelerator.num_processes, "steps": total, "config": asdict(config)}
     bank_generator = torch.Generator().manual_seed(config.seed)
     bar = tqdm(total=total, desc="distil", disable=not (show_progress and accelerator.is_local_main_process))
+    loss_of = Combined(config.losses, config.temperature)
     model.train()
     for epoch in range(config.epochs):
         losses: list[float] = []
         for batch in loader:
-            s = model(batch["input_ids"], batch["attention_mask"], config.chunks)
-            s_all, t_all, g_all, p_all, f_all, c_all = gather_batch(
-                s, batch["target"], batch["group"], batch["column"], batch["positive"], batch.get("teacher")
-            )
+            b = gather(Batch.of(model(batch["input_ids"], batch["attention_mask"], config.chunks), batch))
             if config.bank:
-                t_all, f_all = with_bank(t_all, f_all, tgt, full, config.bank, bank_generator)
-            lex = config.lexical * bm25_of(c_all.tolist()) if bm25_of else None
-            loss, _ = combined(config.losses, s_all, t_all, g_all, config.temperature, f_all, lex, p_all)
+                b.target, b.teacher = with_bank(b.target, b.teacher, tgt, full, config.bank, bank_generator)
+            if bm25_of:
+                b.lexical = config.lexical * bm25_of(b.column.tolist())
+            loss, _ = loss_of(b)
             accelerator.backward(loss)
             if config.grad_clip:
                 accelerator.clip_grad_norm_(model.parameters(), config.grad_clip)

@@ -10,51 +10,17 @@ scored through ``Ranker.rank(docs, query=...)`` (cosine + BM25, the path users r
 
 from __future__ import annotations
 
-import csv
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from edge_ranker.errors import EdgeRankerError
+from edge_ranker.datasets.articles import Articles, load_articles
+from edge_ranker.datasets.topics import SIB_LANGS
 from edge_ranker.evaluate.encoders import runtime_model
-from edge_ranker.evaluate.personal import SIB_LANGS, ndcg_at
+from edge_ranker.evaluate.personal import ndcg_at
 
-QUERY_WORDS = 12
 DIRECTIONS = [(x, "en") for x in SIB_LANGS if x != "en"] + [("en", x) for x in SIB_LANGS if x != "en"]
-
-
-@dataclass(frozen=True)
-class Articles:
-    """Per language, each article's query (its cut first sentence) and body (the other sentences)."""
-
-    queries: dict[str, list[str]]
-    bodies: dict[str, list[str]]
-
-
-def load_articles(data_root: str | Path, langs: list[str] | None = None) -> Articles:
-    folder = Path(data_root) / "parallel" / "flores200_devtest"
-    meta = folder / "metadata_devtest.tsv"
-    if not meta.is_file():
-        raise EdgeRankerError(f"FLORES-200 devtest metadata not found: {meta} (see the data README)")
-    with open(meta, encoding="utf-8", newline="") as fh:
-        urls = [r["URL"] for r in csv.DictReader(fh, delimiter="\t")]
-    groups: dict[str, list[int]] = {}
-    for i, url in enumerate(urls):
-        groups.setdefault(url, []).append(i)
-    articles = [rows for rows in groups.values() if len(rows) >= 2]
-    queries, bodies = {}, {}
-    for lang in langs or list(SIB_LANGS):
-        path = folder / f"{SIB_LANGS[lang]}.devtest"
-        if not path.is_file():
-            raise EdgeRankerError(f"FLORES-200 devtest file not found: {path}")
-        lines = path.read_text(encoding="utf-8").splitlines()
-        if len(lines) != len(urls):
-            raise EdgeRankerError(f"{path} has {len(lines)} lines, the metadata {len(urls)}")
-        queries[lang] = [" ".join(lines[rows[0]].split()[:QUERY_WORDS]) for rows in articles]
-        bodies[lang] = [" ".join(lines[i] for i in rows[1:]) for rows in articles]
-    return Articles(queries, bodies)
 
 
 def _ndcg(scores: np.ndarray) -> float:

@@ -15,7 +15,7 @@ def resolve_encoder(spec: str, cache_dir: str | Path):
     if spec.startswith("teacher:"):
         return CachedTeacher(load_teacher(spec.split(":", 1)[1]), cache_dir)
     if spec.startswith("reduced:"):
-        from edge_ranker.distill.pca import PCAMap, ReducedTeacher
+        from edge_ranker.modeling.pca import PCAMap, ReducedTeacher
 
         folder = Path(spec.split(":", 1)[1])
         info = json.loads((folder / "student.json").read_text(encoding="utf-8"))
@@ -23,7 +23,7 @@ def resolve_encoder(spec: str, cache_dir: str | Path):
         return ReducedTeacher(teacher, PCAMap.load(folder / "pca.npz"))
     p = Path(spec)
     if (p / "student.json").exists():
-        from edge_ranker.distill.student import TorchStudentEncoder
+        from edge_ranker.modeling.student import TorchStudentEncoder
 
         return TorchStudentEncoder(p)
     if (p / "manifest.json").exists() or not p.exists():

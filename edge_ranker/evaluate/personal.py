@@ -11,7 +11,6 @@ dislikes), which separates the model from the interest logic; ``random`` is the 
 
 from __future__ import annotations
 
-import csv
 import math
 import tempfile
 from collections.abc import Callable
@@ -20,31 +19,12 @@ from pathlib import Path
 
 import numpy as np
 
+from edge_ranker.datasets.topics import Topics, load_topics
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.evaluate.encoders import runtime_model
 
-SIB_LANGS = {
-    "en": "eng_Latn",
-    "de": "deu_Latn",
-    "fr": "fra_Latn",
-    "it": "ita_Latn",
-    "es": "spa_Latn",
-    "pl": "pol_Latn",
-    "pt": "por_Latn",
-    "nl": "nld_Latn",
-    "ru": "rus_Cyrl",
-    "tr": "tur_Latn",
-}
 SETTINGS = ("mono", "cross", "mixed")
 LIKES, DISLIKES, CANDIDATES, TOP = 5, 3, 60, 10
-
-
-@dataclass(frozen=True)
-class Topics:
-    """One SIB-200 split: per language the texts in ``index_id`` order, and each item's topic."""
-
-    texts: dict[str, list[str]]
-    topics: list[str]
 
 
 @dataclass(frozen=True)
@@ -56,26 +36,6 @@ class User:
     candidates: list[tuple[int, str]]
     liked: str
     disliked: str
-
-
-def load_topics(data_root: str | Path, split: str = "dev", langs: list[str] | None = None) -> Topics:
-    """The items present in every language, aligned by ``index_id``; the languages default to those on disk."""
-    if split == "test":
-        raise EdgeRankerError("SIB-200's test split is kept out of this project; use dev or train")
-    folder = Path(data_root) / "topics" / "sib200"
-    langs = langs or [lang for lang, code in SIB_LANGS.items() if (folder / code / f"{split}.tsv").is_file()]
-    if not langs:
-        raise EdgeRankerError(f"no SIB-200 {split} files under {folder} (see the data README)")
-    rows: dict[str, dict[str, tuple[str, str]]] = {}
-    for lang in langs:
-        path = folder / SIB_LANGS[lang] / f"{split}.tsv"
-        if not path.is_file():
-            raise EdgeRankerError(f"SIB-200 file not found: {path} (see the data README)")
-        with open(path, encoding="utf-8", newline="") as fh:
-            rows[lang] = {r["index_id"]: (r["category"], r["text"]) for r in csv.DictReader(fh, delimiter="\t")}
-    ids = sorted(set.intersection(*(set(r) for r in rows.values())), key=int)
-    first = next(iter(rows.values()))
-    return Topics({lang: [r[i][1] for i in ids] for lang, r in rows.items()}, [first[i][0] for i in ids])
 
 
 def simulate_users(topics: Topics, setting: str, n: int, seed: int = 0) -> list[User]:

@@ -5,14 +5,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from edge_ranker.datasets.retrieval import load_retrieval
 from edge_ranker.evaluate.encoders import resolve_encoder
-from edge_ranker.evaluate.retrieval import (
-    cosine_scores,
-    fused_scores,
-    lexical_scores,
-    load_retrieval,
-    scores_metrics,
-)
+from edge_ranker.evaluate.retrieval import cosine_scores, fused_scores, lexical_scores, scores_metrics
 from edge_ranker.evaluate.sts import evaluate_sts
 from edge_ranker.evaluate.translation import evaluate_translation
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import spearmanr
 
-from edge_ranker.distill.student import TorchStudentEncoder
 from edge_ranker.export.onnx_graph import export_model
 from edge_ranker.export.quantize import VARIANTS
+from edge_ranker.modeling.student import TorchStudentEncoder
 from edge_ranker.runtime.encoder import Encoder
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import torch
 
 from edge_ranker import __version__
-from edge_ranker.distill.student import Student, load_student
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.modeling.student import Student, load_student
 from edge_ranker.runtime.manifest import Manifest, write_manifest
 
 OPSET = 17

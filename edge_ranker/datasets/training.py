@@ -1,7 +1,7 @@
-"""Training data for distillation: parallel pairs (English source, translation) read from a data root.
+"""Training text for distillation, read from a data root: parallel pairs (English source, translation), groups
+of translations, monolingual sentences and passages, and the retrieval sets' training remainder.
 
-Sentences that occur in the evaluation sets (LASER Tatoeba test, FLORES, STS dev/test) are dropped from
-training; of the retrieval sets only what their evaluation samples never touch is used.
+What must stay out of training (every evaluation text) is ``held_out``'s rule; the readers here apply it.
 """
 
 from __future__ import annotations
@@ -13,9 +13,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from edge_ranker.datasets.bitext import FILE_CODES
+from edge_ranker.datasets.held_out import HeldText, eval_sentences
+from edge_ranker.datasets.retrieval import training_remainder
+from edge_ranker.datasets.sts import load_sts
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.evaluate.retrieval import SETS, load_retrieval, training_remainder
-from edge_ranker.evaluate.translation import FILE_CODES
 from edge_ranker.textio import ReadStats, read_lines
 
 # The OPUS files' ISO 639-3 code of each language paired with English (Tatoeba, NTREX, WMT), from the one table
@@ -36,27 +38,6 @@ def _read_aligned(src: Path, tgt: Path) -> list[tuple[str, str]]:
     if len(a) != len(b):
         raise EdgeRankerError(f"{src} and {tgt} are not line-aligned ({len(a)} vs {len(b)} lines)")
     return [(x.strip(), y.strip()) for x, y in zip(a, b) if x.strip() and y.strip()]
-
-
-def eval_sentences(data_root: Path) -> set[str]:
-    """Every sentence of the evaluation sets (LASER Tatoeba test, FLORES devtest, STS dev and test splits),
-    to keep them out of training."""
-    held: set[str] = set()
-    for f in (data_root / "parallel" / "laser_tatoeba_v1").glob("tatoeba.*-eng.*"):
-        held.update(read_lines(f))
-    for f in (data_root / "parallel" / "flores200_devtest").glob("*.devtest"):
-        held.update(read_lines(f))
-    if (data_root / "sts").is_dir():
-        from edge_ranker.evaluate.sts import STS_LANGS, load_sts
-
-        for lang in STS_LANGS:
-            for split in ("dev", "test"):
-                try:
-                    a, b, _ = load_sts(data_root, lang, split)
-                except FileNotFoundError:  # a data root with fewer languages
-                    continue
-                held.update(a + b)
-    return held
 
 
 def tatoeba_pairs(
@@ -148,28 +129,6 @@ def wiki_summaries_dir() -> Path:
     return Path(list(spec.submodule_search_locations)[0]) / "data"
 
 
-def shingles(text: str, n: int = 8) -> set[tuple[str, ...]]:
-    """Every run of ``n`` lower-cased words: a text sharing one with an evaluation text quotes it."""
-    words = text.lower().split()
-    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
-
-
-@dataclass(frozen=True)
-class HeldText:
-    """Evaluation texts and every 8-word run of them, built once per recipe (about 2 s here) and
-    shared by each outside source: a text equal to one of them, or sharing a run with one, quotes it."""
-
-    exact: frozenset[str]
-    runs: frozenset[tuple[str, ...]]
-
-    @classmethod
-    def of(cls, texts: list[str]) -> HeldText:
-        return cls(frozenset(texts), frozenset(set().union(*(shingles(t) for t in texts))))
-
-    def quotes(self, text: str) -> bool:
-        return text in self.exact or not self.runs.isdisjoint(shingles(text))
-
-
 def wiki_summaries(
     per_lang: int,
     held: HeldText,
@@ -220,24 +179,12 @@ def file_passages(paths: list[str | Path], held: HeldText, words: int = DOC_WORD
     return list(out)
 
 
-def drop_held(groups: list[list[str]], held: set[str]) -> list[list[str]]:
-    """Remove evaluation sentences; a group whose first text (the one the teacher embeds) is held goes."""
-    out = []
-    for g in groups:
-        if g[0] in held:
-            continue
-        out.append(list(dict.fromkeys(t for t in g if t and t not in held)))
-    return out
-
-
 def sts_train_groups(data_root: str | Path, langs: list[str]) -> list[list[str]]:
     """STS benchmark *train*-split sentences with their row-aligned translations: [English, de, fr, ...].
 
     Only the sentences are used (as distillation inputs with teacher targets), never the similarity scores;
     dev and test sentences are dropped by ``drop_held``.
     """
-    from edge_ranker.evaluate.sts import load_sts
-
     cols = []
     for lang in ["en", *langs]:
         a, b, _ = load_sts(data_root, lang, "train")
@@ -369,18 +316,6 @@ def judged_pairs(data_root: str | Path, names: list[str], hold_dev: bool = False
     for name in names:
         rest = training_remainder(name, data_root, hold_dev)
         out += [(rest.queries[q], rest.corpus[d]) for q in sorted(rest.qrels) for d in sorted(rest.qrels[q])]
-    return out
-
-
-def retrieval_eval_texts(data_root: str | Path) -> list[str]:
-    """Every query and document of every retrieval evaluation sample whose set is under ``data_root``."""
-    out: list[str] = []
-    for name in SETS:
-        try:
-            ds = load_retrieval(name, data_root)
-        except FileNotFoundError:
-            continue
-        out += [*ds.queries.values(), *ds.corpus.values()]
     return out
 
 

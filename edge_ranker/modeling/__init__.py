@@ -1,0 +1,2 @@
+"""The torch student and the PCA map onto its targets: what ``distill`` trains, ``export`` writes to ONNX and
+``evaluate`` scores, so none of the three imports another for it."""
