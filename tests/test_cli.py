@@ -150,68 +150,97 @@ def test_training_commands_on_the_runtime_install_name_the_extra(tmp_path, comma
     _one_line_error(r, "pip install 'edge-ranker[train]'")
 
 
-@pytest.mark.parametrize("flag, want", [([], None), (["--no-bucket"], False), (["--bucket"], True)])
-def test_distill_passes_training_overrides_and_leaves_unset_ones_to_the_recipe(monkeypatch, tmp_path, flag, want):
+def _distill_overrides(monkeypatch, tmp_path, *flags: str) -> dict:
+    """The settings ``edge-ranker distill relevance FLAGS`` reads, and checks that the library gets the recipe with
+    exactly those applied."""
     from edge_ranker import cli as cli_mod
-    from edge_ranker.distill import recipes
+    from edge_ranker.distill import run
+    from edge_ranker.distill.config import TrainConfig
+    from edge_ranker.distill.options import given
+    from edge_ranker.distill.recipes import RECIPES, Recipe, with_overrides
 
     seen = {}
 
-    def fake_distill(recipe, vocab, out, data, cache, overrides):
-        seen.update(recipe=recipe, overrides=overrides)
+    def fake_distill(recipe, vocab, out, data, cache):
+        seen.update(recipe=recipe, data=data)
         return {"process_index": 1}  # a non-main process: nothing printed
 
-    monkeypatch.setattr(recipes, "distill", fake_distill)
-    args = ["distill", "relevance", "--vocab", "v", "--out", tmp_path, "--cache", tmp_path, "--data", tmp_path]
-    args += ["--epochs", "3", *flag]
-    a = cli_mod.build_parser().parse_args(list(map(str, args)))
+    monkeypatch.setattr(run, "distill", fake_distill)
+    args = ["distill", "relevance", "--vocab", "v", "--out", str(tmp_path), "--cache", str(tmp_path)]
+    a = cli_mod.build_parser().parse_args([*args, "--data", str(tmp_path), *flags])
     a.func(a)
-    assert seen["recipe"] is recipes.RECIPES["relevance"]
-    assert seen["overrides"].get("bucket_by_length") == want and seen["overrides"]["epochs"] == 3
-    assert want is not None or "bucket_by_length" not in seen["overrides"]
+    overrides = given(a, Recipe, TrainConfig)
+    assert seen["recipe"] == with_overrides(RECIPES["relevance"], overrides)
+    return overrides
 
 
-def test_distill_passes_threads_bank_neighbours_vocab_texts_passage_queries_passages_summaries(monkeypatch, tmp_path):
-    from edge_ranker import cli as cli_mod
-    from edge_ranker.distill import recipes
-
-    seen = {}
-
-    def fake_distill(recipe, vocab, out, data, cache, overrides):
-        seen.update(recipe=recipe, overrides=overrides)
-        return {"process_index": 1}
-
-    monkeypatch.setattr(recipes, "distill", fake_distill)
-    base = ["distill", "relevance", "--vocab", "v", "--out", str(tmp_path), "--cache", str(tmp_path)]
-    base += ["--data", str(tmp_path)]
-    a = cli_mod.build_parser().parse_args(
-        [*base, "--threads", "1", "--bank", "64", "--neighbours", "8", "--vocab-texts", "--passage-queries", "3"]
-        + ["--passage-crops", "2"]
-        + ["--passages", "450", "--wiki-summaries", "900", "--doc-words", "160"]
-        + ["--extra-passages", "a.txt", "--extra-passages", "b.txt.gz", "--checkpoint-dir", "ck", "--lexical", "0.5"]
+def test_distill_passes_exactly_the_settings_given_by_field_name(monkeypatch, tmp_path):
+    assert _distill_overrides(monkeypatch, tmp_path) == {}
+    assert _distill_overrides(monkeypatch, tmp_path, "--no-bucket", "--epochs", "3") == {
+        "bucket_by_length": False,
+        "epochs": 3,
+    }
+    got = _distill_overrides(
+        monkeypatch,
+        tmp_path,
+        *["--threads", "1", "--bank", "0", "--neighbours", "8", "--vocab-texts", "--passage-queries", "3"],
+        *["--passages", "450", "--wiki-summaries", "900", "--doc-words", "160", "--lexical", "0.5"],
+        *["--extra-passages", "a.txt", "--extra-passages", "b.txt.gz", "--checkpoint-dir", "ck", "--no-init"],
+        *["--retrieval-train", "--loss", "mse=1", "--loss", "judged=2", "--langs", "de", "fr"],
     )
-    a.func(a)
-    assert seen["overrides"]["threads"] == 1 and seen["overrides"]["bank"] == 64
-    assert seen["overrides"]["neighbours"] == 8 and seen["overrides"]["checkpoint_dir"] == "ck"
-    assert seen["overrides"]["lexical"] == 0.5
-    assert seen["recipe"].vocab_texts is True and seen["recipe"].passage_queries == 3
-    assert seen["recipe"].passage_crops == 2
-    assert seen["recipe"].passages_per_lang == 450 != recipes.RECIPES["relevance"].passages_per_lang
-    assert seen["recipe"].wiki_summaries == 900 != recipes.RECIPES["relevance"].wiki_summaries
-    assert seen["recipe"].doc_words == 160 != recipes.RECIPES["relevance"].doc_words
-    assert seen["recipe"].extra_passages == ["a.txt", "b.txt.gz"] != recipes.RECIPES["relevance"].extra_passages
-    a = cli_mod.build_parser().parse_args(base)
-    a.func(a)
-    assert "threads" not in seen["overrides"] and "bank" not in seen["overrides"]
-    assert "checkpoint_dir" not in seen["overrides"] and "lexical" not in seen["overrides"]
-    assert seen["recipe"] is recipes.RECIPES["relevance"] and "losses" not in seen["overrides"]
-    a = cli_mod.build_parser().parse_args([*base, "--judged", "0.5"])
-    a.func(a)
-    assert seen["recipe"].judged is True and recipes.RECIPES["relevance"].judged is False
-    assert seen["overrides"]["losses"] == {**recipes.RECIPES["relevance"].train.losses, "judged": 0.5}
-    a = cli_mod.build_parser().parse_args([*base, "--loss", "mse=1", "--judged", "2"])
-    a.func(a)
-    assert seen["overrides"]["losses"] == {"mse": 1.0, "judged": 2.0}
+    assert got == {
+        "threads": 1,
+        "bank": 0,
+        "neighbours": 8,
+        "vocab_texts": True,
+        "passage_queries": 3,
+        "passages_per_lang": 450,
+        "wiki_summaries": 900,
+        "doc_words": 160,
+        "lexical": 0.5,
+        "extra_passages": ["a.txt", "b.txt.gz"],
+        "checkpoint_dir": "ck",
+        "init_from_teacher": False,
+        "retrieval_train": [],
+        "losses": {"mse": 1.0, "judged": 2.0},
+        "langs": ["de", "fr"],
+    }
+
+
+def test_every_documented_setting_is_an_option_and_every_option_a_setting():
+    """One declaration per setting: the fields' help metadata is the whole of distill's option list."""
+    from dataclasses import fields
+
+    from edge_ranker import cli as cli_mod
+    from edge_ranker.distill.config import TrainConfig
+    from edge_ranker.distill.options import OPTION
+    from edge_ranker.distill.recipes import Recipe
+
+    parser = cli_mod.build_parser()
+    distill = next(a for a in parser._subparsers._group_actions[0].choices.items() if a[0] == "distill")[1]
+    dests = {a.dest for a in distill._actions} - {"help", "recipe", "vocab", "out", "data", "cache"}
+    documented = {f.name for c in (Recipe, TrainConfig) for f in fields(c) if OPTION in f.metadata}
+    assert dests == documented and len(documented) > 40
+
+
+def test_with_overrides_reaches_both_dataclasses_and_checks_before_the_teacher_runs():
+    from edge_ranker.distill.recipes import RECIPES, with_overrides
+    from edge_ranker.errors import EdgeRankerError
+
+    base = RECIPES["relevance"]
+    r = with_overrides(base, {"pca_dim": 96, "epochs": 2, "bible_verses": 5, "losses": {"mse": 1.0, "judged": 1.0}})
+    assert (r.pca_dim, r.train.hidden, r.train.epochs, r.bible_verses) == (96, 96, 2, 5)
+    assert r.judged and not base.judged and r.train.losses == {"mse": 1.0, "judged": 1.0}
+    assert base.train.epochs == 8 and base.pca_dim == 128  # the registry's recipe is untouched
+    for bad, message in (
+        ({"nope": 1}, "unknown setting"),
+        ({"pca_fit": "middle"}, "pca_fit must be one of"),
+        ({"doc_words": 0}, "doc_words must be at least 1"),
+        ({"pooling": "max"}, "pooling must be one of"),
+        ({"batch_size": 0}, "batch_size, max_length, heads, ffn, layers, chunks 1 or more"),
+    ):
+        with pytest.raises(EdgeRankerError, match=message):
+            with_overrides(base, bad)
 
 
 def test_distill_refuses_an_empty_document_cut_with_a_message(tmp_path):

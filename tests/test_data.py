@@ -113,6 +113,13 @@ def test_news_mono_groups_sample_each_language_minus_excluded_sentences(tmp_path
     )
 
 
+def _judged():
+    """A training config with the judged loss, which makes a recipe link each query's judged passages."""
+    from edge_ranker.distill.config import TrainConfig
+
+    return TrainConfig(losses={"mse": 1.0, "judged": 1.0})
+
+
 def _two_role_recipe(**options):
     """A German relevance recipe with the e5 query/passage prefixes, plus ``options``."""
     from edge_ranker.distill.recipes import Recipe
@@ -124,7 +131,8 @@ def _two_role_recipe(**options):
 def test_training_set_puts_translated_passages_in_passage_role_and_fits_pca_on_them(tmp_path):
     from conftest import HashTeacher
 
-    from edge_ranker.distill.recipes import Recipe, build_training_set
+    from edge_ranker.distill.recipes import Recipe
+    from edge_ranker.distill.training_set import build_training_set
     from edge_ranker.teachers import CachedTeacher
 
     _ntrex(tmp_path)
@@ -251,7 +259,7 @@ def test_passage_crops_are_distinct_windows_of_the_whole_passage_within_the_word
 def test_training_set_batches_each_passage_query_with_its_own_held_out_free_passage(tmp_path, monkeypatch):
     from conftest import HashTeacher
 
-    from edge_ranker.distill.recipes import build_training_set
+    from edge_ranker.distill.training_set import build_training_set
     from edge_ranker.teachers import CachedTeacher
 
     _squad_it(tmp_path, "Il paragrafo {p} parla del tema {p} in modo chiaro. Poi aggiunge una frase {p} sul tema.", 1)
@@ -276,7 +284,7 @@ def test_training_set_batches_each_passage_query_with_its_own_held_out_free_pass
 def test_training_set_adds_the_users_passages_but_not_one_quoting_an_evaluation_paragraph(tmp_path, monkeypatch):
     from conftest import HashTeacher
 
-    from edge_ranker.distill.recipes import build_training_set
+    from edge_ranker.distill.training_set import build_training_set
     from edge_ranker.teachers import CachedTeacher
 
     _squad_it(tmp_path, "Il paragrafo {p} parla del tema {p} in modo chiaro. Poi aggiunge una frase {p} sul tema.", 1)
@@ -296,7 +304,7 @@ def test_training_set_adds_the_users_passages_but_not_one_quoting_an_evaluation_
 def test_training_set_crops_the_whole_document_not_the_cut_passage_and_batches_each_crop_with_it(tmp_path, monkeypatch):
     from conftest import HashTeacher
 
-    from edge_ranker.distill import recipes
+    from edge_ranker.distill import training_set
     from edge_ranker.teachers import CachedTeacher
 
     _squad_it(tmp_path, " ".join(f"p{{p}}w{i}" for i in range(60)), 1)
@@ -305,7 +313,7 @@ def test_training_set_crops_the_whole_document_not_the_cut_passage_and_batches_e
     _tatoeba(tmp_path, ["Good morning."], ["Guten Morgen."])
     # training sees each paragraph's first 10 of its 60 words
     recipe = _two_role_recipe(retrieval_train=["squad-it"], passage_crops=3, doc_words=10)
-    groups, raw, _ = recipes.build_training_set(
+    groups, raw, _ = training_set.build_training_set(
         recipe, CachedTeacher(HashTeacher(dim=8), tmp_path / "cache"), tmp_path, show_progress=False
     )
     crops = [g for g in groups if g.linked]
@@ -323,7 +331,7 @@ def test_training_set_crops_the_whole_document_not_the_cut_passage_and_batches_e
 def test_training_set_batches_each_training_question_with_its_judged_paragraph(tmp_path, monkeypatch):
     from conftest import HashTeacher
 
-    from edge_ranker.distill import recipes
+    from edge_ranker.distill import training_set
     from edge_ranker.teachers import CachedTeacher
 
     _squad_it(tmp_path, " ".join(f"p{{p}}w{i}" for i in range(20)), 2)
@@ -331,8 +339,8 @@ def test_training_set_batches_each_training_question_with_its_judged_paragraph(t
     monkeypatch.setitem(retrieval.SETS, "squad-it", (read, 2, 2))
     _tatoeba(tmp_path, ["Good morning."], ["Guten Morgen."])
     teacher = CachedTeacher(HashTeacher(dim=8), tmp_path / "cache")
-    recipe = _two_role_recipe(retrieval_train=["squad-it"], judged=True, doc_words=10)
-    groups, _, _ = recipes.build_training_set(recipe, teacher, tmp_path, show_progress=False)
+    recipe = _two_role_recipe(retrieval_train=["squad-it"], train=_judged(), doc_words=10)
+    groups, _, _ = training_set.build_training_set(recipe, teacher, tmp_path, show_progress=False)
     judged = [g for g in groups if g.positives]
     assert len(judged) == 4  # 2 questions on each of the 2 paragraphs outside the evaluation sample
     for g in judged:
@@ -341,7 +349,7 @@ def test_training_set_batches_each_training_question_with_its_judged_paragraph(t
         about = g.texts[0].rstrip("?").split()[-1]  # "Domanda k su p?" asks about paragraph p
         assert passage.texts[0] == "passage: " + " ".join(f"p{about}w{i}" for i in range(10))
     with pytest.raises(EdgeRankerError, match="--retrieval-train"):
-        recipes.build_training_set(_two_role_recipe(judged=True), teacher, tmp_path, show_progress=False)
+        training_set.build_training_set(_two_role_recipe(train=_judged()), teacher, tmp_path, show_progress=False)
 
 
 def _summaries(folder: Path, lang_file: str, extracts: list[str]) -> None:

@@ -9,7 +9,8 @@ from conftest import VARIED, make_sentences
 from test_train import _data
 from tokenizers import Tokenizer
 
-from edge_ranker.distill.train import TrainConfig, train_student
+from edge_ranker.distill.config import TrainConfig
+from edge_ranker.distill.train import train_student
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.modeling.student import (
     Student,

@@ -14,7 +14,8 @@ from conftest import SYLLABLES, HashTeacher, make_sentences
 from tokenizers import Tokenizer
 
 from edge_ranker.distill.batch import Group
-from edge_ranker.distill.train import TrainConfig, train_student
+from edge_ranker.distill.config import TrainConfig
+from edge_ranker.distill.train import train_student
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.modeling.student import StudentInfo, TorchStudentEncoder
 
@@ -130,7 +131,8 @@ def test_two_process_accelerate_run_trains_one_model(tiny_vocab, tmp_path):
 import json, numpy as np
 from tokenizers import Tokenizer
 from edge_ranker.distill.batch import Group
-from edge_ranker.distill.train import TrainConfig, train_student
+from edge_ranker.distill.config import TrainConfig
+from edge_ranker.distill.train import train_student
 from edge_ranker.modeling.student import StudentInfo
 groups = [Group(t, i) for t, i in json.load(open({str(tmp_path / "groups.json")!r}))]
 targets = np.load({str(tmp_path / "targets.npy")!r})
@@ -190,7 +192,8 @@ def test_two_processes_compute_the_in_batch_losses_over_the_global_batch(
 import json, numpy as np
 from tokenizers import Tokenizer
 from edge_ranker.distill.batch import Group
-from edge_ranker.distill.train import TrainConfig, train_student
+from edge_ranker.distill.config import TrainConfig
+from edge_ranker.distill.train import train_student
 from edge_ranker.modeling.student import StudentInfo
 groups = [Group(t, i, positives=p) for t, i, p in json.load(open({str(tmp_path / "groups.json")!r}))]
 for g in groups:
@@ -238,7 +241,7 @@ import json, sys
 sys.path.insert(0, {str(Path(__file__).parent)!r})
 from conftest import HashTeacher
 from test_train import _tiny_recipe
-from edge_ranker.distill.recipes import distill
+from edge_ranker.distill.run import distill
 log = distill(_tiny_recipe(), {str(tiny_vocab)!r}, {str(tmp_path / "out")!r}, {str(tmp_path / "data")!r},
               {str(tmp_path / "cache")!r}, teacher=HashTeacher(dim=32), show_progress=False)
 print("LOG", json.dumps({{"rank": log["process_index"], "computed": log["teacher_computed"]}}))
@@ -253,7 +256,7 @@ print("LOG", json.dumps({{"rank": log["process_index"], "computed": log["teacher
 
 def test_distill_recipe_end_to_end(tiny_vocab, tmp_path):
     """Tiny data root in the real layout -> teacher cache -> PCA -> teacher-initialised student -> folder."""
-    from edge_ranker.distill.recipes import distill
+    from edge_ranker.distill.run import distill
     from edge_ranker.modeling.pca import PCAMap
 
     groups = _data_root(tmp_path / "data")
@@ -309,7 +312,7 @@ def test_full_teacher_scores_change_training_and_need_the_teachers_vectors(tiny_
     cfg = TrainConfig(epochs=1, batch_size=16, hidden=32, heads=2, ffn=64, max_length=32, teacher_scores="full")
     with pytest.raises(EdgeRankerError, match="full vectors"):
         train_student(groups, targets, tok, StudentInfo(), tmp_path / "x", cfg, show_progress=False)
-    with pytest.raises(EdgeRankerError, match="must be 'pca' or 'full'"):
+    with pytest.raises(EdgeRankerError, match=r"teacher_scores must be one of \('pca', 'full'\)"):
         TrainConfig(teacher_scores="ful")  # refused when the config is built, before any teacher work
 
 
@@ -328,7 +331,7 @@ def test_length_bucket_sampler_covers_every_group_once_per_epoch():
 
 
 def test_link_top_passages_links_each_query_to_its_teachers_best_passages():
-    from edge_ranker.distill.recipes import link_top_passages
+    from edge_ranker.distill.training_set import link_top_passages
 
     p_vecs = np.eye(4, dtype=np.float32)
     q_vecs = np.array([[0.1, 0.9, 0.3, 0], [2, 0, 0, 1.5]], dtype=np.float32)  # norms differ: cosine decides
@@ -371,7 +374,7 @@ def test_training_with_judged_pairs_lowers_the_judged_loss(tiny_vocab, tmp_path)
 
 
 def test_link_judged_makes_each_trained_pair_a_positive_that_rides_in_the_querys_batch():
-    from edge_ranker.distill.recipes import link_judged
+    from edge_ranker.distill.training_set import link_judged
 
     passages = [["cut a"], ["cut b"]]
     p_groups = [Group(["passage: cut a"], 10), Group(["passage: cut b"], 11)]
@@ -408,7 +411,7 @@ def test_teacher_token_embeddings_keep_the_teachers_geometry_at_the_std_asked(ti
 
 
 def test_vocab_text_groups_are_whole_word_pieces_the_tokenizer_reads_back_as_one_piece(tiny_vocab):
-    from edge_ranker.distill.recipes import vocab_text_groups
+    from edge_ranker.distill.training_set import vocab_text_groups
 
     tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
     groups, texts = vocab_text_groups(tok, "passage: ", first_row=7)
@@ -427,7 +430,8 @@ def test_vocab_text_groups_are_whole_word_pieces_the_tokenizer_reads_back_as_one
 def test_distill_with_vocab_texts_adds_one_group_per_piece_and_trains(tiny_vocab, tmp_path):
     from dataclasses import replace
 
-    from edge_ranker.distill.recipes import distill, vocab_text_groups
+    from edge_ranker.distill.run import distill
+    from edge_ranker.distill.training_set import vocab_text_groups
 
     _data_root(tmp_path / "data")
     teacher = HashTeacher(dim=32)

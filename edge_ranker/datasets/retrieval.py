@@ -129,6 +129,7 @@ SETS = {
 # set -> (queries, documents) of its dev split, drawn (seed 1) from what its test sample leaves; with it held out,
 # training keeps 708 of SQuAD-it's 1,008 paragraphs and 150 of SciFact's 301 judged claims (others share documents)
 DEV_SPLITS = {"scifact": (100, 400), "squad-it": (150, 300)}
+TRAINABLE = tuple(DEV_SPLITS)  # the sets a recipe may train on (their remainder); WikiQA never is
 
 
 def _check(name: str) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 def __getattr__(name: str) -> Any:
     if name == "distill":  # lazy, so importing a submodule does not pull in every training dependency
-        from edge_ranker.distill.recipes import distill
+        from edge_ranker.distill.run import distill
 
         return distill
     raise AttributeError(name)

@@ -14,7 +14,7 @@ import json
 import math
 import os
 import random
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -30,11 +30,10 @@ from tqdm.auto import tqdm
 from transformers import get_linear_schedule_with_warmup
 
 from edge_ranker.distill.batch import Batch, Group, collate, gather, multi_process, with_bank
-from edge_ranker.distill.losses import LOSSES, TEMPERATURE, Combined
+from edge_ranker.distill.config import TrainConfig
+from edge_ranker.distill.losses import Combined
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.modeling.student import (
-    POOLING_INITS,
-    POOLINGS,
     Student,
     StudentInfo,
     StudentTokenizer,
@@ -42,94 +41,6 @@ from edge_ranker.modeling.student import (
     sif_token_logits,
 )
 from edge_ranker.runtime.lexical import Bag, Feed, standardise, term_weights, terms
-
-
-@dataclass
-class TrainConfig:
-    epochs: int = 4
-    batch_size: int = 128
-    lr: float = 1e-3
-    warmup: float = 0.1
-    weight_decay: float = 0.01
-    max_length: int = 64
-    seed: int = 0
-    losses: dict[str, float] = field(default_factory=lambda: {"mse": 1.0})
-    temperature: float = TEMPERATURE  # of the in-batch losses (losses.py says why it matters)
-    # Whose similarities the relational and pairwise losses match: "pca", the PCA targets', or "full", the
-    # teacher's full-dimension vectors (centred on the PCA mean), which keep the ranking PCA-128 loses. "full"
-    # gained nothing on the relevance recipe (bench/EXPERIMENTS.md, "The full teacher's similarities"), so "pca" stays.
-    teacher_scores: str = "pca"
-    # Std of the teacher-initialised word embeddings, beside the random position embeddings (std 0.02) that
-    # are added to them before the embedding LayerNorm. 0.02 won on a small subset but not on the full semantic
-    # recipe, so 0.05 is the default; the relevance recipe sets 0.02 (bench/EXPERIMENTS.md, "The scale of the
-    # teacher-initialised word embeddings").
-    init_std: float = 0.05
-    hidden: int = 128
-    heads: int = 2
-    ffn: int = 512
-    layers: int = 1
-    dropout: float = 0.1
-    grad_clip: float = 1.0
-    checkpoint_dir: str | None = None
-    # Per process; None: the machine's cores shared evenly among the processes. The relevance recipe's 256-token
-    # passages train 1.8x faster on 2 threads than on 1 (bench/EXPERIMENTS.md, "e5 in torch").
-    threads: int | None = None
-    # The student's forward runs each batch in this many length-sorted pieces, each cut to its own longest row:
-    # the same loss and gradient (to float rounding), 2x faster on a semantic batch, where Tatoeba sentences
-    # share the padding of 64-token news and Wikipedia sentences (bench/EXPERIMENTS.md, "Padding out of the training
-    # step").
-    chunks: int = 4
-    # Batches of similar length: 5x faster when passages mix with short sentences, but ~2 STS points worse
-    # on sentence-only data (bench/RESULTS.md), so only the relevance recipe turns it on.
-    bucket_by_length: bool = False
-    pooling: str = "mean"  # or "weighted": a learnt softmax over the tokens (student.py says why)
-    # Where the weighted pooling's token logits start: "zero" (the plain mean) or "sif" (each piece's smooth inverse
-    # frequency in the training texts: rare words weigh more from the first step, as BM25's IDF does). Measured for
-    # relevance at two seeds: squad-it-dev -1.4 / -1.1 nDCG@10, FLORES -5 / -6 (bench/EXPERIMENTS.md, "Weighted
-    # pooling alone").
-    pooling_init: str = "zero"
-    # Teacher targets drawn at random from all of them at every step and added to the batch's own as further
-    # columns of the in-batch losses: each row is then placed against thousands of reference points instead of
-    # one batch's, at the cost of a matrix product (no student forward: targets are fixed).
-    bank: int = 0
-    # Each batch target also brings its k nearest targets (teacher's cosine) as target-only columns of the
-    # in-batch losses: the fine distinctions between close sentences that STS and ranking measure, which random
-    # batch-mates (and a random bank) hardly contain.
-    neighbours: int = 0
-    # False: the position embeddings stay zero and are not trained. Trained, they grow to the norm of a typical
-    # word row (0.48 against a median 0.53 in the relevance student) and are nearly orthogonal per position (adjacent
-    # cosine
-    # -0.14), while rows of words rarely seen in training keep their small initial norm: on new text the
-    # embedding LayerNorm then hands the layer mostly position. Without them it keeps each word's direction, but
-    # the relevance student ranks worse at two seeds (bench/EXPERIMENTS.md, "No position embeddings"), so they stay on.
-    positions: bool = True
-    # Weight of BM25 in the relational loss's teacher similarities: each batch target's text, as a query, scores
-    # every batch target's text, standardised per row and added to the teacher's cosines in units of their
-    # spread, as the runtime fuses a query's cosine and BM25: it teaches the ranking the runtime ships, not the
-    # dense teacher's alone. At weight 1 the relevance student ranked no better, alone or fused (squad-it-dev
-    # +0.2 / -0.2 nDCG@10 at two seeds, wikiqa-dev -0.7 / -0.7; bench/EXPERIMENTS.md, "BM25 beside the student"), so
-    # it stays 0.
-    lexical: float = 0.0
-
-    def __post_init__(self) -> None:
-        # here, not in train_student: a recipe builds its config before the teacher phase, which can take an hour
-        unknown = sorted(set(self.losses) - set(LOSSES))
-        if unknown:
-            raise EdgeRankerError(f"unknown loss(es) {unknown}; choose from {sorted(LOSSES)}")
-        if self.teacher_scores not in ("pca", "full"):
-            raise EdgeRankerError(f"teacher_scores must be 'pca' or 'full', not {self.teacher_scores!r}")
-        if self.pooling not in POOLINGS:
-            raise EdgeRankerError(f"pooling must be one of {POOLINGS}, not {self.pooling!r}")
-        if self.pooling_init not in POOLING_INITS:
-            raise EdgeRankerError(f"pooling_init must be one of {POOLING_INITS}, not {self.pooling_init!r}")
-        if self.pooling_init == "sif" and self.pooling != "weighted":
-            raise EdgeRankerError("pooling_init 'sif' sets the weighted pooling's logits: it needs pooling 'weighted'")
-        if self.bank < 0 or self.neighbours < 0:
-            raise EdgeRankerError(f"bank and neighbours must be 0 or more, not {self.bank} / {self.neighbours}")
-        if self.lexical < 0:
-            raise EdgeRankerError(f"lexical must be 0 or more, not {self.lexical}")
-        if self.lexical and self.bank:
-            raise EdgeRankerError("lexical scores batch targets' texts; bank targets have none in the batch")
 
 
 class _Groups(Dataset):

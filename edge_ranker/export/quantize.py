@@ -29,26 +29,8 @@ from onnxruntime.quantization import QuantType, quantize_dynamic
 from onnxruntime.quantization.shape_inference import quant_pre_process
 
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.export.variants import VARIANTS
 
-# name -> (table storage, quantize_dynamic options or None for no int8 MatMul, MatMuls in fp32 after all)
-VARIANTS: dict[str, tuple[str, dict | None, bool]] = {
-    "fp32": ("fp32", None, False),
-    "int8-matmul": ("fp32", {"op_types_to_quantize": ["MatMul"]}, False),
-    "int8-matmul-rr": ("fp32", {"op_types_to_quantize": ["MatMul"], "reduce_range": True}, False),
-    "fp16-table": ("fp16", {"op_types_to_quantize": ["MatMul"]}, False),
-    "int8-gather": ("fp32", {"op_types_to_quantize": ["MatMul", "Gather"]}, False),
-    "int8-gather-rr": ("fp32", {"op_types_to_quantize": ["MatMul", "Gather"], "reduce_range": True}, False),
-    "int8-gather-perchannel": ("fp32", {"op_types_to_quantize": ["MatMul", "Gather"], "per_channel": True}, False),
-    "int8-gather-perchannel-rr": (
-        "fp32",
-        {"op_types_to_quantize": ["MatMul", "Gather"], "per_channel": True, "reduce_range": True},
-        False,
-    ),
-    "int8-rowwise": ("int8-rowwise", {"op_types_to_quantize": ["MatMul"]}, False),
-    "int8-weights": ("int8-rowwise", {"op_types_to_quantize": ["MatMul"]}, True),
-    "int4-block32": ("int4-block32", {"op_types_to_quantize": ["MatMul"]}, False),
-    "int4-block64": ("int4-block64", {"op_types_to_quantize": ["MatMul"]}, False),
-}
 # Each block's scale is absmax/7 shrunk by whichever of these factors gives the least squared error: clipping
 # a block's one outlier keeps more levels for its other values.
 _INT4_CLIPS = np.linspace(1.0, 0.6, 9)

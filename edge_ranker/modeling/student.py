@@ -28,12 +28,11 @@ from torch import nn
 from transformers import BertConfig, BertModel
 
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.modeling import POOLINGS
 from edge_ranker.runtime.encoder import CHARS_PER_TOKEN_CAP, clean_text
 
 STUDENT_FILE = "student.json"
 POOLING_FILE = "pooling.npz"
-POOLINGS = ("mean", "weighted")
-POOLING_INITS = ("zero", "sif")  # where the weighted pooling's piece logits start
 # Arora et al.'s SIF constant: a piece of share p weighs a / (a + p), so "the" (p ~ 0.03) weighs 1/30 of a rare word
 SIF_A = 1e-3
 

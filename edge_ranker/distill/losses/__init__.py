@@ -16,7 +16,8 @@ import pkgutil
 import torch
 
 from edge_ranker.distill.batch import Batch
-from edge_ranker.distill.losses.base import LOSSES, TEMPERATURE, Loss
+from edge_ranker.distill.config import TEMPERATURE
+from edge_ranker.distill.losses.base import LOSSES, Loss
 
 for _module in pkgutil.iter_modules(__path__):
     importlib.import_module(f"{__name__}.{_module.name}")

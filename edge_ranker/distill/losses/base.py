@@ -8,10 +8,8 @@ import torch
 import torch.nn.functional as F
 
 from edge_ranker.distill.batch import Batch
+from edge_ranker.distill.config import TEMPERATURE
 
-# Softmax temperature of the in-batch losses. At 0.05 the teacher's in-batch distribution is nearly one-hot;
-# higher values keep its graded similarities (what STS and ranking measure).
-TEMPERATURE = 0.05
 LOSSES: dict[str, type[Loss]] = {}
 
 

@@ -1,0 +1,63 @@
+"""Translation pairs from the gettext catalogues (``.mo``) of unpacked Debian packages: every English message and
+its translation into each language asked for, as ``LANG-en.tsv`` (translation, tab, English) plus one plain-text
+file per language for the vocabulary builder.
+
+Messages of fewer than 3 words (menu labels, single terms) are left out, keyboard mnemonics (``_File``, ``&Open``)
+and markup tags are removed, and each English message keeps the first translation found, so a corpus has no
+duplicate English side. ``python bench/scripts/gettext_pairs.py ROOT OUT sv fi``
+"""
+
+from __future__ import annotations
+
+import gettext
+import re
+import sys
+from pathlib import Path
+
+MIN_WORDS, MAX_WORDS = 3, 60
+_MARKUP = re.compile(r"<[^>]{1,40}>")
+_MNEMONIC = re.compile(r"(?<!\w)[_&](?=\w)")
+
+
+def clean(text: str) -> str:
+    return " ".join(_MNEMONIC.sub("", _MARKUP.sub(" ", text)).split())
+
+
+def catalogue_pairs(root: Path, lang: str) -> dict[str, str]:
+    """English message -> translation, over every ``LANG/LC_MESSAGES/*.mo`` under ``root``, in path order."""
+    pairs: dict[str, str] = {}
+    for mo in sorted(root.rglob(f"{lang}/LC_MESSAGES/*.mo")):
+        try:
+            with open(mo, "rb") as fh:
+                catalogue = gettext.GNUTranslations(fh)._catalog  # noqa: SLF001 (the only way to list messages)
+        except (OSError, gettext.error, UnicodeDecodeError) as exc:
+            print(f"skipped {mo}: {exc}", file=sys.stderr)
+            continue
+        for key, value in catalogue.items():
+            if isinstance(key, tuple):  # plural forms: (msgid, index); the singular is index 0
+                if key[1] != 0:
+                    continue
+                key = key[0]
+            en, xx = clean(key.split("\x04")[-1]), clean(value)  # \x04 separates a message context
+            if en and xx and en != xx and MIN_WORDS <= len(en.split()) <= MAX_WORDS and "\t" not in en + xx:
+                pairs.setdefault(en, xx)
+    return pairs
+
+
+def main(root: str, out: str, *langs: str) -> None:
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    english: dict[str, None] = {}
+    for lang in langs:
+        pairs = catalogue_pairs(Path(root), lang)
+        (folder / f"{lang}-en.tsv").write_text("".join(f"{xx}\t{en}\n" for en, xx in pairs.items()), encoding="utf-8")
+        (folder / f"{lang}.txt").write_text("".join(f"{xx}\n" for xx in pairs.values()), encoding="utf-8")
+        english.update(dict.fromkeys(pairs))
+        print(f"{lang}: {len(pairs)} pairs")
+    (folder / "en.txt").write_text("".join(f"{en}\n" for en in english), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    main(*sys.argv[1:])

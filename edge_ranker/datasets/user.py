@@ -1,0 +1,123 @@
+"""The user's own corpora, in any language: parallel pairs (``xx-yy=FILE``) and monolingual text (``xx=FILE``), and
+the held-out slice of each parallel corpus that training never sees and the check after training scores.
+
+A parallel corpus is a TSV file (``xx text<TAB>yy text`` per line) or two line-aligned files (``xx-yy=A,B``); the
+teacher embeds the ``yy`` side (the pivot, usually English) and the student learns both sides towards it, as the
+project's own Tatoeba pairs. Every problem is an error naming the file and line: training on misaligned pairs
+would teach wrong translations without a sign.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from edge_ranker.errors import EdgeRankerError
+
+_LANG = r"[a-z]{2,3}"
+_PARALLEL = re.compile(rf"^(?P<src>{_LANG})-(?P<tgt>{_LANG})=(?P<paths>.+)$")
+_TEXT = re.compile(rf"^(?P<lang>{_LANG})=(?P<path>.+)$")
+
+
+@dataclass(frozen=True)
+class ParallelCorpus:
+    src: str  # the language of the first side
+    tgt: str  # the pivot: the side the teacher embeds
+    pairs: list[tuple[str, str]]
+    name: str  # as given, for messages and reports
+
+
+def parse_parallel(spec: str) -> tuple[str, str, list[Path]]:
+    """``xx-yy=FILE.tsv`` or ``xx-yy=XX_FILE,YY_FILE`` -> (xx, yy, paths)."""
+    m = _PARALLEL.match(spec)
+    if not m:
+        raise EdgeRankerError(
+            f"--parallel expects XX-YY=FILE.tsv or XX-YY=XX_FILE,YY_FILE (e.g. sv-en=pairs.tsv), got {spec!r}"
+        )
+    if m["src"] == m["tgt"]:
+        raise EdgeRankerError(f"--parallel {spec!r}: the two sides must be different languages")
+    paths = [Path(p) for p in m["paths"].split(",")]
+    if len(paths) > 2 or not all(str(p) for p in paths):
+        raise EdgeRankerError(f"--parallel {spec!r}: give one TSV file or two line-aligned files separated by a comma")
+    return m["src"], m["tgt"], paths
+
+
+def parse_text(spec: str) -> tuple[str, Path]:
+    """``xx=FILE`` -> (xx, path)."""
+    m = _TEXT.match(spec)
+    if not m:
+        raise EdgeRankerError(f"--text expects XX=FILE (e.g. sv=news.txt), got {spec!r}")
+    return m["lang"], Path(m["path"])
+
+
+def spec_languages(parallel: list[str], text: list[str]) -> list[str]:
+    """The languages the specs name, in order of first mention (no file is read)."""
+    langs = [lang for s in parallel for lang in parse_parallel(s)[:2]] + [parse_text(s)[0] for s in text]
+    return list(dict.fromkeys(langs))
+
+
+def _read(path: Path) -> list[str]:
+    """Every line, empty ones included (alignment counts them), tabs kept; bad bytes become U+FFFD, not a crash."""
+    if not path.is_file():
+        raise EdgeRankerError(f"{path} is {'a folder' if path.is_dir() else 'not found'}")
+    try:
+        text = path.read_bytes().decode("utf-8", errors="replace").removeprefix("\ufeff")
+    except OSError as exc:
+        raise EdgeRankerError(f"cannot read {path}: {exc.strerror}") from exc
+    if not text.strip():
+        raise EdgeRankerError(f"{path} has no text")
+    return text.removesuffix("\n").split("\n")  # the final newline ends the last line; it starts no other
+
+
+def _lines(path: Path) -> list[str]:
+    """``_read``'s lines with their whitespace folded."""
+    return [" ".join(line.split()) for line in _read(path)]
+
+
+def read_parallel(spec: str) -> ParallelCorpus:
+    """The pairs of one ``--parallel`` spec; blank lines (blank on both sides) are skipped, one-sided ones refused."""
+    src, tgt, paths = parse_parallel(spec)
+    pairs: list[tuple[str, str]] = []
+    if len(paths) == 1:
+        for n, line in enumerate(_read(paths[0]), start=1):
+            if not line.strip():
+                continue
+            cells = [" ".join(c.split()) for c in line.split("\t")]
+            if len(cells) != 2:
+                raise EdgeRankerError(
+                    f"{paths[0]} line {n}: expected 2 tab-separated columns ({src}, {tgt}), got {len(cells)}"
+                )
+            pairs.append(_pair(cells[0], cells[1], paths[0], n, src, tgt))
+    else:
+        a, b = _lines(paths[0]), _lines(paths[1])
+        if len(a) != len(b):
+            raise EdgeRankerError(f"{paths[0]} and {paths[1]} are not line-aligned ({len(a)} vs {len(b)} lines)")
+        pairs = [_pair(x, y, paths[0], n, src, tgt) for n, (x, y) in enumerate(zip(a, b), start=1) if x or y]
+    return ParallelCorpus(src, tgt, list(dict.fromkeys(pairs)), spec)
+
+
+def _pair(x: str, y: str, path: Path, n: int, src: str, tgt: str) -> tuple[str, str]:
+    if not x or not y:
+        side = src if not x else tgt
+        raise EdgeRankerError(f"{path} line {n}: the {side} side is empty (a pair needs both sides)")
+    return x, y
+
+
+def read_text(spec: str) -> tuple[str, list[str]]:
+    """The language and the distinct non-empty lines of one ``--text`` spec."""
+    lang, path = parse_text(spec)
+    return lang, list(dict.fromkeys(line for line in _lines(path) if line))
+
+
+def split_held_out(
+    corpus: ParallelCorpus, size: int, seed: int = 0
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(training pairs, held-out pairs): a seeded ``size`` pairs (at most a fifth of the corpus) set aside, and every
+    training pair sharing a text with one of them dropped, so no held-out sentence is trained on in either role."""
+    pairs = list(corpus.pairs)
+    random.Random(seed).shuffle(pairs)
+    held = pairs[: min(size, len(pairs) // 5)]
+    texts = {t for pair in held for t in pair}
+    return [p for p in pairs[len(held) :] if p[0] not in texts and p[1] not in texts], held

@@ -1,0 +1,119 @@
+"""``TrainConfig``: every option of one training run, declared once (its help is the ``distill`` option's).
+
+Light on purpose (no torch): the CLI builds its options from these fields."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from edge_ranker.distill.options import setting
+from edge_ranker.errors import EdgeRankerError
+from edge_ranker.modeling import POOLING_INITS, POOLINGS
+
+# Softmax temperature of the in-batch losses. At 0.05 the teacher's in-batch distribution is nearly one-hot;
+# higher values keep its graded similarities (what STS and ranking measure).
+TEMPERATURE = 0.05
+TEACHER_SCORES = ("pca", "full")
+
+
+@dataclass
+class TrainConfig:
+    epochs: int = setting(4, help="training epochs")
+    batch_size: int = setting(128, help="groups per optimisation step, over all processes")
+    lr: float = setting(1e-3, help="peak learning rate (AdamW)")
+    warmup: float = setting(0.1, help="share of the steps spent warming up the learning rate")
+    weight_decay: float = setting(0.01, help="AdamW weight decay")
+    max_length: int = setting(64, help="tokens the student reads per text (the manifest's max_length)")
+    seed: int = setting(0, help="seed of the sampling, the shuffles and the initial weights")
+    losses: dict[str, float] = setting(
+        factory=lambda: {"mse": 1.0},
+        help="NAME=WEIGHT, repeatable: the losses and their weights, replacing the recipe's; each name is a "
+        "module of edge_ranker/distill/losses",
+        flag="--loss",
+    )
+    temperature: float = setting(TEMPERATURE, help="softmax temperature of the in-batch losses")
+    # Whose similarities the relational and pairwise losses match: "pca", the PCA targets', or "full", the
+    # teacher's full-dimension vectors (centred on the PCA mean), which keep the ranking PCA-128 loses. "full"
+    # gained nothing on the relevance recipe (bench/EXPERIMENTS.md, "The full teacher's similarities"), so "pca" stays.
+    teacher_scores: str = setting(
+        "pca", help="similarities the relational/pairwise losses match", choices=TEACHER_SCORES
+    )
+    # Std of the teacher-initialised word embeddings, beside the random position embeddings (std 0.02) that
+    # are added to them before the embedding LayerNorm. 0.02 won on a small subset but not on the full semantic
+    # recipe, so 0.05 is the default; the relevance recipe sets 0.02 (bench/EXPERIMENTS.md, "The scale of the
+    # teacher-initialised word embeddings").
+    init_std: float = setting(0.05, help="std of the teacher-initialised word embeddings")
+    hidden: int = 128  # the student's width: always the recipe's pca_dim (``with_overrides`` keeps them equal)
+    heads: int = setting(2, help="attention heads")
+    ffn: int = setting(512, help="feed-forward width")
+    layers: int = setting(1, help="transformer layers")
+    dropout: float = setting(0.1, help="student dropout")
+    grad_clip: float = setting(1.0, help="gradient norm clip (0: none)")
+    checkpoint_dir: str | None = setting(
+        None, help="save the training state (weights, optimiser) here after every epoch, as epoch-N"
+    )
+    # Per process; None: the machine's cores shared evenly among the processes. The relevance recipe's 256-token
+    # passages train 1.8x faster on 2 threads than on 1 (bench/EXPERIMENTS.md, "e5 in torch").
+    threads: int | None = setting(None, help="training threads per process (default: the cores shared among them)")
+    # The student's forward runs each batch in this many length-sorted pieces, each cut to its own longest row:
+    # the same loss and gradient (to float rounding), 2x faster on a semantic batch, where Tatoeba sentences
+    # share the padding of 64-token news and Wikipedia sentences (bench/EXPERIMENTS.md, "Padding out of the training
+    # step").
+    chunks: int = setting(4, help="length-sorted pieces each batch's forward pass runs in")
+    # Batches of similar length: 5x faster when passages mix with short sentences, but ~2 STS points worse
+    # on sentence-only data (bench/RESULTS.md), so only the relevance recipe turns it on.
+    bucket_by_length: bool = setting(False, help="batches of similar text length", flag="--bucket")
+    pooling: str = setting(
+        "mean", help="masked mean or a learnt softmax over the tokens (student.py says why)", choices=POOLINGS
+    )
+    # Where the weighted pooling's token logits start: "zero" (the plain mean) or "sif" (each piece's smooth inverse
+    # frequency in the training texts: rare words weigh more from the first step, as BM25's IDF does). Measured for
+    # relevance at two seeds: squad-it-dev -1.4 / -1.1 nDCG@10, FLORES -5 / -6 (bench/EXPERIMENTS.md, "Weighted
+    # pooling alone").
+    pooling_init: str = setting(
+        "zero",
+        help="weighted pooling's start: the plain mean or each piece's smooth inverse frequency",
+        choices=POOLING_INITS,
+    )
+    # Teacher targets drawn at random from all of them at every step and added to the batch's own as further
+    # columns of the in-batch losses: each row is then placed against thousands of reference points instead of
+    # one batch's, at the cost of a matrix product (no student forward: targets are fixed).
+    bank: int = setting(0, help="teacher targets drawn at random per step as extra in-batch columns")
+    # Each batch target also brings its k nearest targets (teacher's cosine) as target-only columns of the
+    # in-batch losses: the fine distinctions between close sentences that STS and ranking measure, which random
+    # batch-mates (and a random bank) hardly contain.
+    neighbours: int = setting(0, help="each batch target brings its k nearest targets as extra in-batch columns")
+    # False: the position embeddings stay zero and are not trained. Trained, they grow to the norm of a typical
+    # word row (0.48 against a median 0.53 in the relevance student) and are nearly orthogonal per position (adjacent
+    # cosine -0.14), while rows of words rarely seen in training keep their small initial norm: on new text the
+    # embedding LayerNorm then hands the layer mostly position. Without them it keeps each word's direction, but
+    # the relevance student ranks worse at two seeds (bench/EXPERIMENTS.md, "No position embeddings"), so they stay on.
+    positions: bool = setting(True, help="train position embeddings (--no-positions: a bag of words)")
+    # Weight of BM25 in the relational loss's teacher similarities: each batch target's text, as a query, scores
+    # every batch target's text, standardised per row and added to the teacher's cosines in units of their
+    # spread, as the runtime fuses a query's cosine and BM25: it teaches the ranking the runtime ships, not the
+    # dense teacher's alone. At weight 1 the relevance student ranked no better, alone or fused (squad-it-dev
+    # +0.2 / -0.2 nDCG@10 at two seeds, wikiqa-dev -0.7 / -0.7; bench/EXPERIMENTS.md, "BM25 beside the student"), so
+    # it stays 0.
+    lexical: float = setting(0.0, help="weight of BM25 beside the teacher's cosines in the relational loss")
+
+    def __post_init__(self) -> None:
+        # here, not in train_student: a recipe builds its config before the teacher phase, which can take an hour
+        if self.teacher_scores not in TEACHER_SCORES:
+            raise EdgeRankerError(f"teacher_scores must be one of {TEACHER_SCORES}, not {self.teacher_scores!r}")
+        if self.pooling not in POOLINGS:
+            raise EdgeRankerError(f"pooling must be one of {POOLINGS}, not {self.pooling!r}")
+        if self.pooling_init not in POOLING_INITS:
+            raise EdgeRankerError(f"pooling_init must be one of {POOLING_INITS}, not {self.pooling_init!r}")
+        if self.pooling_init == "sif" and self.pooling != "weighted":
+            raise EdgeRankerError("pooling_init 'sif' sets the weighted pooling's logits: it needs pooling 'weighted'")
+        if self.bank < 0 or self.neighbours < 0:
+            raise EdgeRankerError(f"bank and neighbours must be 0 or more, not {self.bank} / {self.neighbours}")
+        if self.lexical < 0:
+            raise EdgeRankerError(f"lexical must be 0 or more, not {self.lexical}")
+        if self.lexical and self.bank:
+            raise EdgeRankerError("lexical scores batch targets' texts; bank targets have none in the batch")
+        if self.epochs < 0 or min(self.batch_size, self.max_length, self.heads, self.ffn, self.layers, self.chunks) < 1:
+            raise EdgeRankerError(
+                "epochs must be 0 or more; batch_size, max_length, heads, ffn, layers, chunks 1 or more"
+            )
