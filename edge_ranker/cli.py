@@ -79,11 +79,11 @@ def cmd_vocab_convert(a: argparse.Namespace) -> None:
 def cmd_distill(a: argparse.Namespace) -> None:
     from edge_ranker.distill.config import TrainConfig
     from edge_ranker.distill.options import given
-    from edge_ranker.distill.recipes import RECIPES, Recipe, with_overrides
+    from edge_ranker.distill.recipes import Recipe, load_recipe, with_overrides
     from edge_ranker.distill.run import distill
 
     overrides = given(a, Recipe, TrainConfig)
-    recipe = with_overrides(RECIPES[a.recipe], overrides)
+    recipe = with_overrides(load_recipe(a.recipe), overrides)
     root = data_root(a.data) if recipe.reads_data_root else None
     log = distill(recipe, a.vocab, a.out, root, cache_root(a.cache))
     if log["process_index"]:  # under `accelerate launch` every process returns; the main one reports
@@ -105,9 +105,10 @@ def cmd_distill(a: argparse.Namespace) -> None:
 def cmd_eval(a: argparse.Namespace) -> None:
     from edge_ranker.evaluate.report import evaluate_models
 
+    reads_data = a.sts or a.retrieval or a.translation or a.personal or a.search or not a.bitext
     res = evaluate_models(
         a.models,
-        data_root(a.data),
+        data_root(a.data) if reads_data else None,
         cache_root(a.cache),
         sts=a.sts,
         retrieval=a.retrieval,
@@ -117,6 +118,7 @@ def cmd_eval(a: argparse.Namespace) -> None:
         lexical_weight=a.lexical_weight,
         personal_users=a.users if a.personal else 0,
         search=a.search,
+        bitexts=a.bitext,
     )
     if a.out:
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)
@@ -352,7 +354,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Every option below sets one field of the recipe (distill/recipes.py) or of its training "
         "config (distill/config.py); unset ones keep the recipe's value, shown in parentheses.",
     )
-    d.add_argument("recipe", choices=sorted(RECIPES), help="which student to train")
+    d.add_argument(
+        "recipe",
+        help=f"the recipe: {' or '.join(sorted(RECIPES))} (edge_ranker/recipes/), or your own recipe JSON file",
+    )
     d.add_argument("--vocab", required=True, help="folder with tokenizer.json")
     d.add_argument("--out", required=True, help="folder for the trained student")
     d.add_argument("--data", help=DATA_HELP)
@@ -385,6 +390,13 @@ def build_parser() -> argparse.ArgumentParser:
         "mixed-language), through the Ranker and with a plain max-cosine rule, beside random (nDCG@10)",
     )
     e.add_argument("--users", type=positive, default=200, help="simulated users per setting for --personal")
+    e.add_argument(
+        "--bitext",
+        action="append",
+        default=[],
+        metavar="XX-YY=FILE",
+        help="translation retrieval accuracy both ways on your own pairs (TSV or XX-YY=XX_FILE,YY_FILE); repeatable",
+    )
     e.add_argument(
         "--search",
         action="store_true",

@@ -347,3 +347,28 @@ def test_commands_that_read_data_sets_ask_for_their_folder(tmp_path, monkeypatch
         env=env,
     )
     _one_line_error(r, "--data DIR or EDGE_RANKER_DATA")
+
+
+def test_the_shipped_recipes_are_data_files_and_a_users_recipe_file_runs_the_same_path(tmp_path):
+    from edge_ranker.distill.recipes import RECIPE_DIR, RECIPES, load_recipe
+    from edge_ranker.errors import EdgeRankerError
+
+    assert sorted(RECIPES) == ["relevance", "semantic"] == sorted(p.stem for p in RECIPE_DIR.glob("*.json"))
+    semantic = load_recipe("semantic")
+    assert semantic.teacher == "use-multilingual-v3" and semantic.train.neighbours == 8 and semantic.reads_data_root
+    mine = tmp_path / "mine.json"
+    mine.write_text('{"about": "x", "kind": "semantic", "teacher": "t", "train": {"epochs": 2}, "why": {}}')
+    assert load_recipe(mine).train.epochs == 2 and load_recipe(str(mine)).langs == []
+    for text, message in (
+        ('{"kind": "semantic", "teacher": "t", "bible": 3}', r"unknown setting\(s\) \['bible'\]"),
+        ('{"kind": "semantic", "teacher": "t", "train": {"epoch": 3}}', r"unknown setting\(s\) \['epoch'\]"),
+        ('{"kind": "semantic"}', "needs 'kind' and 'teacher'"),
+        ("[1, 2]", "a recipe is a JSON object"),
+        ("{", "cannot read the recipe"),
+        ('{"kind": "semantic", "teacher": "t", "train": {"pooling": "max"}}', "pooling must be one of"),
+    ):
+        mine.write_text(text)
+        with pytest.raises(EdgeRankerError, match=message):
+            load_recipe(mine)
+    with pytest.raises(EdgeRankerError, match="no recipe 'semantik': give one of relevance, semantic"):
+        load_recipe("semantik")

@@ -171,3 +171,16 @@ def test_the_cli_names_a_bad_corpus_in_one_line_without_data_or_teacher(tiny_voc
     assert r.stderr.strip().splitlines() == [
         f"edge-ranker: error: {tmp_path / 'bad.tsv'} line 2: expected 2 tab-separated columns (de, en), got 1"
     ]
+
+
+def test_eval_scores_your_own_bitext_without_a_data_folder(tiny_model, tmp_path):
+    tsv, pairs = _corpus(tmp_path, 60)
+    r = subprocess.run(
+        [sys.executable, "-m", "edge_ranker.cli", "eval", str(tiny_model), "--bitext", f"de-en={tsv}"],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)[str(tiny_model)][f"bitext:de-en={tsv}"]
+    assert got["pairs"] == len(dict.fromkeys(pairs)) and 0 <= got["de->en"] <= 100 and 0 <= got["en->de"] <= 100

@@ -4,11 +4,14 @@ file per language for the vocabulary builder.
 
 Messages of fewer than 3 words (menu labels, single terms) are left out, keyboard mnemonics (``_File``, ``&Open``)
 and markup tags are removed, and each English message keeps the first translation found, so a corpus has no
-duplicate English side. ``python bench/scripts/gettext_pairs.py ROOT OUT sv fi``
+duplicate English side. With ``--hold DOMAIN`` that catalogue (e.g. ``gnucash``) is left out of training and its
+pairs whose English appears in no other catalogue go to ``LANG-en.held.tsv``: a test from an application the student
+never saw. ``python bench/scripts/gettext_pairs.py ROOT OUT sv fi --hold gnucash``
 """
 
 from __future__ import annotations
 
+import argparse
 import gettext
 import re
 import sys
@@ -23,10 +26,13 @@ def clean(text: str) -> str:
     return " ".join(_MNEMONIC.sub("", _MARKUP.sub(" ", text)).split())
 
 
-def catalogue_pairs(root: Path, lang: str) -> dict[str, str]:
-    """English message -> translation, over every ``LANG/LC_MESSAGES/*.mo`` under ``root``, in path order."""
+def catalogue_pairs(root: Path, lang: str, domains: set[str] | None = None, skip: str = "") -> dict[str, str]:
+    """English message -> translation, over every ``LANG/LC_MESSAGES/*.mo`` under ``root`` in path order (only the
+    ``domains`` given, when given; never ``skip``)."""
     pairs: dict[str, str] = {}
     for mo in sorted(root.rglob(f"{lang}/LC_MESSAGES/*.mo")):
+        if mo.stem == skip or (domains is not None and mo.stem not in domains):
+            continue
         try:
             with open(mo, "rb") as fh:
                 catalogue = gettext.GNUTranslations(fh)._catalog  # noqa: SLF001 (the only way to list messages)
@@ -44,20 +50,30 @@ def catalogue_pairs(root: Path, lang: str) -> dict[str, str]:
     return pairs
 
 
-def main(root: str, out: str, *langs: str) -> None:
-    folder = Path(out)
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("root", help="folder of unpacked packages")
+    parser.add_argument("out", help="folder for the TSV and text files")
+    parser.add_argument("langs", nargs="+", help="language codes of the catalogues, e.g. sv fi")
+    parser.add_argument("--hold", default="", help="catalogue (domain) kept out of training as a test")
+    a = parser.parse_args()
+    folder = Path(a.out)
     folder.mkdir(parents=True, exist_ok=True)
     english: dict[str, None] = {}
-    for lang in langs:
-        pairs = catalogue_pairs(Path(root), lang)
+    for lang in a.langs:
+        pairs = catalogue_pairs(Path(a.root), lang, skip=a.hold)
         (folder / f"{lang}-en.tsv").write_text("".join(f"{xx}\t{en}\n" for en, xx in pairs.items()), encoding="utf-8")
         (folder / f"{lang}.txt").write_text("".join(f"{xx}\n" for xx in pairs.values()), encoding="utf-8")
         english.update(dict.fromkeys(pairs))
         print(f"{lang}: {len(pairs)} pairs")
+        if a.hold:
+            held = {en: xx for en, xx in catalogue_pairs(Path(a.root), lang, {a.hold}).items() if en not in pairs}
+            (folder / f"{lang}-en.held.tsv").write_text(
+                "".join(f"{xx}\t{en}\n" for en, xx in held.items()), encoding="utf-8"
+            )
+            print(f"{lang}: {len(held)} held-out pairs from {a.hold}")
     (folder / "en.txt").write_text("".join(f"{en}\n" for en in english), encoding="utf-8")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 4:
-        sys.exit(__doc__)
-    main(*sys.argv[1:])
+    main()

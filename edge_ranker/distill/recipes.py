@@ -18,7 +18,9 @@ Light on purpose (no torch): the CLI builds its options from these fields.
 
 from __future__ import annotations
 
+import json
 from dataclasses import MISSING, Field, dataclass, field, fields, replace
+from pathlib import Path
 from typing import Any
 
 from edge_ranker.datasets.retrieval import TRAINABLE
@@ -28,7 +30,6 @@ from edge_ranker.distill.config import TrainConfig
 from edge_ranker.distill.options import OPTION, setting
 from edge_ranker.errors import EdgeRankerError
 
-LANGS = ["de", "fr", "it", "es", "pl", "pt", "nl", "ru", "tr"]
 PASSAGE_SOURCES = {  # monolingual text for passage-role training (never evaluation sets)
     "en": "mono/leipzig_wiki_10k/eng_*.txt",
     "de": "mono/leipzig_wiki_10k/deu_*.txt",
@@ -150,64 +151,42 @@ class Recipe:
         return bool(self.train.losses.get("judged"))
 
 
-RECIPES: dict[str, Recipe] = {
-    "semantic": Recipe(
-        kind="semantic",
-        teacher="use-multilingual-v3",
-        langs=list(LANGS),
-        bible_verses=10_000,
-        sts_train=True,
-        news=True,
-        mono_per_lang=10_000,
-        train=TrainConfig(
-            # 5 epochs: +0.2 STS dev over 3 (bench/RESULTS.md); 42 min from an empty teacher cache on one process
-            # with 2 threads (bench/EXPERIMENTS.md, "Padding out of the training step")
-            epochs=5,
-            # temperature stays 0.05: 0.1 and 0.2 won on a small subset but lost 0.8-0.9 STS dev on this recipe
-            max_length=64,
-            dropout=0.0,
-            losses={"mse": 1.0, "relational": 1.0, "contrastive": 1.0},
-            # each batch target's 8 nearest targets as extra in-batch columns: STS dev 71.78 -> 75.03, test
-            # 64.67 -> 68.38 (bench/EXPERIMENTS.md, "A random bank and nearest neighbours"); ~6 min to find
-            # them, 2,612 s of training
-            neighbours=8,
-        ),
-    ),
-    "relevance": Recipe(
-        kind="relevance",
-        teacher="multilingual-e5-small",
-        langs=list(LANGS),
-        max_pairs_per_lang=4000,  # with 8 epochs: teacher cache + training fit in an hour on 2 cores
-        roles=["query", "passage"],
-        prefixes={"query": "query: ", "passage": "passage: "},
-        # 600 (was 300): wikiqa-dev nDCG@10 +1.88, SciFact +0.74, SQuAD-it flat; with 1,000 Wikipedia
-        # lead paragraphs per language on top, wikiqa-dev +1.23 more, every test set up (+0.5 to +2.0); this recipe
-        # without windows took 36 min 49 s from an empty cache (bench/EXPERIMENTS.md, "More passage-role text")
-        passages_per_lang=600,
-        news_passages=True,
-        wiki_summaries=1000,
-        retrieval_train=["scifact", "squad-it"],
-        mined_passages=2,  # +1.4 nDCG@10 on SciFact and SQuAD-it, WikiQA unchanged (bench/RESULTS.md)
-        # 2 windows of each whole training document: chosen on the passage dev splits at two seeds (scifact-dev
-        # +0.56 / +1.82, squad-it-dev +2.20 / +0.36 nDCG@10 with --hold-dev; bench/EXPERIMENTS.md, "Windows chosen
-        # on the passage dev splits")
-        passage_crops=2,
-        train=TrainConfig(
-            # 8 epochs: +0.5 to +0.7 nDCG@10 on all three sets over 6 (bench/EXPERIMENTS.md, "e5 in torch")
-            epochs=8,
-            max_length=256,
-            dropout=0.0,
-            batch_size=128,
-            bucket_by_length=True,
-            temperature=0.2,  # softer in-batch targets: +0.6 to +1.7 nDCG@10 on all three sets (bench/RESULTS.md)
-            # smaller teacher-initialised embeddings: +1.5 SciFact, +4.5 WikiQA nDCG@10, SQuAD-it within noise, in two
-            # runs (bench/EXPERIMENTS.md, "The scale of the teacher-initialised word embeddings"); the semantic
-            # recipe keeps 0.05
-            init_std=0.02,
-            losses={"mse": 1.0, "relational": 1.0, "contrastive": 1.0},
-        ),
-    ),
-}
+RECIPE_DIR = Path(__file__).resolve().parent.parent / "recipes"  # the shipped recipes, one JSON file each
+DOCUMENTATION = ("about", "why")  # keys of a recipe file that explain it and set nothing
+
+
+def load_recipe(name_or_path: str | Path) -> Recipe:
+    """A recipe file: a shipped one by name (``semantic``, ``relevance``) or any JSON file of ``Recipe`` fields, with
+    ``train`` holding ``TrainConfig`` fields; what it does not name keeps the dataclasses' defaults."""
+    shipped = RECIPE_DIR / f"{name_or_path}.json"
+    path = shipped if shipped.is_file() else Path(name_or_path)
+    if not path.is_file():
+        names = ", ".join(sorted(p.stem for p in RECIPE_DIR.glob("*.json")))
+        raise EdgeRankerError(f"no recipe {name_or_path!r}: give one of {names} or a recipe JSON file")
+    try:
+        spec = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise EdgeRankerError(f"cannot read the recipe {path}: {exc}") from exc
+    if not isinstance(spec, dict) or not isinstance(spec.get("train", {}), dict):
+        raise EdgeRankerError(
+            f"{path}: a recipe is a JSON object of Recipe fields, its 'train' one of TrainConfig fields"
+        )
+    settings = {k: v for k, v in spec.items() if k not in DOCUMENTATION}
+    train = settings.pop("train", {})
+    unknown = sorted(
+        (set(settings) - {f.name for f in fields(Recipe)}) | (set(train) - {f.name for f in fields(TrainConfig)})
+    )
+    if unknown or "kind" not in settings or "teacher" not in settings:
+        raise EdgeRankerError(
+            f"{path}: unknown setting(s) {unknown}" if unknown else f"{path} needs 'kind' and 'teacher'"
+        )
+    try:
+        return Recipe(**settings, train=TrainConfig(**train))
+    except TypeError as exc:
+        raise EdgeRankerError(f"{path}: {exc}") from exc
+
+
+RECIPES: dict[str, Recipe] = {p.stem: load_recipe(p) for p in sorted(RECIPE_DIR.glob("*.json"))}
 
 
 def with_overrides(recipe: Recipe, overrides: dict[str, Any]) -> Recipe:

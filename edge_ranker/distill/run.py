@@ -15,7 +15,7 @@ from tokenizers import Tokenizer
 
 from edge_ranker.datasets.user import ParallelCorpus, read_parallel, read_text
 from edge_ranker.distill.losses import LOSSES
-from edge_ranker.distill.recipes import RECIPES, Recipe, with_overrides
+from edge_ranker.distill.recipes import Recipe, load_recipe, with_overrides
 from edge_ranker.distill.train import teacher_token_embeddings, train_student
 from edge_ranker.distill.training_set import build_training_set, vocab_text_groups
 from edge_ranker.errors import EdgeRankerError
@@ -39,7 +39,7 @@ def distill(
     ``teacher`` may be given directly (tests pass a tiny one); otherwise the recipe's teacher is loaded.
     ``overrides`` replace settings by field name, the recipe's or its TrainConfig's (``with_overrides``).
     """
-    r = with_overrides(RECIPES[recipe] if isinstance(recipe, str) else recipe, overrides or {})
+    r = with_overrides(load_recipe(recipe) if isinstance(recipe, str) else recipe, overrides or {})
     cfg = r.train
     unknown = sorted(set(cfg.losses) - set(LOSSES))
     if unknown:

@@ -9,12 +9,12 @@ from edge_ranker.datasets.retrieval import load_retrieval
 from edge_ranker.evaluate.encoders import resolve_encoder
 from edge_ranker.evaluate.retrieval import cosine_scores, fused_scores, lexical_scores, scores_metrics
 from edge_ranker.evaluate.sts import evaluate_sts
-from edge_ranker.evaluate.translation import evaluate_translation
+from edge_ranker.evaluate.translation import evaluate_bitext, evaluate_translation
 
 
 def evaluate_models(
     models: list[str],
-    data_root: Path,
+    data_root: Path | None,
     cache_dir: Path,
     sts: bool = True,
     retrieval: list[str] | None = None,
@@ -24,12 +24,13 @@ def evaluate_models(
     lexical_weight: float = 0.0,
     personal_users: int = 0,
     search: bool = False,
+    bitexts: list[str] | None = None,
 ) -> dict:
     """``{model: {set: metrics}}``; with ``lexical_weight`` each retrieval set is also scored as the runtime
     ranks a query (cosine and BM25 fused), under the key ``SET+lexical``. ``personal_users`` > 0 adds the
     personalised-feed benchmark (``evaluate.personal``) for all the models on the same simulated users, under
     the key ``personal``; ``search`` the cross-language search benchmark (``evaluate.crosslingual``), under
-    ``search``."""
+    ``search``; each of ``bitexts`` (the user's ``XX-YY=FILE``) translation retrieval, under ``bitext:SPEC``."""
     sets = {name: load_retrieval(name, data_root) for name in retrieval or []}
     words = {name: lexical_scores(ds) for name, ds in sets.items()} if lexical_weight else {}  # encoder-free
     doc_encoder = resolve_encoder(docs, cache_dir) if docs else None
@@ -48,6 +49,8 @@ def evaluate_models(
                 res[f"{name}+lexical"] = scores_metrics(fused_scores(cosine, words[name], lexical_weight), ds)
         for name in translation or []:
             res[f"translation-{name}"] = evaluate_translation(enc, data_root, name)
+        for bitext in bitexts or []:
+            res[f"bitext:{bitext}"] = evaluate_bitext(enc, bitext)
         res["seconds"] = round(time.perf_counter() - t0, 1)
         out[spec + (f" (docs: {docs})" if docs else "")] = res
     if personal_users:

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from edge_ranker.datasets.bitext import TRANSLATION_LANGS, load_bitext
+from edge_ranker.datasets.user import read_parallel
 from edge_ranker.evaluate.metrics import unit_rows
 
 
@@ -34,3 +35,16 @@ def evaluate_translation(encoder, data_root: str | Path, name: str, langs: list[
         out[f"en-{lang}"] = retrieval_accuracy(ee, ex, xx)
     out["avg"] = float(np.mean(list(out.values())))
     return out
+
+
+def evaluate_bitext(encoder, spec: str) -> dict[str, float]:
+    """Translation retrieval both ways over every pair of the user's bitext ``spec`` (``XX-YY=FILE``, as
+    ``--parallel`` takes it): a test set of one's own, e.g. the pairs of an application the student never saw."""
+    corpus = read_parallel(spec)
+    xs, ys = [x for x, _ in corpus.pairs], [y for _, y in corpus.pairs]
+    vx, vy = encoder.encode(xs, role="passage"), encoder.encode(ys, role="passage")
+    return {
+        f"{corpus.src}->{corpus.tgt}": retrieval_accuracy(vx, vy, ys),
+        f"{corpus.tgt}->{corpus.src}": retrieval_accuracy(vy, vx, xs),
+        "pairs": len(corpus.pairs),
+    }
