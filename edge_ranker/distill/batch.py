@@ -43,6 +43,7 @@ class Batch:
     positive: torch.Tensor | None = None  # (rows,): the column of each row's judged passage, -1 for none
     teacher: torch.Tensor | None = None  # (columns, D): the teacher's full vectors, centred on the PCA mean
     lexical: torch.Tensor | None = None  # (columns, columns): weighted, standardised BM25 of column texts
+    source: torch.Tensor | None = None  # (rows,): the row of each row's group source, the text the teacher embedded
 
     @classmethod
     def of(cls, student: torch.Tensor, encoded: dict[str, torch.Tensor]) -> Batch:
@@ -54,6 +55,7 @@ class Batch:
             encoded["column"],
             encoded["positive"],
             encoded.get("teacher"),
+            source=encoded["source"],
         )
 
 
@@ -70,10 +72,12 @@ def collate(
         texts: list[str] = []
         rows: list[int] = []
         judged: list[int] = []  # target row of each text's judged passage, -1 for none
+        source: list[int] = []  # the row of each text's group source (its member's first text)
         index_of: dict[int, int] = {}  # target row -> batch column; a passage linked twice is one target
         for g in batch:
             for m in g.members():
                 col = index_of.setdefault(m.target, len(index_of))
+                source.extend([len(texts)] * len(m.texts))
                 texts.extend(m.texts)
                 rows.extend([col] * len(m.texts))
                 judged.extend([m.positives[0] if m.positives else -1] * len(m.texts))
@@ -82,6 +86,7 @@ def collate(
                 index_of.setdefault(r, len(index_of))
         enc = tokenize(texts)
         enc["group"] = torch.tensor(rows, dtype=torch.long)
+        enc["source"] = torch.tensor(source, dtype=torch.long)
         # the column of each text's judged passage: it rides in its query's batch (linked), so it has one
         enc["positive"] = torch.tensor([index_of[r] if r >= 0 else -1 for r in judged], dtype=torch.long)
         enc["column"] = columns = torch.tensor(list(index_of), dtype=torch.long)  # target row of each column
@@ -111,13 +116,15 @@ def gather(b: Batch) -> Batch:
     """
     if not multi_process():
         return b
-    s, group, positive = b.student, b.group, b.positive
+    s, group, positive, source = b.student, b.group, b.positive, b.source
     n = dist.get_world_size()
     sizes = [torch.zeros(2, dtype=torch.long, device=s.device) for _ in range(n)]  # on s's device: NCCL needs it
     dist.all_gather(sizes, torch.tensor([len(s), len(b.target)], device=s.device))
     rows, cols = [int(x[0]) for x in sizes], [int(x[1]) for x in sizes]
     first = sum(cols[: dist.get_rank()])  # this process's targets follow those of lower ranks
     group = group + first
+    if source is not None:  # and its rows those of lower ranks
+        source = source + sum(rows[: dist.get_rank()])
     if positive is not None:
         positive = torch.where(positive >= 0, positive + first, positive)
 
@@ -138,6 +145,8 @@ def gather(b: Batch) -> Batch:
     s_all = dist_nn.all_gather(pad(s, max(rows)))
     unique, inverse = torch.unique(by_column(b.column), return_inverse=True)
     group = inverse[by_row(group)]
+    if source is not None:
+        source = by_row(source)
     if positive is not None:
         positive = by_row(positive)
         positive = torch.where(positive >= 0, inverse[positive.clamp(min=0)], positive)
@@ -153,6 +162,7 @@ def gather(b: Batch) -> Batch:
         column=unique,
         positive=positive,
         teacher=None if b.teacher is None else merged(b.teacher),
+        source=source,
     )
 
 
