@@ -91,14 +91,18 @@ def cmd_distill(a: argparse.Namespace) -> None:
     keys = ("epochs", "world_size", "groups", "pca_explained_variance", "teacher_computed")
     report = {k: log[k] for k in (*keys, "teacher_seconds", "train_seconds") if k in log}
     if recipe.parallel and recipe.held_out:
-        from edge_ranker.evaluate.held_out import evaluate_held_out
+        from edge_ranker.evaluate.user_data import evaluate_held_out
         from edge_ranker.modeling.student import TorchStudentEncoder
         from edge_ranker.teachers import CachedTeacher, load_teacher
 
         teacher = CachedTeacher(load_teacher(recipe.teacher), cache_root(a.cache))
-        report["held_out"] = evaluate_held_out(
-            TorchStudentEncoder(a.out), teacher, recipe.parallel, recipe.held_out, recipe.train.seed
-        )
+        try:
+            report["held_out"] = evaluate_held_out(
+                TorchStudentEncoder(a.out), teacher, recipe.parallel, recipe.held_out, recipe.train.seed
+            )
+        finally:
+            teacher.close()
+        (Path(a.out) / "held_out.json").write_text(json.dumps(report["held_out"], indent=2, ensure_ascii=False))
     _print_json(report)
 
 
@@ -352,7 +356,8 @@ def build_parser() -> argparse.ArgumentParser:
         "distill",
         help="distil a teacher into a 1-layer student (accelerate launch works)",
         description="Every option below sets one field of the recipe (distill/recipes.py) or of its training "
-        "config (distill/config.py); unset ones keep the recipe's value, shown in parentheses.",
+        "config (distill/config.py); unset ones keep the recipe's value, shown in parentheses, except that "
+        "--parallel or --text turns the recipe's data sets off.",
     )
     d.add_argument(
         "recipe",

@@ -366,9 +366,34 @@ def test_the_shipped_recipes_are_data_files_and_a_users_recipe_file_runs_the_sam
         ("[1, 2]", "a recipe is a JSON object"),
         ("{", "cannot read the recipe"),
         ('{"kind": "semantic", "teacher": "t", "train": {"pooling": "max"}}', "pooling must be one of"),
+        ('{"kind": "semantic", "teacher": "t", "train": {"epochs": "five"}}', "epochs must be int, not 'five'"),
+        ('{"kind": "semantic", "teacher": "t", "held_out": "10"}', "held_out must be int, not '10'"),
+        ('{"kind": "semantic", "teacher": "t", "parallel": "sv-en=x"}', "parallel must be list"),
+        ('{"kind": "semantic", "teacher": "t", "train": {"losses": {"mse": "one"}}}', "losses must be dict"),
+        ('{"kind": "nonsense", "teacher": "t"}', "kind must be one of"),
+        ('{"kind": "semantic", "teacher": "t", "train": {"hidden": 64}}', r"unknown setting\(s\) \['hidden'\]"),
+        ('{"kind": "semantic", "teacher": "t", "pca_dim": 0}', "pca_dim, sentences_per_passage and retrieval_docs"),
+        ('{"kind": "semantic", "teacher": "t", "bible_verses": -3}', "bible_verses must be 0 or more"),
+        ('{"kind": "semantic", "teacher": "t", "train": {"temperature": 0}}', "lr and temperature must be above 0"),
+        ('{"kind": "semantic", "teacher": "t", "train": {"dropout": 2}}', r"dropout must be in \[0, 1\)"),
     ):
         mine.write_text(text)
         with pytest.raises(EdgeRankerError, match=message):
             load_recipe(mine)
     with pytest.raises(EdgeRankerError, match="no recipe 'semantik': give one of relevance, semantic"):
         load_recipe("semantik")
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--loss", "mse=nan"], "must be NAME=WEIGHT with a weight >= 0"),
+        (["--temperature", "0"], "lr and temperature must be above 0"),
+        (["--pca-dim", "0"], "pca_dim, sentences_per_passage and retrieval_docs must be at least 1"),
+        (["--held-out", "-1"], "held_out must be 0 or more"),
+    ],
+)
+def test_distill_refuses_settings_out_of_range_in_one_line_before_any_work(tmp_path, flags, message):
+    r = cli("distill", "semantic", "--vocab", tmp_path, "--out", tmp_path / "out", "--data", tmp_path, *flags)
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "out").exists()

@@ -229,3 +229,21 @@ def test_combined_gives_the_full_teacher_to_relational_and_pairwise_only():
 def test_combined_rejects_unknown_loss():
     with pytest.raises(ValueError, match="unknown"):
         combined({"nope": 1.0}, S, T, G)
+
+
+def test_anchor_pulls_each_translation_to_its_groups_source_row_and_needs_the_sources():
+    from edge_ranker.distill.batch import Group, collate
+
+    class _Tok:
+        def __call__(self, texts):
+            return {"n": len(texts)}
+
+    enc = collate(_Tok(), torch.randn(4, 3))([Group(["en a", "de a", "fr a"], 0), Group(["en b", "de b"], 1)])
+    assert enc["source"].tolist() == [0, 0, 0, 3, 3]  # each text's group source: its member's first text
+    s = torch.randn(5, 3)
+    want = (((s[1] - s[0]) ** 2).sum() + ((s[2] - s[0]) ** 2).sum() + ((s[4] - s[3]) ** 2).sum()) / 3
+    assert losses.LOSSES["anchor"]()(Batch.of(s, enc)).item() == pytest.approx(want.item(), rel=1e-6)
+    alone = Batch(s[:1], enc["target"][:1], torch.tensor([0]), torch.tensor([0]), source=torch.tensor([0]))
+    assert losses.LOSSES["anchor"]()(alone).item() == 0.0  # a source alone has nothing to pull
+    with pytest.raises(ValueError, match="the anchor loss needs the batch's source"):
+        losses.Combined({"anchor": 1.0})(Batch(s, enc["target"], enc["group"], enc["column"]))

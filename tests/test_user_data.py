@@ -56,6 +56,7 @@ def test_a_tsv_and_two_aligned_files_read_alike_with_blank_lines_skipped(tmp_pat
         ({}, "german-en=x.tsv", "--parallel expects XX-YY=FILE.tsv"),
         ({}, "de-de=x.tsv", "must be different languages"),
         ({}, "de-en=a,b,c", "one TSV file or two line-aligned files"),
+        ({}, "de-en=a.tsv,", "one TSV file or two line-aligned files"),
     ],
 )
 def test_bad_parallel_corpora_are_named_with_file_and_line(tmp_path, files, spec, message):
@@ -66,8 +67,8 @@ def test_bad_parallel_corpora_are_named_with_file_and_line(tmp_path, files, spec
 
 
 def test_text_files_are_read_as_distinct_lines_and_checked(tmp_path):
-    (tmp_path / "t.txt").write_bytes(b"eins zwei\n\neins zwei\n\xff drei\n")
-    assert read_text(f"de={tmp_path / 't.txt'}") == ("de", ["eins zwei", "\ufffd drei"])
+    (tmp_path / "t.txt").write_bytes("eins  zwei\n\neins zwei\n\U0001f600 drei\n".encode())
+    assert read_text(f"de={tmp_path / 't.txt'}") == ("de", ["eins zwei", "\U0001f600 drei"])
     with pytest.raises(EdgeRankerError, match="--text expects XX=FILE"):
         read_text(str(tmp_path / "t.txt"))
     (tmp_path / "e.txt").write_text("", encoding="utf-8")
@@ -75,14 +76,16 @@ def test_text_files_are_read_as_distinct_lines_and_checked(tmp_path):
         read_text(f"de={tmp_path / 'e.txt'}")
 
 
-def test_the_held_out_slice_is_seeded_a_fifth_at_most_and_shares_no_text_with_training(tmp_path):
-    tsv, _ = _corpus(tmp_path, 200)
+def test_the_held_out_slice_is_seeded_a_fifth_at_most_and_shares_no_text_with_any_corpus(tmp_path):
+    tsv, pairs = _corpus(tmp_path, 200)
     corpus = read_parallel(f"de-en={tsv}")
-    train, held = split_held_out(corpus, 1000, seed=3)
-    assert len(held) == len(corpus.pairs) // 5
-    held_texts = {t for p in held for t in p}
-    assert not held_texts & {t for p in train for t in p}
-    assert split_held_out(corpus, 1000, seed=3) == (train, held) != split_held_out(corpus, 1000, seed=4)
+    (tmp_path / "tr-en.tsv").write_text("".join(f"{x[::-1]}\t{y}\n" for x, y in pairs), encoding="utf-8")
+    other = read_parallel(f"tr-en={tmp_path / 'tr-en.tsv'}")  # the same English sides: a shared pivot
+    (train, train_other), (held, held_other) = split_held_out([corpus, other], 1000, seed=3)
+    assert len(held) == len(corpus.pairs) // 5 and len(held_other) == len(other.pairs) // 5
+    held_texts = {t for p in held + held_other for t in p}
+    assert not held_texts & {t for p in train + train_other for t in p}
+    assert split_held_out([corpus], 1000, seed=3)[1] == [held] != split_held_out([corpus], 1000, seed=4)[1]
 
 
 def _recipe(tmp_path, tsv, **settings):
@@ -104,7 +107,7 @@ def test_the_users_data_replaces_the_recipes_data_sets_and_names_its_languages(t
 def test_a_two_language_corpus_trains_holds_out_exports_and_ranks(tiny_vocab, tmp_path):
     """No data root at all: the user's pairs and a teacher are the whole input."""
     from edge_ranker.distill.run import distill
-    from edge_ranker.evaluate.held_out import evaluate_held_out
+    from edge_ranker.evaluate.user_data import evaluate_held_out
     from edge_ranker.export.onnx_graph import export_model
     from edge_ranker.modeling.student import TorchStudentEncoder
     from edge_ranker.runtime.encoder import Encoder
@@ -115,7 +118,7 @@ def test_a_two_language_corpus_trains_holds_out_exports_and_ranks(tiny_vocab, tm
     recipe = _recipe(tmp_path, tsv)
     teacher = HashTeacher(dim=32)
     log = distill(recipe, tiny_vocab, tmp_path / "student", None, tmp_path / "cache", teacher, show_progress=False)
-    train, held = split_held_out(read_parallel(f"de-en={tsv}"), 40, recipe.train.seed)
+    (train,), (held,) = split_held_out([read_parallel(f"de-en={tsv}")], 40, recipe.train.seed)
     assert log["groups"] == len({en for _, en in train})  # one group per English side; the held-out pairs left out
     student = TorchStudentEncoder(tmp_path / "student")
     assert student.info.languages == ["de", "en"]
@@ -184,3 +187,39 @@ def test_eval_scores_your_own_bitext_without_a_data_folder(tiny_model, tmp_path)
     assert r.returncode == 0, r.stderr
     got = json.loads(r.stdout)[str(tiny_model)][f"bitext:de-en={tsv}"]
     assert got["pairs"] == len(dict.fromkeys(pairs)) and 0 <= got["de->en"] <= 100 and 0 <= got["en->de"] <= 100
+
+
+def test_files_in_another_encoding_are_refused_and_a_stray_bad_byte_is_not(tmp_path):
+    (tmp_path / "u16.tsv").write_bytes("eins\tone\nzwei\ttwo\n".encode("utf-16"))
+    with pytest.raises(EdgeRankerError, match="looks like UTF-16"):
+        read_parallel(f"de-en={tmp_path / 'u16.tsv'}")
+    (tmp_path / "latin1.tsv").write_bytes("grün\tgreen\nweiß\twhite\n".encode("latin-1") * 10)
+    with pytest.raises(EdgeRankerError, match="20 of the 20 lines of .* are not valid UTF-8 \\(the first: line 1\\)"):
+        read_parallel(f"de-en={tmp_path / 'latin1.tsv'}")
+    lines = [f"wort{i}\tword{i}" for i in range(200)]
+    (tmp_path / "stray.tsv").write_bytes(("\r\n".join(lines) + "\r\n").encode() + b"gr\xfcn\tgreen\n")
+    pairs = read_parallel(f"de-en={tmp_path / 'stray.tsv'}").pairs  # CRLF endings, one bad byte in 201 lines
+    assert pairs[0] == ("wort0", "word0") and pairs[-1] == ("gr\ufffdn", "green")
+
+
+def test_text_alone_trains_without_pairs(tiny_vocab, tmp_path):
+    from edge_ranker.distill.recipes import RECIPES, with_overrides
+    from edge_ranker.distill.run import distill
+
+    _corpus(tmp_path, 80)
+    recipe = with_overrides(
+        RECIPES["semantic"],
+        {"text": [f"de={tmp_path / 'de.txt'}"], "pca_dim": 16, "epochs": 1, "batch_size": 16, "heads": 2},
+    )
+    log = distill(recipe, tiny_vocab, tmp_path / "out", None, tmp_path / "cache", HashTeacher(32), show_progress=False)
+    assert log["groups"] == len(read_text(f"de={tmp_path / 'de.txt'}")[1])
+
+
+def test_eval_names_a_bad_bitext_before_scoring_any_model(tmp_path):
+    r = subprocess.run(
+        [sys.executable, "-m", "edge_ranker.cli", "eval", "semantic", "--bitext", "big.tsv"],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    assert r.returncode == 2 and r.stderr.startswith("edge-ranker: error: --bitext expects XX-YY=FILE.tsv")

@@ -4,9 +4,9 @@ file per language for the vocabulary builder.
 
 Messages of fewer than 3 words (menu labels, single terms) are left out, keyboard mnemonics (``_File``, ``&Open``)
 and markup tags are removed, and each English message keeps the first translation found, so a corpus has no
-duplicate English side. With ``--hold DOMAIN`` that catalogue (e.g. ``gnucash``) is left out of training and its
-pairs whose English appears in no other catalogue go to ``LANG-en.held.tsv``: a test from an application the student
-never saw. ``python bench/scripts/gettext_pairs.py ROOT OUT sv fi --hold gnucash``
+duplicate English side. With ``--hold DOMAIN`` that catalogue (e.g. ``gnucash``) is left out of training, and its
+pairs whose English no language's training pairs contain go to ``LANG-en.held.tsv``: a test from an application
+the student never saw. ``python bench/scripts/gettext_pairs.py ROOT OUT sv fi --hold gnucash``
 """
 
 from __future__ import annotations
@@ -60,17 +60,17 @@ def main() -> None:
     folder = Path(a.out)
     folder.mkdir(parents=True, exist_ok=True)
     english: dict[str, None] = {}
-    for lang in a.langs:
-        pairs = catalogue_pairs(Path(a.root), lang, skip=a.hold)
+    trained = {lang: catalogue_pairs(Path(a.root), lang, skip=a.hold) for lang in a.langs}
+    for pairs in trained.values():
+        english.update(dict.fromkeys(pairs))
+    for lang, pairs in trained.items():
         (folder / f"{lang}-en.tsv").write_text("".join(f"{xx}\t{en}\n" for en, xx in pairs.items()), encoding="utf-8")
         (folder / f"{lang}.txt").write_text("".join(f"{xx}\n" for xx in pairs.values()), encoding="utf-8")
-        english.update(dict.fromkeys(pairs))
         print(f"{lang}: {len(pairs)} pairs")
-        if a.hold:
-            held = {en: xx for en, xx in catalogue_pairs(Path(a.root), lang, {a.hold}).items() if en not in pairs}
-            (folder / f"{lang}-en.held.tsv").write_text(
-                "".join(f"{xx}\t{en}\n" for en, xx in held.items()), encoding="utf-8"
-            )
+        if a.hold:  # only English that no language's training pairs contain: the student never saw it
+            held = {en: xx for en, xx in catalogue_pairs(Path(a.root), lang, {a.hold}).items() if en not in english}
+            text = "".join(f"{xx}\t{en}\n" for en, xx in held.items())
+            (folder / f"{lang}-en.held.tsv").write_text(text, encoding="utf-8")
             print(f"{lang}: {len(held)} held-out pairs from {a.hold}")
     (folder / "en.txt").write_text("".join(f"{en}\n" for en in english), encoding="utf-8")
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Your own languages, end to end: a Swedish and Finnish semantic ranker built only from what installs here.
+# Your own languages, end to end: a Swedish and Finnish semantic ranker built only from Debian and PyPI packages.
 # English-Swedish and English-Finnish pairs come from the gettext catalogues (.mo) of Debian packages, the
 # vocabulary also from wordfreq's word lists (PyPI); multilingual-e5-small is the teacher (USE-multilingual-v3 has
 # neither language). Vocabulary -> student (the user's pairs alone, a held-out slice scored after training) ->

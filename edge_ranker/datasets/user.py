@@ -29,19 +29,20 @@ class ParallelCorpus:
     name: str  # as given, for messages and reports
 
 
-def parse_parallel(spec: str) -> tuple[str, str, list[Path]]:
-    """``xx-yy=FILE.tsv`` or ``xx-yy=XX_FILE,YY_FILE`` -> (xx, yy, paths)."""
+def parse_parallel(spec: str, flag: str = "--parallel") -> tuple[str, str, list[Path]]:
+    """``xx-yy=FILE.tsv`` or ``xx-yy=XX_FILE,YY_FILE`` -> (xx, yy, paths). Language codes are 2-3 lower-case
+    letters; a path cannot contain a comma."""
     m = _PARALLEL.match(spec)
     if not m:
         raise EdgeRankerError(
-            f"--parallel expects XX-YY=FILE.tsv or XX-YY=XX_FILE,YY_FILE (e.g. sv-en=pairs.tsv), got {spec!r}"
+            f"{flag} expects XX-YY=FILE.tsv or XX-YY=XX_FILE,YY_FILE (e.g. sv-en=pairs.tsv), got {spec!r}"
         )
     if m["src"] == m["tgt"]:
-        raise EdgeRankerError(f"--parallel {spec!r}: the two sides must be different languages")
-    paths = [Path(p) for p in m["paths"].split(",")]
-    if len(paths) > 2 or not all(str(p) for p in paths):
-        raise EdgeRankerError(f"--parallel {spec!r}: give one TSV file or two line-aligned files separated by a comma")
-    return m["src"], m["tgt"], paths
+        raise EdgeRankerError(f"{flag} {spec!r}: the two sides must be different languages")
+    parts = m["paths"].split(",")
+    if len(parts) > 2 or not all(parts):
+        raise EdgeRankerError(f"{flag} {spec!r}: give one TSV file or two line-aligned files separated by a comma")
+    return m["src"], m["tgt"], [Path(p) for p in parts]
 
 
 def parse_text(spec: str) -> tuple[str, Path]:
@@ -58,17 +59,32 @@ def spec_languages(parallel: list[str], text: list[str]) -> list[str]:
     return list(dict.fromkeys(langs))
 
 
+# Above this share of lines with bytes that are not UTF-8 a file is in another encoding: training on it would teach
+# the replacement character. Below it, the odd bad byte becomes U+FFFD, as everywhere else in the project.
+BAD_LINES = 0.01
+
+
 def _read(path: Path) -> list[str]:
-    """Every line, empty ones included (alignment counts them), tabs kept; bad bytes become U+FFFD, not a crash."""
+    """Every line, empty ones included (alignment counts them), tabs kept, a final CR dropped."""
     if not path.is_file():
         raise EdgeRankerError(f"{path} is {'a folder' if path.is_dir() else 'not found'}")
     try:
-        text = path.read_bytes().decode("utf-8", errors="replace").removeprefix("\ufeff")
+        raw = path.read_bytes()
     except OSError as exc:
         raise EdgeRankerError(f"cannot read {path}: {exc.strerror}") from exc
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in raw[:4096]:
+        raise EdgeRankerError(f"{path} looks like UTF-16 (NUL bytes): save it as UTF-8")
+    text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
     if not text.strip():
         raise EdgeRankerError(f"{path} has no text")
-    return text.removesuffix("\n").split("\n")  # the final newline ends the last line; it starts no other
+    lines = [line.removesuffix("\r") for line in text.removesuffix("\n").split("\n")]  # a final newline starts none
+    bad = [n for n, line in enumerate(lines, start=1) if "\ufffd" in line]
+    if len(bad) > BAD_LINES * len(lines):
+        raise EdgeRankerError(
+            f"{len(bad)} of the {len(lines)} lines of {path} are not valid UTF-8 (the first: line {bad[0]}): "
+            "save it as UTF-8"
+        )
+    return lines
 
 
 def _lines(path: Path) -> list[str]:
@@ -76,9 +92,9 @@ def _lines(path: Path) -> list[str]:
     return [" ".join(line.split()) for line in _read(path)]
 
 
-def read_parallel(spec: str) -> ParallelCorpus:
+def read_parallel(spec: str, flag: str = "--parallel") -> ParallelCorpus:
     """The pairs of one ``--parallel`` spec; blank lines (blank on both sides) are skipped, one-sided ones refused."""
-    src, tgt, paths = parse_parallel(spec)
+    src, tgt, paths = parse_parallel(spec, flag)
     pairs: list[tuple[str, str]] = []
     if len(paths) == 1:
         for n, line in enumerate(_read(paths[0]), start=1):
@@ -111,13 +127,20 @@ def read_text(spec: str) -> tuple[str, list[str]]:
     return lang, list(dict.fromkeys(line for line in _lines(path) if line))
 
 
-def split_held_out(
-    corpus: ParallelCorpus, size: int, seed: int = 0
-) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """(training pairs, held-out pairs): a seeded ``size`` pairs (at most a fifth of the corpus) set aside, and every
-    training pair sharing a text with one of them dropped, so no held-out sentence is trained on in either role."""
+def held_out_pairs(corpus: ParallelCorpus, size: int, seed: int = 0) -> list[tuple[str, str]]:
+    """A seeded ``size`` pairs of the corpus (at most a fifth of it), set aside to score the student after training."""
     pairs = list(corpus.pairs)
     random.Random(seed).shuffle(pairs)
-    held = pairs[: min(size, len(pairs) // 5)]
-    texts = {t for pair in held for t in pair}
-    return [p for p in pairs[len(held) :] if p[0] not in texts and p[1] not in texts], held
+    return pairs[: min(size, len(pairs) // 5)]
+
+
+def split_held_out(
+    corpora: list[ParallelCorpus], size: int, seed: int = 0
+) -> tuple[list[list[tuple[str, str]]], list[list[tuple[str, str]]]]:
+    """Per corpus, (training pairs, held-out pairs): every training pair that shares a text with any corpus's
+    held-out pairs is dropped, so no held-out sentence is trained on in either role, even where two corpora share
+    their pivot side (sv-en and fi-en share English)."""
+    held = [held_out_pairs(c, size, seed) for c in corpora]
+    texts = {t for pairs in held for pair in pairs for t in pair}
+    train = [[p for p in c.pairs if p[0] not in texts and p[1] not in texts] for c in corpora]
+    return train, held

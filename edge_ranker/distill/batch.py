@@ -3,7 +3,9 @@
 A group is the texts that share one teacher target (an English source and its translations; one passage). A
 batch gives each student row the column of its target (``group``); its columns are the batch's targets, then any
 target-only columns (nearest neighbours, a random bank). A loss that needs more than rows, targets and groups
-reads it from a ``Batch`` field, filled here from the groups, so adding one touches this file and the loss's.
+reads it from a ``Batch`` field; one that comes from the groups is filled here (``collate``, ``gather``), so adding
+such a loss touches this file and the loss's. (``lexical``, computed from the columns' texts, is set by the
+training loop.)
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ Light on purpose (no torch): the CLI builds its options from these fields."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from edge_ranker.distill.options import setting
@@ -113,6 +114,23 @@ class TrainConfig:
             raise EdgeRankerError(f"lexical must be 0 or more, not {self.lexical}")
         if self.lexical and self.bank:
             raise EdgeRankerError("lexical scores batch targets' texts; bank targets have none in the batch")
+        numbers = (
+            self.lr,
+            self.warmup,
+            self.weight_decay,
+            self.temperature,
+            self.init_std,
+            self.dropout,
+            self.grad_clip,
+        )
+        if not all(math.isfinite(x) for x in (*numbers, self.lexical, *self.losses.values())):
+            raise EdgeRankerError("every number of the training config (and every loss weight) must be finite")
+        if self.lr <= 0 or self.temperature <= 0:
+            raise EdgeRankerError(f"lr and temperature must be above 0, not {self.lr} / {self.temperature}")
+        if not (0 <= self.dropout < 1 and 0 <= self.warmup <= 1):
+            raise EdgeRankerError(f"dropout must be in [0, 1) and warmup in [0, 1], not {self.dropout} / {self.warmup}")
+        if min(self.weight_decay, self.init_std, self.grad_clip, *self.losses.values(), 0) < 0:
+            raise EdgeRankerError("weight_decay, init_std, grad_clip and the loss weights must be 0 or more")
         if self.epochs < 0 or min(self.batch_size, self.max_length, self.heads, self.ffn, self.layers, self.chunks) < 1:
             raise EdgeRankerError(
                 "epochs must be 0 or more; batch_size, max_length, heads, ffn, layers, chunks 1 or more"

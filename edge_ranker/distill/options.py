@@ -6,16 +6,19 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import typing
 from typing import Any
+
+from edge_ranker.errors import EdgeRankerError
 
 OPTION = "option"  # the metadata key a field's command-line description lives under
 
 
 def setting(default: Any = dataclasses.MISSING, *, help: str, factory: Any = None, **cli: Any) -> Any:
     """A dataclass field that is also a ``distill`` option: ``help`` says what it sets; ``cli`` may give
-    ``choices``, ``flag`` (the option's name, when not the field's), ``metavar`` or ``append`` (a list option
-    given once per value)."""
+    ``choices``, ``flag`` (the option's name, when not the field's), ``metavar``, ``append`` (a list option
+    given once per value) or ``source`` (one of the project's data sets, which the user's own data replaces)."""
     meta = {OPTION: {"help": help, **cli}}
     if factory is not None:
         return dataclasses.field(default_factory=factory, metadata=meta)
@@ -33,7 +36,7 @@ def _weights(text: str) -> tuple[str, float]:
         weight = float(value)
     except ValueError:
         weight = None
-    if not sep or not name or weight is None or weight < 0:
+    if not sep or not name or weight is None or not math.isfinite(weight) or weight < 0:
         raise argparse.ArgumentTypeError(f"must be NAME=WEIGHT with a weight >= 0, got {text!r}")
     return name, weight
 
@@ -83,3 +86,32 @@ def given(namespace: argparse.Namespace, *classes: type) -> dict[str, Any]:
     names = {f.name for cls in classes for f in dataclasses.fields(cls) if OPTION in f.metadata}
     out = {k: v for k, v in vars(namespace).items() if k in names}
     return {k: dict(v) if isinstance(v, list) and v and isinstance(v[0], tuple) else v for k, v in out.items()}
+
+
+def check_types(cls: type, values: dict[str, Any], where: str) -> None:
+    """Refuse a value whose JSON type does not fit its field's annotation (a recipe file's ``"epochs": "five"``),
+    naming the file and the setting, before any of it is used."""
+    hints = typing.get_type_hints(cls)
+    for name, value in values.items():
+        if name in hints and not _fits(value, hints[name]):
+            raise EdgeRankerError(f"{where}: {name} must be {_describe(hints[name])}, not {value!r}")
+
+
+def _fits(value: Any, kind: Any) -> bool:
+    args = typing.get_args(kind)
+    if type(None) in args:
+        return value is None or _fits(value, next(a for a in args if a is not type(None)))
+    origin = typing.get_origin(kind)
+    if origin is list:
+        return isinstance(value, list) and all(_fits(v, args[0]) for v in value)
+    if origin is dict:
+        return isinstance(value, dict) and all(_fits(k, args[0]) and _fits(v, args[1]) for k, v in value.items())
+    if kind is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, kind) if isinstance(kind, type) else True
+
+
+def _describe(kind: Any) -> str:
+    return getattr(kind, "__name__", None) or str(kind).replace("typing.", "")

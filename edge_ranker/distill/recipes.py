@@ -1,17 +1,6 @@
-"""The project's two distillation recipes, and ``with_overrides``: one way to change any of their settings.
-
-semantic:  USE-multilingual-v3 (512-d) on every parallel text here: Tatoeba en-xx pairs (9 languages),
-           Bible verses, STSb train-split sentences with their 9 translations, NTREX/WMT news sentences,
-           plus single Wikipedia sentences; PCA 512 -> 128 fit on the Tatoeba English sentences; each batch
-           target brings its 8 nearest targets into the in-batch losses.
-relevance: multilingual-e5-small (384-d), Tatoeba pairs in both roles (student inputs carry the same
-           ``query: ``/``passage: `` prefixes as the teacher's), multi-sentence news/wiki passages, some
-           translated, and Wikipedia lead paragraphs (en es fr), so the student sees passage-length text, and
-           the SciFact claims / SQuAD-it questions and passages that the evaluation samples do not use, each
-           query batched with the 2 passages its teacher ranks highest (hard in-batch negatives), and 2 random
-           word windows of each such whole passage; PCA 384 -> 128 fit on the Tatoeba sentences.
-Every evaluation sentence (STS dev/test, LASER Tatoeba test, FLORES, the evaluated retrieval queries and
-documents) is kept out of training (``edge_ranker.datasets.held_out``).
+"""What a distillation run trains on and how: ``Recipe`` (with its ``TrainConfig``), the shipped recipes read from
+``edge_ranker/recipes/*.json`` (each says what it is and why its values), and ``with_overrides``, the one way to
+change any setting. Every evaluation text is kept out of training (``edge_ranker.datasets.held_out``).
 
 Light on purpose (no torch): the CLI builds its options from these fields.
 """
@@ -27,7 +16,7 @@ from edge_ranker.datasets.retrieval import TRAINABLE
 from edge_ranker.datasets.training import DOC_WORDS
 from edge_ranker.datasets.user import spec_languages
 from edge_ranker.distill.config import TrainConfig
-from edge_ranker.distill.options import OPTION, setting
+from edge_ranker.distill.options import OPTION, check_types, setting
 from edge_ranker.errors import EdgeRankerError
 
 PASSAGE_SOURCES = {  # monolingual text for passage-role training (never evaluation sets)
@@ -43,6 +32,7 @@ PASSAGE_SOURCES = {  # monolingual text for passage-role training (never evaluat
     "nl": "parallel/ntrex128/newstest2019-ref.nld.txt",
 }
 PCA_FITS = ("sources", "passages")
+KINDS = ("semantic", "relevance")  # which student: the manifest's kind, and which roles an app may ask for
 
 
 @dataclass
@@ -113,8 +103,9 @@ class Recipe:
     # The user's own data (edge_ranker.datasets.user): with either, it replaces every data set above (``source``).
     parallel: list[str] = setting(
         factory=list,
-        help="your parallel pairs: XX-YY=FILE.tsv (XX text, tab, YY text) or XX-YY=XX_FILE,YY_FILE, line-aligned; the "
-        "teacher embeds the YY side; repeatable. With --text, your data replaces the recipe's data sets",
+        help="your parallel pairs, UTF-8: XX-YY=FILE.tsv (XX text, tab, YY text) or XX-YY=XX_FILE,YY_FILE, "
+        "line-aligned; the teacher embeds the YY side; repeatable. Your data (this or --text) replaces the recipe's "
+        "data sets",
         append=True,
         metavar="XX-YY=FILE",
     )
@@ -124,7 +115,9 @@ class Recipe:
         append=True,
         metavar="XX=FILE",
     )
-    held_out: int = setting(500, help="pairs of each --parallel corpus set aside from training and scored after it")
+    held_out: int = setting(
+        500, help="pairs of each --parallel corpus (at most a fifth of it) set aside from training and scored after it"
+    )
     train: TrainConfig = field(default_factory=TrainConfig)
     init_from_teacher: bool = setting(
         True, help="teacher-initialised word embeddings (--no-init: random)", flag="--init"
@@ -173,20 +166,19 @@ def load_recipe(name_or_path: str | Path) -> Recipe:
         )
     settings = {k: v for k, v in spec.items() if k not in DOCUMENTATION}
     train = settings.pop("train", {})
-    unknown = sorted(
-        (set(settings) - {f.name for f in fields(Recipe)}) | (set(train) - {f.name for f in fields(TrainConfig)})
-    )
-    if unknown or "kind" not in settings or "teacher" not in settings:
-        raise EdgeRankerError(
-            f"{path}: unknown setting(s) {unknown}" if unknown else f"{path} needs 'kind' and 'teacher'"
-        )
+    own = {f.name for f in fields(Recipe)} - {"train"}
+    trained = {f.name for f in fields(TrainConfig) if OPTION in f.metadata}  # not hidden: pca_dim sets it
+    unknown = sorted((set(settings) - own) | (set(train) - trained))
+    if unknown:
+        raise EdgeRankerError(f"{path}: unknown setting(s) {unknown}")
+    if "kind" not in settings or "teacher" not in settings:
+        raise EdgeRankerError(f"{path} needs 'kind' and 'teacher'")
+    check_types(Recipe, settings, str(path))
+    check_types(TrainConfig, train, str(path))
     try:
-        return Recipe(**settings, train=TrainConfig(**train))
-    except TypeError as exc:
+        return with_overrides(Recipe(**settings, train=TrainConfig(**train)), {})
+    except EdgeRankerError as exc:
         raise EdgeRankerError(f"{path}: {exc}") from exc
-
-
-RECIPES: dict[str, Recipe] = {p.stem: load_recipe(p) for p in sorted(RECIPE_DIR.glob("*.json"))}
 
 
 def with_overrides(recipe: Recipe, overrides: dict[str, Any]) -> Recipe:
@@ -203,8 +195,14 @@ def with_overrides(recipe: Recipe, overrides: dict[str, Any]) -> Recipe:
     r = replace(recipe, **{k: v for k, v in overrides.items() if k in own})
     train = {k: v for k, v in overrides.items() if k in trained} | {"hidden": r.pca_dim}
     r = replace(r, train=replace(r.train, **train))
-    if r.held_out < 0:
-        raise EdgeRankerError(f"held_out must be 0 or more, not {r.held_out}")
+    if r.kind not in KINDS:
+        raise EdgeRankerError(f"kind must be one of {KINDS}, not {r.kind!r}")
+    counts = {f.name: getattr(r, f.name) for f in fields(Recipe) if f.type in ("int", "int | None")}
+    negative = sorted(name for name, value in counts.items() if value is not None and value < 0)
+    if negative:
+        raise EdgeRankerError(f"{', '.join(negative)} must be 0 or more")
+    if min(r.pca_dim, r.sentences_per_passage, r.retrieval_docs) < 1:
+        raise EdgeRankerError("pca_dim, sentences_per_passage and retrieval_docs must be at least 1")
     if r.pca_fit not in PCA_FITS:
         raise EdgeRankerError(f"pca_fit must be one of {PCA_FITS}, not {r.pca_fit!r}")
     if r.doc_words < 1:
@@ -218,3 +216,6 @@ def _is_source(f: Field) -> bool:
 
 def _default(f: Field) -> Any:
     return f.default_factory() if f.default_factory is not MISSING else f.default
+
+
+RECIPES: dict[str, Recipe] = {p.stem: load_recipe(p) for p in sorted(RECIPE_DIR.glob("*.json"))}

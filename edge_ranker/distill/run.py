@@ -19,9 +19,9 @@ from edge_ranker.distill.recipes import Recipe, load_recipe, with_overrides
 from edge_ranker.distill.train import teacher_token_embeddings, train_student
 from edge_ranker.distill.training_set import build_training_set, vocab_text_groups
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.modeling.pca import PCAMap, fit_pca
+from edge_ranker.modeling.pca import fit_pca
 from edge_ranker.modeling.student import StudentInfo
-from edge_ranker.teachers import CachedTeacher, load_teacher
+from edge_ranker.teachers import CachedTeacher, Teacher, load_teacher
 
 
 def distill(
@@ -30,7 +30,7 @@ def distill(
     out_dir: str | Path,
     data_root: str | Path | None,
     cache_dir: str | Path,
-    teacher=None,
+    teacher: Teacher | None = None,
     overrides: dict | None = None,
     show_progress: bool = True,
 ) -> dict:
@@ -140,7 +140,3 @@ def check_vocabulary(
                 f"{share:.0%} of the {lang} text's pieces are [UNK] in the vocabulary in {vocab_dir}: it does not "
                 f"cover {lang}; build one with `edge-ranker vocab build --corpus {lang}=FILE ...`"
             )
-
-
-def load_pca(student_dir: str | Path) -> PCAMap:
-    return PCAMap.load(Path(student_dir) / "pca.npz")

@@ -65,10 +65,10 @@ def build_training_set(
     held = eval_sentences(root) if root is not None else set()
     # the user's pairs take the Tatoeba pairs' path (and role): the teacher embeds the pivot side
     user = [read_parallel(spec) for spec in recipe.parallel]
-    splits = [split_held_out(corpus, recipe.held_out, seed) for corpus in user]
-    held |= {text for _, held_pairs in splits for pair in held_pairs for text in pair}
+    user_train, user_held = split_held_out(user, recipe.held_out, seed)
+    held |= {text for pairs in user_held for pair in pairs for text in pair}
     pairs = tatoeba_pairs(root, recipe.langs, recipe.max_pairs_per_lang, seed=seed, held=held) if recipe.langs else []
-    pairs += [Pair(y, x, c.src) for c, (train, _) in zip(user, splits) for x, y in train]
+    pairs += [Pair(y, x, c.src) for c, train in zip(user, user_train) for x, y in train]
     sources = sorted({p.source for p in pairs})
     row_of = {s: i for i, s in enumerate(sources)}
     groups: list[Group] = []
@@ -77,7 +77,7 @@ def build_training_set(
     by_source: dict[str, list[str]] = {}
     for p in pairs:
         by_source.setdefault(p.source, [p.source]).append(p.target)
-    for role in recipe.roles:
+    for role in recipe.roles if sources else ():  # text alone (no pairs): no block rather than an empty one
         prefix = recipe.prefixes.get(role, "")
         blocks.append(teacher.encode(sources, role=role, show_progress=show_progress))
         for s, texts in by_source.items():

@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 from edge_ranker.datasets.retrieval import load_retrieval
+from edge_ranker.datasets.user import read_parallel
 from edge_ranker.evaluate.encoders import resolve_encoder
 from edge_ranker.evaluate.retrieval import cosine_scores, fused_scores, lexical_scores, scores_metrics
 from edge_ranker.evaluate.sts import evaluate_sts
@@ -32,6 +33,7 @@ def evaluate_models(
     the key ``personal``; ``search`` the cross-language search benchmark (``evaluate.crosslingual``), under
     ``search``; each of ``bitexts`` (the user's ``XX-YY=FILE``) translation retrieval, under ``bitext:SPEC``."""
     sets = {name: load_retrieval(name, data_root) for name in retrieval or []}
+    pairs = {spec: read_parallel(spec, "--bitext") for spec in bitexts or []}  # read and checked before any model runs
     words = {name: lexical_scores(ds) for name, ds in sets.items()} if lexical_weight else {}  # encoder-free
     doc_encoder = resolve_encoder(docs, cache_dir) if docs else None
     out: dict = {}
@@ -49,8 +51,8 @@ def evaluate_models(
                 res[f"{name}+lexical"] = scores_metrics(fused_scores(cosine, words[name], lexical_weight), ds)
         for name in translation or []:
             res[f"translation-{name}"] = evaluate_translation(enc, data_root, name)
-        for bitext in bitexts or []:
-            res[f"bitext:{bitext}"] = evaluate_bitext(enc, bitext)
+        for bitext, corpus in pairs.items():
+            res[f"bitext:{bitext}"] = evaluate_bitext(enc, corpus)
         res["seconds"] = round(time.perf_counter() - t0, 1)
         out[spec + (f" (docs: {docs})" if docs else "")] = res
     if personal_users:

@@ -14,13 +14,15 @@ from pathlib import Path
 import numpy as np
 
 from edge_ranker.datasets.bitext import TRANSLATION_LANGS, load_bitext
-from edge_ranker.datasets.user import read_parallel
+from edge_ranker.datasets.user import ParallelCorpus
 from edge_ranker.evaluate.metrics import unit_rows
 
 
-def retrieval_accuracy(src: np.ndarray, tgt: np.ndarray, tgt_texts: list[str]) -> float:
-    """100 x the share of rows i whose nearest target (cosine; first on ties) has row i's target text."""
-    nearest = (unit_rows(src) @ unit_rows(tgt).T).argmax(1)
+def retrieval_accuracy(src: np.ndarray, tgt: np.ndarray, tgt_texts: list[str], block: int = 1024) -> float:
+    """100 x the share of rows i whose nearest target (cosine; first on ties) has row i's target text. Blocks of
+    rows keep the similarity matrix small (50,000 pairs would need 10 GB at once)."""
+    s, t = unit_rows(src), unit_rows(tgt)
+    nearest = np.concatenate([(s[i : i + block] @ t.T).argmax(1) for i in range(0, len(s), block)])
     return 100.0 * float(np.mean([tgt_texts[j] == tgt_texts[i] for i, j in enumerate(nearest)]))
 
 
@@ -37,10 +39,9 @@ def evaluate_translation(encoder, data_root: str | Path, name: str, langs: list[
     return out
 
 
-def evaluate_bitext(encoder, spec: str) -> dict[str, float]:
-    """Translation retrieval both ways over every pair of the user's bitext ``spec`` (``XX-YY=FILE``, as
-    ``--parallel`` takes it): a test set of one's own, e.g. the pairs of an application the student never saw."""
-    corpus = read_parallel(spec)
+def evaluate_bitext(encoder, corpus: ParallelCorpus) -> dict[str, float]:
+    """Translation retrieval both ways over every pair of one of the user's bitexts (``eval --bitext``): a test set
+    of one's own, e.g. the pairs of an application the student never saw."""
     xs, ys = [x for x, _ in corpus.pairs], [y for _, y in corpus.pairs]
     vx, vy = encoder.encode(xs, role="passage"), encoder.encode(ys, role="passage")
     return {

@@ -52,7 +52,9 @@ def fit_pca(embeddings: np.ndarray, dim: int, seed: int = 0) -> PCAMap:
     if x.ndim != 2 or x.shape[0] < 2:
         raise EdgeRankerError("PCA needs a 2-D array of at least 2 embeddings")
     if dim > min(x.shape):
-        raise EdgeRankerError(f"PCA dimension {dim} exceeds min(n_samples, teacher_dim) = {min(x.shape)}")
+        raise EdgeRankerError(
+            f"PCA dimension {dim} exceeds min(texts, teacher_dim) = {min(x.shape)}: give more text or a lower --pca-dim"
+        )
     pca = PCA(n_components=dim, svd_solver="full", random_state=seed).fit(x)
     return PCAMap(pca.mean_.astype(np.float32), pca.components_.astype(np.float32), pca.explained_variance_ratio_)
 

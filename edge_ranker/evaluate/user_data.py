@@ -1,5 +1,6 @@
 """The check after training on the user's own pairs: the held-out slice of each parallel corpus (pairs training
 never saw, ``edge_ranker.datasets.user.split_held_out``), scored for the teacher and the student side by side.
+(``edge_ranker.datasets.held_out`` is another thing: the project's evaluation texts, kept out of its recipes.)
 
 - translation retrieval accuracy, both directions: each sentence finds its translation among all the slice's
   (``evaluate.translation.retrieval_accuracy``, LASER's protocol), the proof that the student serves each language;
@@ -27,9 +28,8 @@ def evaluate_held_out(
     rng = np.random.default_rng(seed)
     corpora: dict[str, dict] = {}
     kept: list[float] = []
-    for spec in parallel:
-        corpus = read_parallel(spec)
-        _, held = split_held_out(corpus, size, seed)
+    read = [read_parallel(spec) for spec in parallel]
+    for spec, corpus, held in zip(parallel, read, split_held_out(read, size, seed)[1]):
         if len(held) < 2:
             corpora[spec] = {"pairs": len(held), "note": "too few pairs to hold any out"}
             continue
