@@ -63,8 +63,10 @@ def add_options(parser: argparse.ArgumentParser, cls: type, defaults: dict[str, 
             kw["action"] = argparse.BooleanOptionalAction
         elif origin is dict:
             kw.update(action="append", type=_weights, metavar="NAME=WEIGHT")
+        elif origin is list and meta.get("append"):
+            kw["action"] = "append"
         elif origin is list:
-            kw.update(action="append") if meta.get("append") else kw.update(nargs="*")
+            kw["nargs"] = "*"
         else:
             kw["type"] = base
         for key in ("choices", "metavar"):
