@@ -79,8 +79,21 @@ def test_wheel_metadata_and_files(install):
     assert "License-Expression: Apache-2.0" in meta and "License-File: LICENSE" in meta
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert {"edge_ranker/demo/feed.jsonl", "edge_ranker/models/relevance/tokenizer.json"} <= set(names)
+    assert {"edge_ranker/recipes/semantic.json", "edge_ranker/recipes/relevance.json"} <= set(names)
     if (ROOT / "edge_ranker" / "py.typed").exists():
         assert "edge_ranker/py.typed" in names
+
+
+def test_the_training_commands_explain_themselves_on_the_runtime_install(install):
+    """Their options come from the recipe files and dataclasses, which need no training extra to list."""
+    helped = install.run("distill", "--help")
+    assert helped.returncode == 0 and "relevance or semantic" in helped.stdout and "--parallel" in helped.stdout
+    missing = install.run("distill", "semantic", "--vocab", "v", "--out", "o", "--parallel", "sv-en=none.tsv")
+    assert (
+        missing.returncode == 2
+        and missing.stderr.startswith("edge-ranker: error:")
+        and "Traceback" not in missing.stderr
+    )
 
 
 def test_runtime_install_has_no_training_stack(install):
