@@ -88,8 +88,16 @@ def cmd_distill(a: argparse.Namespace) -> None:
     log = distill(recipe, a.vocab, a.out, root, cache_root(a.cache))
     if log["process_index"]:  # under `accelerate launch` every process returns; the main one reports
         return
-    keys = ("epochs", "world_size", "groups", "pca_explained_variance", "teacher_computed")
-    report = {k: log[k] for k in (*keys, "teacher_seconds", "train_seconds") if k in log}
+    keys = (
+        "epochs",
+        "world_size",
+        "groups",
+        "pca_explained_variance",
+        "teacher_computed",
+        "teacher_seconds",
+        "train_seconds",
+    )
+    report = {k: log[k] for k in keys if k in log}
     if recipe.parallel and recipe.held_out:
         from edge_ranker.evaluate.user_data import evaluate_held_out
         from edge_ranker.modeling.student import TorchStudentEncoder

@@ -130,9 +130,9 @@ def check_vocabulary(
                 f"build one with `edge-ranker vocab build --corpus {missing[0]}=FILE ...` for every language"
             )
     unk = tokenizer.token_to_id("[UNK]")
+    if unk is None:  # a vocabulary without an unknown piece (SentencePiece byte fallback) cannot show a gap this way
+        return
     for lang, sample_lines in lines.items():
-        if unk is None:
-            break
         ids = [i for e in tokenizer.encode_batch(sample_lines[:sample], add_special_tokens=False) for i in e.ids]
         share = ids.count(unk) / max(1, len(ids))
         if share > UNKNOWN_SHARE:

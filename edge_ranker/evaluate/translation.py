@@ -44,8 +44,12 @@ def evaluate_bitext(encoder, corpus: ParallelCorpus) -> dict[str, float]:
     of one's own, e.g. the pairs of an application the student never saw."""
     xs, ys = [x for x, _ in corpus.pairs], [y for _, y in corpus.pairs]
     vx, vy = encoder.encode(xs, role="passage"), encoder.encode(ys, role="passage")
+    return both_ways(corpus, vx, vy, xs, ys) | {"pairs": len(corpus.pairs)}
+
+
+def both_ways(corpus: ParallelCorpus, vx: np.ndarray, vy: np.ndarray, xs: list[str], ys: list[str]) -> dict[str, float]:
+    """Retrieval accuracy from the corpus's first language to its pivot and back, keyed ``xx->yy`` and ``yy->xx``."""
     return {
         f"{corpus.src}->{corpus.tgt}": retrieval_accuracy(vx, vy, ys),
         f"{corpus.tgt}->{corpus.src}": retrieval_accuracy(vy, vx, xs),
-        "pairs": len(corpus.pairs),
     }

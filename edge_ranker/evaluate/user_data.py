@@ -14,7 +14,7 @@ import numpy as np
 
 from edge_ranker.datasets.user import read_parallel, split_held_out
 from edge_ranker.evaluate.metrics import spearman, unit_rows
-from edge_ranker.evaluate.translation import retrieval_accuracy
+from edge_ranker.evaluate.translation import both_ways
 
 # The student should keep this share of its teacher's translation retrieval accuracy to be worth exporting.
 KEEP = 0.8
@@ -39,10 +39,7 @@ def evaluate_held_out(
         i, j = rng.integers(0, len(held), (2, AGREEMENT_PAIRS))
         for name, model in (("teacher", teacher), ("student", student)):
             vx, vy = model.encode(xs, role=role), model.encode(ys, role=role)
-            row[name] = {
-                f"{corpus.src}->{corpus.tgt}": retrieval_accuracy(vx, vy, ys),
-                f"{corpus.tgt}->{corpus.src}": retrieval_accuracy(vy, vx, xs),
-            }
+            row[name] = both_ways(corpus, vx, vy, xs, ys)
             both = unit_rows(np.concatenate([vx, vy]))
             cosines[name] = (both[i] * both[len(held) + j]).sum(1)  # random cross-language pairs
         share = _mean(row["student"]) / max(_mean(row["teacher"]), 1e-9)
