@@ -199,6 +199,19 @@ def test_relational_adds_the_lexical_matrix_to_the_teachers_cosines_in_units_of_
     assert combined(weights, t, t, g, 1.0, None, lexical)[1]["relational"] == pytest.approx(got)
 
 
+def test_graded_is_the_cosine_error_in_units_of_the_teachers_cosine_variance():
+    t = torch.nn.functional.normalize(torch.randn(4, 8), dim=-1)
+    g = torch.tensor([0, 1, 1, 3])
+    assert loss("graded", t[g] * 3.0, t, g).item() == pytest.approx(0.0, abs=1e-6)  # scale-free: cosines only
+    # Teacher rows e0, e0, e1 (off-diagonal cosines 1, 0, 0 twice each); student rows e0, e1, e1 (0, 0, 1 twice).
+    tt = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
+    s = torch.tensor([[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
+    teacher = torch.tensor([1.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+    want = (2 * 1.0 + 2 * 1.0) / 6 / teacher.var().item()
+    assert loss("graded", s, tt, torch.tensor([0, 0, 1])).item() == pytest.approx(want, rel=1e-5)
+    assert loss("graded", s[:2], tt, torch.tensor([0, 1])).item() == 0.0  # two rows have one pair: no spread
+
+
 def test_pairwise_with_a_full_teacher_matches_the_student_to_that_teachers_similarities():
     s = torch.nn.functional.normalize(torch.randn(5, 4, generator=torch.Generator().manual_seed(0)), dim=-1)
     t = torch.randn(3, 4, generator=torch.Generator().manual_seed(1))
