@@ -11,7 +11,7 @@ from pathlib import Path
 
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.paths import DATA_HELP, cache_root, data_root
-from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT
+from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT, SEMANTIC_QUERY_WEIGHT
 
 
 def _print_json(obj) -> None:
@@ -131,6 +131,7 @@ def cmd_eval(a: argparse.Namespace) -> None:
         personal_users=a.users if a.personal else 0,
         search=a.search,
         bitexts=a.bitext,
+        ranker_semantic=a.ranker_semantic,
     )
     if a.out:
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)
@@ -176,6 +177,7 @@ def _ranker(a: argparse.Namespace):
         personal_weight=a.personal_weight,
         query_weight=a.query_weight,
         lexical_weight=a.lexical_weight,
+        semantic_query_weight=a.semantic_query_weight,
         show_progress_bar=sys.stderr.isatty(),
     )
 
@@ -318,7 +320,15 @@ def _add_ranker_args(p: argparse.ArgumentParser) -> None:
         "--lexical-weight",
         type=weight,
         default=LEXICAL_WEIGHT,
-        help="weight of the query's BM25 beside the relevance cosine, both standardised (0: cosine alone)",
+        help="weight of the query's BM25 beside the relevance cosine, both standardised, times the share of the "
+        "query's words some document has (0: no BM25)",
+    )
+    p.add_argument(
+        "--semantic-query-weight",
+        type=weight,
+        default=SEMANTIC_QUERY_WEIGHT,
+        help="weight of the semantic model's query cosine, times the share of the query's words no document has "
+        "(a query in another language than the documents; 0: never)",
     )
 
 
@@ -414,15 +424,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--search",
         action="store_true",
         help="search across languages: a FLORES article's first words in one language over the articles' bodies "
-        "in another (xx->en and en->xx), through the Ranker (cosine + BM25) and by cosine (nDCG@10)",
+        "in another (xx->en and en->xx), through the Ranker and by cosine (nDCG@10)",
+    )
+    e.add_argument(
+        "--ranker-semantic",
+        default="semantic",
+        metavar="MODEL",
+        help="the semantic model the Ranker holds beside each model in --search (default: the shipped one); its "
+        "cosine joins a query by the share of the query's words no document has",
     )
     e.add_argument("--docs", help="encoder for documents (asymmetric mode), e.g. reduced:DIR")
     e.add_argument(
         "--lexical-weight",
         type=float,
         default=0.0,
-        help="also score each retrieval set as the runtime ranks a query: cosine + W x BM25, both standardised "
-        "(reported as SET+lexical; the runtime's default W is 1)",
+        help="also score each retrieval set by cosine + W x BM25, both standardised (reported as SET+lexical; the "
+        "runtime's default W is 1, and it adds the semantic cosine by the share of the query's words no document "
+        "has: bench/scripts/search_fusion.py)",
     )
     e.add_argument("--split", default="test", help="STS split: test (default) or dev")
     e.add_argument("--data", help=DATA_HELP)

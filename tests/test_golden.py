@@ -57,7 +57,7 @@ def test_vectors_within_tolerance(fresh, name, columns):
             assert np.abs(x - y).max() <= TOL
 
 
-@pytest.mark.parametrize("name", ["expected_personal.tsv", "expected_search.tsv"])
+@pytest.mark.parametrize("name", ["expected_personal.tsv", "expected_search.tsv", "expected_crossing.tsv"])
 def test_rankings_identical(fresh, name):
     new, old = _rows(fresh / name), _rows(GOLDEN / name)
     assert [r[1] for r in new] == [r[1] for r in old]
@@ -66,12 +66,28 @@ def test_rankings_identical(fresh, name):
             assert x == y == "None" or abs(float(x) - float(y)) <= TOL
 
 
-def test_golden_scenario_has_no_near_ties():
-    """Each ranked list that the fusion reads (personal scores; the query's cosine + BM25) must have no two
-    candidates closer than 10 x TOL, or identical rankings would be luck rather than a property."""
-    personal = _rows(GOLDEN / "expected_personal.tsv")
-    search = _rows(GOLDEN / "expected_search.tsv")
-    cosine, bm25 = (np.array([float(r[c]) for r in search]) for c in (4, 5))
-    lists = [np.array([float(r[3]) for r in personal]), query_scores(cosine, bm25, 1.0)]
+def test_scenario_identical_but_for_vectors(fresh):
+    new, old = dict(_rows(fresh / "scenario.tsv")), dict(_rows(GOLDEN / "scenario.tsv"))
+    assert new.keys() == old.keys()
+    for key in new:
+        if key.endswith(("_relevance", "_semantic")):
+            x, y = np.array(new[key].split(","), float), np.array(old[key].split(","), float)
+            assert np.abs(x - y).max() <= TOL
+        else:
+            assert new[key] == old[key]
+
+
+def test_golden_scenario_has_no_near_ties_and_crosses_languages():
+    """Each ranked list that the fusion reads (personal scores; each query's score) must have no two candidates
+    closer than 10 x TOL, or identical rankings would be luck rather than a property. The crossing query must
+    use every part of the query score: some but not all of its words are in the documents."""
+    scenario = dict(_rows(GOLDEN / "scenario.tsv"))
+    lists = [np.array([float(r[3]) for r in _rows(GOLDEN / "expected_personal.tsv")])]
+    for name in ("search", "crossing"):
+        rows = _rows(GOLDEN / f"expected_{name}.tsv")
+        cosine, bm25 = (np.array([float(r[c]) for r in rows]) for c in (4, 5))
+        semantic = None if rows[0][6] == "None" else np.array([float(r[6]) for r in rows])
+        lists.append(query_scores(cosine, bm25, 1.0, semantic, float(scenario[f"{name}_coverage"]), 1.0))
+    assert 0.0 < float(scenario["crossing_coverage"]) < 1.0
     for scores in lists:
         assert np.diff(np.sort(scores)).min() > 10 * TOL

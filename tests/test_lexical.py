@@ -9,8 +9,9 @@ import pytest
 from conftest import VARIED
 from tokenizers import Tokenizer
 
+from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.encoder import Encoder
-from edge_ranker.runtime.lexical import Bag, Feed, bm25, query_scores, standardise, terms
+from edge_ranker.runtime.lexical import Bag, Feed, bm25, coverage, query_scores, standardise, terms
 from edge_ranker.runtime.ranker import Ranker
 from edge_ranker.runtime.store import PreferenceStore
 
@@ -61,3 +62,68 @@ def test_ranker_orders_by_cosine_without_and_by_words_with_a_heavy_lexical_weigh
     words = bm25(terms(enc.tokenizer, query), Feed.of([Bag.of(terms(enc.tokenizer, d["text"])) for d in docs]))
     assert heavy[0].id == docs[int(np.argmax(words))]["id"] == "2"  # the query's own text
     assert {r.id: r.lexical_score for r in heavy} == pytest.approx({d["id"]: w for d, w in zip(docs, words)})
+
+
+def test_coverage_is_the_share_of_the_querys_distinct_words_some_document_has():
+    feed = Feed.of([Bag.of("a b".split()), Bag.of("c".split())])
+    assert coverage(["a", "c", "zzz", "a"], feed) == pytest.approx(2 / 3)  # a repeated word counts once
+    assert coverage(["zzz"], feed) == 0.0 and coverage(["b"], feed) == 1.0
+    assert coverage([], feed) == 1.0  # a query without words says nothing about its language
+
+
+def test_query_scores_weigh_bm25_by_the_shared_words_and_the_semantic_cosine_by_the_missing_ones():
+    cos, lex, sem = np.array([0.9, 0.1, 0.5, 0.3]), np.array([0.0, 2.0, 0.0, 1.0]), np.array([0.1, 0.2, 0.9, 0.4])
+    want = standardise(cos) + 0.25 * standardise(lex) + 0.75 * standardise(sem)
+    np.testing.assert_allclose(query_scores(cos, lex, 1.0, sem, 0.25, 1.0), want)
+    np.testing.assert_allclose(query_scores(cos, lex, 1.0, sem, 1.0, 1.0), query_scores(cos, lex, 1.0))
+    np.testing.assert_allclose(query_scores(cos, lex, 1.0, sem, 0.25, 0.0), standardise(cos) + 0.25 * standardise(lex))
+    np.testing.assert_allclose(query_scores(cos, None, 0.0, sem, 0.0, 2.0), standardise(cos) + 2 * standardise(sem))
+    assert query_scores(cos, None, 0.0, sem, 1.0, 1.0) is cos  # nothing joins the cosine
+
+
+@pytest.fixture(scope="module")
+def shipped() -> tuple[Encoder, Encoder]:
+    return Encoder.load("semantic"), Encoder.load("relevance")
+
+
+NEWS = [
+    "The central bank raised interest rates to slow inflation.",
+    "A simple recipe for tomato soup with fresh basil and garlic.",
+    "The striker scored twice as the home team won the derby.",
+    "Astronomers found water vapour on a distant planet.",
+]
+
+
+def test_a_query_with_all_its_words_in_the_documents_ranks_as_before(shipped, tmp_path):
+    semantic, relevance = shipped
+    ranking = Ranker(semantic, relevance, PreferenceStore(tmp_path / "a.db")).rank(
+        [{"id": str(i), "text": t} for i, t in enumerate(NEWS)], query="tomato soup recipe"
+    )
+    before = Ranker(semantic, relevance, PreferenceStore(tmp_path / "b.db"), semantic_query_weight=0.0).rank(
+        [{"id": str(i), "text": t} for i, t in enumerate(NEWS)], query="tomato soup recipe"
+    )
+    assert ranking.query_coverage == 1.0 and all(r.semantic_score is None for r in ranking)
+    assert ranking.ids == before.ids and ranking.scores.tolist() == before.scores.tolist()
+
+
+def test_a_query_in_another_language_adds_the_semantic_cosine_by_the_share_of_missing_words(shipped, tmp_path):
+    semantic, relevance = shipped
+    docs = [{"id": str(i), "text": t} for i, t in enumerate(NEWS)]
+    query = "Die Zentralbank erhöht die Zinsen gegen die inflation"
+    ranking = Ranker(semantic, relevance, PreferenceStore(tmp_path / "a.db")).rank(docs, query=query)
+    words = terms(relevance.tokenizer, query)
+    feed = Feed.of([Bag.of(terms(relevance.tokenizer, t)) for t in NEWS])
+    cover = coverage(words, feed)
+    assert 0.0 < cover < 1.0 and ranking.query_coverage == pytest.approx(cover)  # "inflation" is shared
+    cos = relevance.encode(NEWS, role="passage") @ relevance.encode([query], role="query")[0]
+    sem = semantic.encode(NEWS) @ semantic.encode([query])[0]
+    assert {r.id: r.semantic_score for r in ranking} == pytest.approx({str(i): s for i, s in enumerate(sem)}, abs=1e-6)
+    want = query_scores(cos, bm25(words, feed), 1.0, sem, cover, 1.0)
+    assert ranking.ids == [str(i) for i in np.argsort(-want, kind="stable")]
+    assert ranking.ids[0] == "0"  # the bank's news, in English, first
+
+
+@pytest.mark.parametrize("weight", [-1.0, float("nan"), "1"])
+def test_the_semantic_query_weight_must_be_a_finite_number_at_least_zero(shipped, tmp_path, weight):
+    with pytest.raises(EdgeRankerError, match="semantic query weight"):
+        Ranker(*shipped, PreferenceStore(tmp_path / "a.db"), semantic_query_weight=weight)

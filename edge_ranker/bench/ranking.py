@@ -1,6 +1,6 @@
 """Runtime benchmark of what an app does per request: encode a query, rank an already-embedded (and already
-split into terms) feed against stored interests and a query, with and without the query's BM25, and embed new
-documents. ``python -m edge_ranker.bench.ranking``."""
+split into terms) feed against stored interests and a query, with and without the query's BM25 and semantic
+cosine, and embed new documents. ``python -m edge_ranker.bench.ranking``."""
 
 from __future__ import annotations
 
@@ -43,11 +43,11 @@ def run(
             store.add_feedback(f"h{i}", rng.normal(size=sem.dim), "like" if i % 4 else "dislike", ranker.model_key)
         pos, neg = store.interests(ranker.model_key)
         out["interests"] = len(pos) + len(neg)
-        ranker.rank(docs, query=query)
+        out["query_coverage"] = ranker.rank(docs, query=query).query_coverage  # < 1: the semantic cosine joins
         out["rank_ms"] = latency(lambda: ranker.rank(docs, query=query), 50, warmup=3)
         out["rank_without_query_ms"] = latency(lambda: ranker.rank(docs), 50, warmup=3)
-        cosine_only = Ranker(sem, rel, store, lexical_weight=0.0)
-        cosine_only.vectors = ranker.vectors  # the same embedded feed: only the query's BM25 is left out
+        cosine_only = Ranker(sem, rel, store, lexical_weight=0.0, semantic_query_weight=0.0)
+        cosine_only.vectors = ranker.vectors  # the same embedded feed: the relevance cosine alone
         out["rank_without_lexical_ms"] = latency(lambda: cosine_only.rank(docs, query=query), 50, warmup=3)
         store.close()
     return out

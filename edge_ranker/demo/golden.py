@@ -75,9 +75,14 @@ def write_embeddings(enc: Encoder, path: Path) -> None:
     path.write_text("\n".join(rows) + "\n", encoding="ascii")
 
 
+# A query in another language than the feed's cooking items: its words are partly missing from the documents, so
+# the semantic model's cosine joins the query score (``lexical.query_scores``).
+CROSSING_QUERY = "Tomatensuppe mit Basilikum und garlic"
+
+
 def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -> None:
-    """A scripted like/dislike history over the 20 days before ``now``, then the demo feed ranked with and without
-    a query."""
+    """A scripted like/dislike history over the 20 days before ``now``, then the demo feed ranked without a query,
+    with the demo's query and with ``CROSSING_QUERY``."""
     from edge_ranker.demo import load_feed
 
     docs, history = load_feed()
@@ -93,29 +98,34 @@ def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -
     (out / "history.tsv").write_text("\n".join(hist) + "\n", encoding="ascii")
     sem = semantic.encode([d.text for d in docs])
     rel = relevance.encode([d.text for d in docs], role="passage")
-    q = relevance.encode([history["query"]], role="query")[0]
     (out / "documents.tsv").write_text(
         "\n".join(f"{d.id}\t{_vec(s)}\t{_vec(r)}\t{_b64(d.text)}" for d, s, r in zip(docs, sem, rel)) + "\n",
         encoding="ascii",
     )
-    (out / "scenario.tsv").write_text(
-        f"now\t{now!r}\nquery\t{_vec(q)}\nquery_text\t{_b64(history['query'])}\n"
-        f"shift_factor\t{cfg.shift_factor}\nthreshold\t{cfg.threshold}\n"
+    scenario = (
+        f"now\t{now!r}\nshift_factor\t{cfg.shift_factor}\nthreshold\t{cfg.threshold}\n"
         f"horizon_days\t{cfg.horizon_days}\ndecay_rate_per_day\t{cfg.decay_rate_per_day}\n"
         f"personal_weight\t{ranker.personal_weight}\nquery_weight\t{ranker.query_weight}\n"
-        f"lexical_weight\t{ranker.lexical_weight}\nk\t{ranker.k}\n",
-        encoding="ascii",
+        f"lexical_weight\t{ranker.lexical_weight}\nsemantic_query_weight\t{ranker.semantic_query_weight}\n"
+        f"k\t{ranker.k}\n"
     )
-    for name, query in (("personal", None), ("search", history["query"])):
+    for name, query in (("personal", None), ("search", history["query"]), ("crossing", CROSSING_QUERY)):
         ranked = ranker.rank([Document(d.id, d.text, d.published) for d in docs], query=query, now=now)
+        if query is not None:
+            scenario += (
+                f"{name}_text\t{_b64(query)}\n{name}_relevance\t{_vec(relevance.encode([query], role='query')[0])}\n"
+                f"{name}_semantic\t{_vec(semantic.encode([query])[0])}\n{name}_coverage\t{ranked.query_coverage!r}\n"
+            )
         (out / f"expected_{name}.tsv").write_text(
             "\n".join(
                 f"{r.rank}\t{r.id}\t{r.score!r}\t{r.personal_score!r}\t{r.relevance_score!r}\t{r.lexical_score!r}"
+                f"\t{r.semantic_score!r}"
                 for r in ranked
             )
             + "\n",
             encoding="ascii",
         )
+    (out / "scenario.tsv").write_text(scenario, encoding="ascii")
     ranker.store.close()
 
 

@@ -5,7 +5,8 @@ Wikijunior and Wikivoyage articles, 2-6 consecutive sentences each, translated i
 first sentence, cut to its first ``QUERY_WORDS`` words, is the query (what a reader types about the story); the
 rest of the article, in the other language, is the one relevant document among all the articles' bodies. Query
 and document share no language, so BM25 cannot carry the query: the model has to. Runtime model folders are
-scored through ``Ranker.rank(docs, query=...)`` (cosine + BM25, the path users run) and by cosine alone.
+scored by cosine alone and through ``Ranker.rank(docs, query=...)``, the path users run: the model's cosine, BM25
+and the cosine of the semantic model the ranker holds beside it (``lexical.query_scores``).
 """
 
 from __future__ import annotations
@@ -35,9 +36,13 @@ def _unit(v: np.ndarray) -> np.ndarray:
 
 
 def evaluate_search(
-    encoders: dict[str, object], data_root: str | Path, directions: list[tuple[str, str]] | None = None
+    encoders: dict[str, object],
+    data_root: str | Path,
+    directions: list[tuple[str, str]] | None = None,
+    semantic=None,
 ) -> dict:
-    """``{"qq->dd": {name: {"cosine": nDCG@10, "ranker": nDCG@10}}, "avg": {...}}`` over ``directions``."""
+    """``{"qq->dd": {name: {"cosine": nDCG@10, "ranker": nDCG@10}}, "avg": {...}}`` over ``directions``;
+    ``semantic``: the runtime ``Encoder`` each ranker holds as its semantic model (default: the model itself)."""
     directions = directions or DIRECTIONS
     langs = sorted({x for d in directions for x in d})
     articles = load_articles(data_root, langs)
@@ -47,7 +52,7 @@ def evaluate_search(
         q = {x: _unit(enc.encode(articles.queries[x], role=role)) for x in {d[0] for d in directions}}
         d = {x: _unit(enc.encode(articles.bodies[x], role=role and "passage")) for x in {d[1] for d in directions}}
         model = runtime_model(enc)
-        ranked = _through_ranker(model, articles, directions) if model is not None else {}
+        ranked = _through_ranker(model, semantic or model, articles, directions) if model is not None else {}
         for qa, da in directions:
             row = out.setdefault(f"{qa}->{da}", {}).setdefault(name, {})
             row["cosine"] = _ndcg(q[qa] @ d[da].T)
@@ -60,15 +65,18 @@ def evaluate_search(
     return out
 
 
-def _through_ranker(model, articles: Articles, directions: list[tuple[str, str]]) -> dict[tuple[str, str], float]:
-    """Each query ranked by ``Ranker.rank`` over the other language's bodies, with no stored interests (cosine +
-    BM25); one ranker for every direction, so each language's bodies are embedded once."""
+def _through_ranker(
+    model, semantic, articles: Articles, directions: list[tuple[str, str]]
+) -> dict[tuple[str, str], float]:
+    """Each query ranked by ``Ranker.rank`` over the other language's bodies, with no stored interests, ``model``
+    as the relevance model beside ``semantic``; one ranker for every direction, so each language's bodies are
+    embedded once."""
     from edge_ranker.runtime.ranker import Document, Ranker
     from edge_ranker.runtime.store import PreferenceStore
 
     out = {}
     with tempfile.TemporaryDirectory() as tmp, PreferenceStore(Path(tmp) / "search.sqlite") as store:
-        ranker = Ranker(model, model, store)
+        ranker = Ranker(semantic, model, store)
         for qa, da in directions:
             docs = [Document(str(i), b) for i, b in enumerate(articles.bodies[da])]
             scores = []

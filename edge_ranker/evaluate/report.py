@@ -26,12 +26,14 @@ def evaluate_models(
     personal_users: int = 0,
     search: bool = False,
     bitexts: list[str] | None = None,
+    ranker_semantic: str = "semantic",
 ) -> dict:
-    """``{model: {set: metrics}}``; with ``lexical_weight`` each retrieval set is also scored as the runtime
-    ranks a query (cosine and BM25 fused), under the key ``SET+lexical``. ``personal_users`` > 0 adds the
+    """``{model: {set: metrics}}``; with ``lexical_weight`` each retrieval set is also scored by cosine and
+    BM25 fused (the runtime's query score within a language), under the key ``SET+lexical``. ``personal_users`` > 0 adds the
     personalised-feed benchmark (``evaluate.personal``) for all the models on the same simulated users, under
     the key ``personal``; ``search`` the cross-language search benchmark (``evaluate.crosslingual``), under
-    ``search``; each of ``bitexts`` (the user's ``XX-YY=FILE``) translation retrieval, under ``bitext:SPEC``."""
+    ``search``, with ``ranker_semantic`` as the ranker's semantic model beside each model; each of ``bitexts``
+    (the user's ``XX-YY=FILE``) translation retrieval, under ``bitext:SPEC``."""
     sets = {name: load_retrieval(name, data_root) for name in retrieval or []}
     pairs = {spec: read_parallel(spec, "--bitext") for spec in bitexts or []}  # read and checked before any model runs
     words = {name: lexical_scores(ds) for name, ds in sets.items()} if lexical_weight else {}  # encoder-free
@@ -61,6 +63,7 @@ def evaluate_models(
         out["personal"] = evaluate_personal(resolved, data_root, users=personal_users)
     if search:
         from edge_ranker.evaluate.crosslingual import evaluate_search
+        from edge_ranker.runtime.encoder import Encoder
 
-        out["search"] = evaluate_search(resolved, data_root)
+        out["search"] = evaluate_search(resolved, data_root, semantic=Encoder.load(ranker_semantic))
     return out

@@ -106,10 +106,37 @@ def standardise(x: np.ndarray) -> np.ndarray:
     return (x - x.mean()) / sd if sd > 1e-12 else np.zeros_like(x)
 
 
-def query_scores(cosine: np.ndarray, lexical: np.ndarray | None, weight: float) -> np.ndarray:
-    """What orders the candidates for a query: the cosine alone, or with BM25 both standardised and added, so
-    neither's scale decides (equal weights: the fusion was not tuned; bench/EXPERIMENTS.md, "BM25 beside the
-    student")."""
-    if lexical is None or not weight:
+def coverage(query: list[str], feed: Feed) -> float:
+    """The share of the query's distinct terms that at least one document has; 1 for a query without terms
+    (nothing says it is in another language)."""
+    wanted = np.unique(_hashes(query))
+    return float(np.isin(wanted, feed.ids).mean()) if wanted.size else 1.0
+
+
+def query_scores(
+    cosine: np.ndarray,
+    lexical: np.ndarray | None,
+    weight: float,
+    semantic: np.ndarray | None = None,
+    cover: float = 1.0,
+    semantic_weight: float = 0.0,
+) -> np.ndarray:
+    """What orders the candidates for a query: the relevance cosine, plus BM25 at ``weight`` times the share of
+    the query's words the documents have (``cover``), plus the semantic model's cosine at ``semantic_weight`` times
+    the share they lack, each standardised so no scale decides; the cosine alone when nothing joins it.
+
+    Why the shares: BM25 and the relevance student both learnt a query and its passage in one language, while
+    the semantic student is aligned across languages by parallel text. A query whose words the documents lack is
+    in another language (or words the documents do not use), and there the words BM25 still matches are a few
+    names and the semantic cosine carries the query (bench/EXPERIMENTS.md, "Search across languages"). Within a
+    language the cover is near 1 and the score is what it was; equal weights, not tuned."""
+    lexical_share = weight * cover if lexical is not None else 0.0
+    semantic_share = semantic_weight * (1.0 - cover) if semantic is not None else 0.0
+    if not lexical_share and not semantic_share:
         return cosine
-    return standardise(cosine) + weight * standardise(lexical)
+    out = standardise(cosine)
+    if lexical_share:
+        out = out + lexical_share * standardise(lexical)
+    if semantic_share:
+        out = out + semantic_share * standardise(semantic)
+    return out

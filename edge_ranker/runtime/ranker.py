@@ -3,7 +3,9 @@
 Personalisation: the semantic model and the centers of interest (see ``interests``). Relevance: cosine of
 the relevance model's query and passage vectors plus ``lexical_weight`` times the query's BM25 over the
 candidates, both standardised over the candidates (``lexical``: the student alone ranks far below BM25 on the
-retrieval sets here, the sum above both). The two orders are fused by weighted reciprocal-rank fusion
+retrieval sets here, the sum above both); BM25 weighs by the share of the query's words the candidates have, and
+the semantic model's query cosine joins by the share they lack, which carries a query in another language than
+the documents (``lexical.query_scores``). The two orders are fused by weighted reciprocal-rank fusion
 (``fusion``). Default weights favour an explicit query (1.0) over implicit interests (0.5). Cold start: no
 interests yet -> relevance alone with a query, else newest first (then input order). Every explanation's
 contributions add up to its fused score.
@@ -30,9 +32,9 @@ import numpy as np
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.cache import CACHE_VECTORS, VectorCache
 from edge_ranker.runtime.encoder import Encoder, clean_text
-from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT, rrf
+from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT, SEMANTIC_QUERY_WEIGHT, rrf
 from edge_ranker.runtime.interests import PersonalScores, personal_scores
-from edge_ranker.runtime.lexical import Bag, Feed, bm25, query_scores, terms
+from edge_ranker.runtime.lexical import Bag, Feed, bm25, coverage, query_scores, terms
 from edge_ranker.runtime.store import PreferenceStore, check_id
 
 log = logging.getLogger("edge_ranker")
@@ -82,8 +84,9 @@ class Document:
 class Ranked:
     """One ranked document. ``score`` is the fused reciprocal-rank score (``sum w / (60 + rank)``), not a
     similarity: it only orders. ``personal_score`` is the interest score (see ``interest``), ``relevance_score``
-    the relevance model's query-passage cosine, ``lexical_score`` the query's BM25; ``contributions`` are the
-    fused parts (they add up to ``score``). ``interest``: ``positive_interest`` / ``negative_interest`` are the
+    the relevance model's query-passage cosine, ``lexical_score`` the query's BM25, ``semantic_score`` the
+    semantic model's query-document cosine (when some of the query's words are in no document); ``contributions``
+    are the fused parts (they add up to ``score``). ``interest``: ``positive_interest`` / ``negative_interest`` are the
     ids of the closest liked / disliked center of interest, ``*_similarity`` the document's cosine to it,
     ``*_decay`` its freshness (1 now, 0 after 30 days), and ``interest_relevance`` how much the user has engaged
     with the liked one (its share of reactions and view time, decayed)."""
@@ -94,6 +97,7 @@ class Ranked:
     personal_score: float | None = None
     relevance_score: float | None = None
     lexical_score: float | None = None
+    semantic_score: float | None = None
     contributions: dict[str, float] = field(default_factory=dict)  # sum == score
     interest: dict | None = None  # which interest matched, and the parts of the personal score
 
@@ -112,9 +116,12 @@ class Ranking(Sequence[Ranked]):
         personal: PersonalScores | None,
         relevance: np.ndarray | None,
         lexical: np.ndarray | None,
+        semantic: np.ndarray | None = None,
+        query_coverage: float | None = None,
     ) -> None:
         self._ids, self._total, self._parts = ids, total, parts
-        self._personal, self._relevance, self._lexical = personal, relevance, lexical
+        self._personal, self._relevance, self._lexical, self._semantic = personal, relevance, lexical, semantic
+        self.query_coverage = query_coverage  # share of the query's words some document has (None: not measured)
         self._order = np.argsort(-total, kind="stable")  # ties: input order
 
     @property
@@ -157,6 +164,7 @@ class Ranking(Sequence[Ranked]):
             float(p.score[i]) if p is not None else None,
             float(self._relevance[i]) if self._relevance is not None else None,
             float(self._lexical[i]) if self._lexical is not None else None,
+            float(self._semantic[i]) if self._semantic is not None else None,
             {name: float(c[i]) for name, c in self._parts.items()},
             p.explain(i) if p is not None else None,
         )
@@ -207,25 +215,32 @@ class Ranker:
         personal_weight: float = PERSONAL_WEIGHT,
         query_weight: float = QUERY_WEIGHT,
         lexical_weight: float = LEXICAL_WEIGHT,
+        semantic_query_weight: float = SEMANTIC_QUERY_WEIGHT,
         k: int = 60,
         cache_vectors: int = CACHE_VECTORS,
         show_progress_bar: bool = False,
     ) -> None:
         if isinstance(k, bool) or not (isinstance(k, int) and k > 0):
             raise EdgeRankerError(f"RRF k must be a positive integer, got {k!r}")
-        for name, w in (("personal", personal_weight), ("query", query_weight), ("lexical", lexical_weight)):
+        weights = (
+            ("personal", personal_weight),
+            ("query", query_weight),
+            ("lexical", lexical_weight),
+            ("semantic query", semantic_query_weight),
+        )
+        for name, w in weights:
             if not (isinstance(w, (int, float)) and math.isfinite(w) and w >= 0):
                 raise EdgeRankerError(f"the {name} weight must be a finite number >= 0, got {w!r}")
         self.semantic, self.relevance, self.store = semantic, relevance, store
         self.show_progress_bar = show_progress_bar
         self.personal_weight, self.query_weight, self.k = personal_weight, query_weight, k
-        self.lexical_weight = lexical_weight
+        self.lexical_weight, self.semantic_query_weight = lexical_weight, semantic_query_weight
         self.config = store.config  # one config: the store moves the interests, the ranker decays them
         if isinstance(cache_vectors, bool) or not isinstance(cache_vectors, int) or cache_vectors < 1:
             raise EdgeRankerError(f"cache_vectors must be a whole number >= 1, got {cache_vectors!r}")
         self.vectors = VectorCache(cache_vectors, store)
         self.terms = TermCache(cache_vectors)
-        self._queries: dict[str, np.ndarray] = {}
+        self._queries: dict[tuple[str, str], np.ndarray] = {}
         self._query_lock = threading.Lock()
         self.model_key = model_key(semantic)
         self._adopt_stored_reactions()
@@ -253,16 +268,16 @@ class Ranker:
 
         return self.vectors.get(model_key(encoder), role or "", texts, encoder.dim, compute)
 
-    def _query_vector(self, query: str) -> np.ndarray:
-        """The query's vector; the last ``QUERY_CACHE`` queries are kept, as a feed is re-ranked for the same
+    def _query_vector(self, encoder: Encoder, query: str) -> np.ndarray:
+        """The query's vector by ``encoder``; the last ``QUERY_CACHE`` are kept, as a feed is re-ranked for the same
         query when it refreshes or pages."""
+        key = (model_key(encoder), query)
         with self._query_lock:
-            q = self._queries.get(query)
+            q = self._queries.get(key)
         if q is None:
-            rel = self.relevance
-            q = rel.encode([query], role="query" if rel.roles else None)[0]
+            q = encoder.encode([query], role="query" if encoder.roles else None)[0]
             with self._query_lock:
-                self._queries[query] = q
+                self._queries[key] = q
                 while len(self._queries) > QUERY_CACHE:
                     del self._queries[next(iter(self._queries))]
         return q
@@ -328,27 +343,34 @@ class Ranker:
         n = len(docs)
         texts = list(map(attrgetter("text"), docs))
         parts: dict[str, np.ndarray] = {}
-        personal = relevance = lexical = None
+        personal = relevance = lexical = semantic = cover = None
+        emb = _given(semantic_vectors, n, self.semantic.dim, "semantic_vectors")
         if use_personal:
-            emb = _given(semantic_vectors, n, self.semantic.dim, "semantic_vectors")
             emb = self._embed(self.semantic, texts, None) if emb is None else emb
             personal = personal_scores(emb, positive, negative, now, self.config)
             parts["personal"] = rrf(personal.score, self.personal_weight, self.k)
         if use_query:
             rel = self.relevance
-            q = self._query_vector(query)
             d = _given(passage_vectors, n, rel.dim, "passage_vectors")
-            relevance = (self._embed(rel, texts, "passage") if d is None else d) @ q
-            if self.lexical_weight:
-                lexical = bm25(terms(rel.tokenizer, rel.cut(query)), self.terms.feed(rel, texts))
-            parts["query"] = rrf(query_scores(relevance, lexical, self.lexical_weight), self.query_weight, self.k)
+            relevance = (self._embed(rel, texts, "passage") if d is None else d) @ self._query_vector(rel, query)
+            if self.lexical_weight or self.semantic_query_weight:
+                words = terms(rel.tokenizer, rel.cut(query))
+                feed = self.terms.feed(rel, texts)
+                cover = coverage(words, feed)
+                if self.lexical_weight:
+                    lexical = bm25(words, feed)
+                if self.semantic_query_weight and cover < 1.0:
+                    emb = self._embed(self.semantic, texts, None) if emb is None else emb
+                    semantic = emb @ self._query_vector(self.semantic, query)
+            weights = (self.lexical_weight, semantic, 1.0 if cover is None else cover, self.semantic_query_weight)
+            parts["query"] = rrf(query_scores(relevance, lexical, *weights), self.query_weight, self.k)
         if not parts:  # cold start: newest first, unknown dates last, then input order
             recency = np.array([d.published if d.published is not None else -math.inf for d in docs])
             recency = np.where(np.isfinite(recency), recency, -1e18) - np.arange(n) * 1e-9
             parts["recency"] = rrf(recency, 1.0, self.k)
         total = np.sum(list(parts.values()), axis=0)
         log.debug("ranked %d documents (%s)", n, ", ".join(parts))
-        return Ranking(ids, total, parts, personal, relevance, lexical)
+        return Ranking(ids, total, parts, personal, relevance, lexical, semantic, cover)
 
 
 def model_key(encoder: Encoder) -> str:

@@ -8,7 +8,8 @@ import java.util.Map;
 
 /**
  * BM25 of a query over the documents being ranked, added to the relevance cosine with both standardised over
- * the documents: the Python runtime's edge_ranker.runtime.lexical, with the same terms (the tokenizer's
+ * the documents, each weighted by how many of the query's words the documents have: the Python runtime's
+ * edge_ranker.runtime.lexical, with the same terms (the tokenizer's
  * normaliser and pre-tokeniser, words with a letter or number), statistics and formula (Lucene's BM25).
  */
 public final class Lexical {
@@ -106,16 +107,48 @@ public final class Lexical {
         return out;
     }
 
-    /** What orders the documents for a query: the cosine alone, or with BM25, both standardised, added. */
-    public static double[] queryScores(double[] cosine, double[] lexical, double weight) {
-        if (lexical == null || weight == 0) {
+    /** The share of the query's distinct terms that at least one document has; 1 for a query without terms. */
+    public static double coverage(List<String> query, List<Map<String, Integer>> docs) {
+        LinkedHashSet<String> wanted = new LinkedHashSet<>(query);
+        if (wanted.isEmpty()) {
+            return 1.0;
+        }
+        int found = 0;
+        for (String t : wanted) {
+            for (Map<String, Integer> d : docs) {
+                if (d.containsKey(t)) {
+                    found++;
+                    break;
+                }
+            }
+        }
+        return (double) found / wanted.size();
+    }
+
+    /**
+     * What orders the documents for a query: the relevance cosine, plus BM25 at weight x the share of the
+     * query's words the documents have (cover), plus the semantic model's cosine at semanticWeight x the share
+     * they lack, each standardised; the cosine alone when nothing joins it (Python's lexical.query_scores).
+     */
+    public static double[] queryScores(
+            double[] cosine, double[] lexical, double weight, double[] semantic, double cover, double semanticWeight) {
+        double lexicalShare = lexical != null ? weight * cover : 0.0;
+        double semanticShare = semantic != null ? semanticWeight * (1.0 - cover) : 0.0;
+        if (lexicalShare == 0 && semanticShare == 0) {
             return cosine;
         }
-        double[] c = standardise(cosine);
-        double[] l = standardise(lexical);
-        double[] out = new double[c.length];
-        for (int i = 0; i < c.length; i++) {
-            out[i] = c[i] + weight * l[i];
+        double[] out = standardise(cosine);
+        if (lexicalShare != 0) {
+            double[] l = standardise(lexical);
+            for (int i = 0; i < out.length; i++) {
+                out[i] = out[i] + lexicalShare * l[i];
+            }
+        }
+        if (semanticShare != 0) {
+            double[] m = standardise(semantic);
+            for (int i = 0; i < out.length; i++) {
+                out[i] = out[i] + semanticShare * m[i];
+            }
         }
         return out;
     }

@@ -8,7 +8,9 @@ import java.util.Map;
 /**
  * Orders documents by the user's interests and, when given, a query, as the Python runtime's Ranker
  * (edge_ranker/runtime/ranker.py): interests from the semantic model's vectors; relevance = the relevance
- * model's cosine plus lexicalWeight x the query's BM25, both standardised over the documents; the two orders
+ * model's cosine plus lexicalWeight x the query's BM25, both standardised over the documents, BM25 weighed by
+ * the share of the query's words the documents have and the semantic model's query cosine joining by the share
+ * they lack (Lexical.queryScores); the two orders
  * fused by weighted reciprocal ranks; cold start without either: newest first, then input order.
  * Document vectors and terms are cached by text, so a feed is embedded once.
  */
@@ -32,6 +34,7 @@ public final class Ranker {
         public Double personalScore;
         public Double relevanceScore;
         public Double lexicalScore;
+        public Double semanticScore;
         public final Map<String, Double> contributions = new LinkedHashMap<>();  // they add up to score
         public Interests.PersonalScore interest;
 
@@ -44,6 +47,7 @@ public final class Ranker {
             m.put("personal_score", personalScore);
             m.put("relevance_score", relevanceScore);
             m.put("lexical_score", lexicalScore);
+            m.put("semantic_score", semanticScore);
             m.put("contributions", contributions);
             Map<String, Object> i = null;
             if (interest != null) {
@@ -69,6 +73,7 @@ public final class Ranker {
     public double personalWeight = 0.5;
     public double queryWeight = 1.0;
     public double lexicalWeight = 1.0;
+    public double semanticQueryWeight = 1.0;
     public int k = 60;
     private final Map<String, Object> cache = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
@@ -124,6 +129,7 @@ public final class Ranker {
         Interests.PersonalScore[] personal = null;
         double[] cosine = null;
         double[] lexical = null;
+        double[] semanticCosine = null;
         if (usePersonal) {
             float[][] sem = new float[n][];
             for (int i = 0; i < n; i++) {
@@ -142,14 +148,28 @@ public final class Ranker {
             for (int i = 0; i < n; i++) {
                 cosine[i] = Interests.dot(passage(docs.get(i).text), qv);
             }
-            if (lexicalWeight != 0) {
+            double cover = 1.0;
+            if (lexicalWeight != 0 || semanticQueryWeight != 0) {
+                List<String> words = Lexical.terms(q);
                 List<Map<String, Integer>> counts = new ArrayList<>();
                 for (Document d : docs) {
                     counts.add(terms(d.text));
                 }
-                lexical = Lexical.bm25(Lexical.terms(q), counts);
+                cover = Lexical.coverage(words, counts);
+                if (lexicalWeight != 0) {
+                    lexical = Lexical.bm25(words, counts);
+                }
+                if (semanticQueryWeight != 0 && cover < 1.0) {
+                    float[] sq = semantic.encode(q, null);
+                    semanticCosine = new double[n];
+                    for (int i = 0; i < n; i++) {
+                        semanticCosine[i] = Interests.dot(embed(docs.get(i).text), sq);
+                    }
+                }
             }
-            fuse("query", Lexical.queryScores(cosine, lexical, lexicalWeight), queryWeight, total, parts);
+            double[] scores = Lexical.queryScores(cosine, lexical, lexicalWeight, semanticCosine, cover,
+                    semanticQueryWeight);
+            fuse("query", scores, queryWeight, total, parts);
         }
         if (!usePersonal && !useQuery) {  // unknown dates last; the tiny step keeps input order among equals
             double[] recency = new double[n];
@@ -169,6 +189,7 @@ public final class Ranker {
             x.personalScore = personal == null ? null : personal[i].score;
             x.relevanceScore = cosine == null ? null : cosine[i];
             x.lexicalScore = lexical == null ? null : lexical[i];
+            x.semanticScore = semanticCosine == null ? null : semanticCosine[i];
             x.contributions.putAll(parts.get(i));
             x.interest = personal == null ? null : personal[i];
             out.add(x);

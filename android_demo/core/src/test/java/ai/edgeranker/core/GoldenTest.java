@@ -13,14 +13,15 @@ import java.util.Map;
  * Checks the JVM core against golden vectors written by the Python runtime
  * (python -m edge_ranker.demo.golden android_demo/golden): token ids identical for every input and role; the
  * JVM forward pass within 1e-5 per coordinate of onnxruntime's vector for every input and role, both models;
- * rankings identical and scores (fused, personal, cosine, BM25) within 1e-4 for a scripted like/dislike history,
- * with and without a query, once from the Python runtime's vectors and once end to end from the texts (Ranker
+ * rankings identical and scores (fused, personal, cosine, BM25, semantic query cosine) within 1e-4 for a
+ * scripted like/dislike history, without a query, with one and with one in another language than its documents, once from the Python runtime's vectors and once end to end from the texts (Ranker
  * over the JVM forward pass).
  * Needs no JUnit (plain javac/java); prints "N passed, N failed" and exits non-zero on any failure.
  * Usage: GoldenTest GOLDEN_DIR MODELS_DIR
  */
 public final class GoldenTest {
     static final double VECTOR_TOL = 1e-5;
+    static final String[] QUERIES = {"personal", "search", "crossing"};  // no query, the demo's, another language
     private static int passed;
     private static int failed;
     private static int forwardChecks;
@@ -150,24 +151,38 @@ public final class GoldenTest {
             counts.add(Lexical.counts(Lexical.terms(b64(docs.get(i)[3]))));
         }
         double now = Double.parseDouble(sc.get("now"));
-        float[] query = floats(sc.get("query"));
         double pw = Double.parseDouble(sc.get("personal_weight"));
         double qw = Double.parseDouble(sc.get("query_weight"));
         double lw = Double.parseDouble(sc.get("lexical_weight"));
-        double[] lexical = Lexical.bm25(Lexical.terms(b64(sc.get("query_text"))), counts);
+        double sw = Double.parseDouble(sc.get("semantic_query_weight"));
         int k = Integer.parseInt(sc.get("k"));
         Interests.PersonalScore[] personal = interests.score(sem, now);
         double[] pscore = new double[docs.size()];
-        double[] rscore = new double[docs.size()];
         for (int i = 0; i < docs.size(); i++) {
             pscore[i] = personal[i].score;
-            rscore[i] = Interests.dot(rel[i], query);
         }
-        for (String name : new String[] {"personal", "search"}) {
+        for (String name : QUERIES) {
             double[] total = new double[docs.size()];
             Fusion.addContribution(total, pscore, pw, k);
-            if (name.equals("search")) {
-                Fusion.addContribution(total, Lexical.queryScores(rscore, lexical, lw), qw, k);
+            double[] rscore = null;
+            double[] lexical = null;
+            double[] semantic = null;
+            if (!name.equals("personal")) {
+                List<String> words = Lexical.terms(b64(sc.get(name + "_text")));
+                double cover = Lexical.coverage(words, counts);
+                check(Math.abs(cover - Double.parseDouble(sc.get(name + "_coverage"))) <= 1e-12, name + " coverage");
+                float[] query = floats(sc.get(name + "_relevance"));
+                float[] semanticQuery = floats(sc.get(name + "_semantic"));
+                rscore = new double[docs.size()];
+                semantic = cover < 1.0 ? new double[docs.size()] : null;
+                for (int i = 0; i < docs.size(); i++) {
+                    rscore[i] = Interests.dot(rel[i], query);
+                    if (semantic != null) {
+                        semantic[i] = Interests.dot(sem[i], semanticQuery);
+                    }
+                }
+                lexical = Lexical.bm25(words, counts);
+                Fusion.addContribution(total, Lexical.queryScores(rscore, lexical, lw, semantic, cover, sw), qw, k);
             }
             Integer[] order = Fusion.order(total);
             List<String[]> expected = rows(golden.resolve("expected_" + name + ".tsv"));
@@ -181,13 +196,9 @@ public final class GoldenTest {
                 check(Math.abs(total[j] - Double.parseDouble(e[2])) <= 1e-4, name + " fused score of " + e[1]);
                 check(Math.abs(pscore[j] - Double.parseDouble(e[3])) <= 1e-4, name + " personal score of " + e[1]
                         + ": expected " + e[3] + " got " + pscore[j]);
-                if (!e[4].equals("None")) {
-                    check(Math.abs(rscore[j] - Double.parseDouble(e[4])) <= 1e-4, name + " relevance of " + e[1]);
-                }
-                if (!e[5].equals("None")) {
-                    check(Math.abs(lexical[j] - Double.parseDouble(e[5])) <= 1e-4, name + " BM25 of " + e[1]
-                            + ": expected " + e[5] + " got " + lexical[j]);
-                }
+                check(near(rscore == null ? null : rscore[j], e[4]), name + " relevance of " + e[1]);
+                check(near(lexical == null ? null : lexical[j], e[5]), name + " BM25 of " + e[1]);
+                check(near(semantic == null ? null : semantic[j], e[6]), name + " semantic cosine of " + e[1]);
             }
         }
     }
@@ -200,6 +211,7 @@ public final class GoldenTest {
         ranker.personalWeight = Double.parseDouble(sc.get("personal_weight"));
         ranker.queryWeight = Double.parseDouble(sc.get("query_weight"));
         ranker.lexicalWeight = Double.parseDouble(sc.get("lexical_weight"));
+        ranker.semanticQueryWeight = Double.parseDouble(sc.get("semantic_query_weight"));
         ranker.k = Integer.parseInt(sc.get("k"));
         for (String[] r : rows(golden.resolve("history.tsv"))) {
             ranker.feedback(b64(r[3]), r[0].equals("like"), Double.parseDouble(r[1]));
@@ -209,8 +221,9 @@ public final class GoldenTest {
             docs.add(new Ranker.Document(d[0], b64(d[3]), null));
         }
         double now = Double.parseDouble(sc.get("now"));
-        for (String name : new String[] {"personal", "search"}) {
-            List<Ranker.Ranked> got = ranker.rank(docs, name.equals("search") ? b64(sc.get("query_text")) : null, now);
+        for (String name : QUERIES) {
+            String query = name.equals("personal") ? null : b64(sc.get(name + "_text"));
+            List<Ranker.Ranked> got = ranker.rank(docs, query, now);
             List<String[]> expected = rows(golden.resolve("expected_" + name + ".tsv"));
             check(expected.size() == got.size(), name + " from texts: document count");
             for (int r = 0; r < Math.min(expected.size(), got.size()); r++) {
@@ -222,6 +235,7 @@ public final class GoldenTest {
                 check(near(g.personalScore, e[3]), at + ": personal score " + g.personalScore + " vs " + e[3]);
                 check(near(g.relevanceScore, e[4]), at + ": relevance " + g.relevanceScore + " vs " + e[4]);
                 check(near(g.lexicalScore, e[5]), at + ": BM25 " + g.lexicalScore + " vs " + e[5]);
+                check(near(g.semanticScore, e[6]), at + ": semantic cosine " + g.semanticScore + " vs " + e[6]);
             }
         }
     }
