@@ -328,7 +328,7 @@ def _add_ranker_args(p: argparse.ArgumentParser) -> None:
         type=weight,
         default=SEMANTIC_QUERY_WEIGHT,
         help="weight of the semantic model's query cosine, times the share of the query's words no document has "
-        "(a query in another language than the documents; 0: never)",
+        "(a query in another language than the documents; 0: never, BM25 still counts by the share they have)",
     )
 
 

@@ -94,36 +94,68 @@ NEWS = [
 ]
 
 
+def _rank(ranker: Ranker, query: str, **kwargs):
+    """Rank NEWS for ``query`` and close the ranker's store."""
+    with ranker.store:
+        return ranker.rank([{"id": str(i), "text": t} for i, t in enumerate(NEWS)], query=query, **kwargs)
+
+
 def test_a_query_with_all_its_words_in_the_documents_ranks_as_before(shipped, tmp_path):
     semantic, relevance = shipped
-    ranking = Ranker(semantic, relevance, PreferenceStore(tmp_path / "a.db")).rank(
-        [{"id": str(i), "text": t} for i, t in enumerate(NEWS)], query="tomato soup recipe"
-    )
-    before = Ranker(semantic, relevance, PreferenceStore(tmp_path / "b.db"), semantic_query_weight=0.0).rank(
-        [{"id": str(i), "text": t} for i, t in enumerate(NEWS)], query="tomato soup recipe"
-    )
+    ranking = _rank(Ranker(semantic, relevance, PreferenceStore(tmp_path / "a.db")), "tomato soup recipe")
+    cos = relevance.encode(NEWS, role="passage") @ relevance.encode(["tomato soup recipe"], role="query")[0]
+    feed = Feed.of([Bag.of(terms(relevance.tokenizer, t)) for t in NEWS])
+    before = standardise(cos) + standardise(bm25(terms(relevance.tokenizer, "tomato soup recipe"), feed))
     assert ranking.query_coverage == 1.0 and all(r.semantic_score is None for r in ranking)
-    assert ranking.ids == before.ids and ranking.scores.tolist() == before.scores.tolist()
+    assert ranking.ids == [str(i) for i in np.argsort(-before, kind="stable")]  # the formula before the change
 
 
 def test_a_query_in_another_language_adds_the_semantic_cosine_by_the_share_of_missing_words(shipped, tmp_path):
     semantic, relevance = shipped
-    docs = [{"id": str(i), "text": t} for i, t in enumerate(NEWS)]
     query = "Die Zentralbank erhöht die Zinsen gegen die inflation"
-    ranking = Ranker(semantic, relevance, PreferenceStore(tmp_path / "a.db")).rank(docs, query=query)
+    ranking = _rank(Ranker(semantic, relevance, PreferenceStore(tmp_path / "a.db")), query)
     words = terms(relevance.tokenizer, query)
     feed = Feed.of([Bag.of(terms(relevance.tokenizer, t)) for t in NEWS])
     cover = coverage(words, feed)
     assert 0.0 < cover < 1.0 and ranking.query_coverage == pytest.approx(cover)  # "inflation" is shared
-    cos = relevance.encode(NEWS, role="passage") @ relevance.encode([query], role="query")[0]
     sem = semantic.encode(NEWS) @ semantic.encode([query])[0]
     assert {r.id: r.semantic_score for r in ranking} == pytest.approx({str(i): s for i, s in enumerate(sem)}, abs=1e-6)
-    want = query_scores(cos, bm25(words, feed), 1.0, sem, cover, 1.0)
-    assert ranking.ids == [str(i) for i in np.argsort(-want, kind="stable")]
-    assert ranking.ids[0] == "0"  # the bank's news, in English, first
+    cos = relevance.encode(NEWS, role="passage") @ relevance.encode([query], role="query")[0]
+    want = standardise(cos) + cover * standardise(bm25(words, feed)) + (1 - cover) * standardise(sem)
+    assert ranking.ids == [str(i) for i in np.argsort(-want, kind="stable")] == ["0", "3", "2", "1"]
+    without = _rank(Ranker(semantic, relevance, PreferenceStore(tmp_path / "b.db"), semantic_query_weight=0.0), query)
+    assert without.ids == ["0", "2", "3", "1"] and all(r.semantic_score is None for r in without)
+
+
+def test_the_semantic_cosine_joins_without_bm25_and_uses_the_apps_vectors(shipped, tmp_path):
+    semantic, relevance = shipped
+    query = "Die Zentralbank erhöht die Zinsen"
+    given = np.eye(len(NEWS), semantic.dim, dtype=np.float32)  # an app's own vectors, not the model's
+    ranker = Ranker(semantic, relevance, PreferenceStore(tmp_path / "a.db"), lexical_weight=0.0)
+    ranking = _rank(ranker, query, semantic_vectors=given)
+    q = semantic.encode([query])[0]
+    assert ranking.query_coverage == 0.0 and all(r.lexical_score is None for r in ranking)
+    assert {r.id: r.semantic_score for r in ranking} == pytest.approx({str(i): q[i] for i in range(len(NEWS))})
+
+
+def test_a_semantic_model_with_roles_meets_the_query_without_one(tmp_path, tiny_model):
+    """Documents are embedded by the semantic model without a role, so its query is too."""
+    enc = Encoder.load(tiny_model)
+    docs = VARIED[3:8]
+    with PreferenceStore(tmp_path / "a.db") as store:
+        ranking = Ranker(enc, enc, store).rank([{"id": str(i), "text": t} for i, t in enumerate(docs)], query="zzzz")
+    want = enc.encode(docs) @ enc.encode(["zzzz"])[0]
+    assert ranking.query_coverage == 0.0
+    assert {r.id: r.semantic_score for r in ranking} == pytest.approx({str(i): w for i, w in enumerate(want)}, abs=1e-6)
+
+
+def test_passage_vectors_without_a_relevance_model_are_an_error(shipped, tmp_path):
+    semantic, _ = shipped
+    with PreferenceStore(tmp_path / "a.db") as store, pytest.raises(EdgeRankerError, match="need a relevance model"):
+        Ranker(semantic, None, store).rank([{"id": "a", "text": "x"}], passage_vectors=np.zeros((1, 128)))
 
 
 @pytest.mark.parametrize("weight", [-1.0, float("nan"), "1"])
 def test_the_semantic_query_weight_must_be_a_finite_number_at_least_zero(shipped, tmp_path, weight):
-    with pytest.raises(EdgeRankerError, match="semantic query weight"):
-        Ranker(*shipped, PreferenceStore(tmp_path / "a.db"), semantic_query_weight=weight)
+    with PreferenceStore(tmp_path / "a.db") as store, pytest.raises(EdgeRankerError, match="semantic query weight"):
+        Ranker(*shipped, store, semantic_query_weight=weight)

