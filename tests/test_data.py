@@ -149,6 +149,28 @@ def test_training_set_puts_translated_passages_in_passage_role_and_fits_pca_on_t
     assert sources_only[2] == slice(0, 2)
 
 
+def test_training_set_fits_the_pca_on_the_wikipedia_sentences_when_asked(tmp_path):
+    from conftest import HashTeacher
+
+    from edge_ranker.distill.recipes import Recipe
+    from edge_ranker.distill.training_set import build_training_set
+    from edge_ranker.teachers import CachedTeacher
+
+    _tatoeba(tmp_path, ["Good morning.", "Thank you."], ["Guten Morgen.", "Danke."])
+    d = tmp_path / "mono" / "leipzig_wiki_10k"
+    d.mkdir(parents=True)
+    (d / "eng_wiki_10K-sentences.txt").write_text("".join(f"{i}\tEnglish sentence {i}.\n" for i in range(4)))
+    teacher = CachedTeacher(HashTeacher(dim=8), tmp_path / "cache")
+    recipe = Recipe(kind="semantic", teacher="unused", langs=["de"], mono_per_lang=3, pca_fit="wikipedia")
+    groups, raw, fit = build_training_set(recipe, teacher, tmp_path, show_progress=False)
+    assert sorted(g.texts[0] for g in (groups[i] for i in fit)) == [f"English sentence {i}." for i in range(3)]
+    assert raw[fit].shape == (3, 8) and list(fit) == [2, 3, 4]  # after the two Tatoeba sources
+    sources = build_training_set(
+        Recipe(kind="semantic", teacher="unused", langs=["de"], mono_per_lang=3), teacher, tmp_path
+    )
+    assert sources[2] == slice(0, 2) and len(sources[0]) == len(groups)  # the same groups, another fit sample
+
+
 def _tatoeba(root: Path, en: list[str], de: list[str]) -> None:
     d = root / "parallel" / "tatoeba_v2021" / "deu-eng"
     d.mkdir(parents=True)

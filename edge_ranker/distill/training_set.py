@@ -56,9 +56,9 @@ def _passages(root: Path, per_lang: int, size: int, seed: int) -> list[str]:
 
 def build_training_set(
     recipe: Recipe, teacher: CachedTeacher, data_root: str | Path | None, seed: int = 0, show_progress: bool = True
-) -> tuple[list[Group], np.ndarray, slice]:
+) -> tuple[list[Group], np.ndarray, slice | np.ndarray]:
     """Groups of student texts sharing one teacher target; returns groups, raw targets and the rows to fit
-    the PCA on (``recipe.pca_fit``: the first role's Tatoeba sources, or the passages)."""
+    the PCA on (``recipe.pca_fit``: the first role's Tatoeba sources, the passages, or the Wikipedia sentences)."""
     if recipe.reads_data_root and data_root is None:
         raise EdgeRankerError("this recipe reads the project's data sets: give their folder with --data DIR")
     root = Path(data_root) if data_root is not None else None
@@ -90,8 +90,8 @@ def build_training_set(
         extra += sts_train_groups(root, recipe.langs)
     if recipe.news:
         extra += news_groups(root, recipe.langs)
-    if recipe.mono_per_lang:
-        extra += mono_groups(root, recipe.mono_per_lang, seed)
+    wikipedia = mono_groups(root, recipe.mono_per_lang, seed) if recipe.mono_per_lang else []
+    extra += wikipedia
     if recipe.news_mono_per_lang:
         seen = {t for g in extra for t in g} | {t for texts in by_source.values() for t in texts}
         extra += news_mono_groups(root, recipe.langs, recipe.news_mono_per_lang, seen, seed)
@@ -109,6 +109,7 @@ def build_training_set(
 
     extra += [[line] for spec in recipe.text for line in read_text(spec)[1]]
     extra = drop_held(extra, held)
+    first_extra = offset  # the first role's block of these groups: the Wikipedia rows a PCA may be fitted on
     for role in recipe.roles:
         add(extra, role)
     passages = [[t] for t in _passages(root, recipe.passages_per_lang, recipe.sentences_per_passage, seed)]
@@ -169,6 +170,9 @@ def build_training_set(
         link_judged(query_groups, queries, passage_groups, passages, pairs, whole)
     if recipe.pca_fit == "passages" and passages:
         return groups, raw, slice(first_passage, first_passage + len(passages))
+    if recipe.pca_fit == "wikipedia" and wikipedia:
+        sentences = {g[0] for g in wikipedia}
+        return groups, raw, np.array([first_extra + i for i, g in enumerate(extra) if g[0] in sentences])
     return groups, raw, slice(0, len(sources) or len(raw))
 
 
