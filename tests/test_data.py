@@ -459,3 +459,33 @@ def test_dev_splits_are_disjoint_from_the_test_sample_and_held_out_of_training_o
 def test_unknown_retrieval_set_lists_the_dev_splits(tmp_path):
     with pytest.raises(EdgeRankerError, match="squad-it-dev"):
         retrieval.load_retrieval("msmarco", tmp_path)
+
+
+def test_bible_articles_keep_to_the_verses_a_recipe_leaves_out(tmp_path):
+    import sqlite3
+
+    from edge_ranker.datasets.articles import load_bible_articles
+    from edge_ranker.datasets.training import bible_verses, trained_verses
+
+    db = tmp_path / "bible.db"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE bible (bbName TEXT, bNumber INT, cNumber INT, vNumber INT, vText TEXT)")
+    for book, chapter, verse in ((b, c, v) for b in (1, 2) for c in (1, 2, 3) for v in range(1, 8)):
+        con.execute(
+            "INSERT INTO bible VALUES ('k', ?, ?, ?, ?)", (book, chapter, verse, f"en {book} {chapter} {verse}")
+        )
+        con.execute(
+            "INSERT INTO bible VALUES ('s', ?, ?, ?, ?)", (book, chapter, verse, f"de {book} {chapter} {verse}")
+        )
+    con.commit()
+    con.close()
+    keys, _ = bible_verses(["de", "nl"], db)  # Dutch has no Bible here: left out
+    trained = {f"{b} {c} {v}" for b, c, v in trained_verses(keys, 20, seed=0)}
+    articles = load_bible_articles(["de", "nl"], trained=20, articles=4, db=db)
+    assert list(articles.queries) == ["en", "de"] and len(articles.queries["en"]) == 4
+    for lang in ("en", "de"):
+        for query, body in zip(articles.queries[lang], articles.bodies[lang]):
+            verses = [query] + [f"{lang} {rest}" for rest in body.split(f"{lang} ")[1:]]
+            assert all(v.split(" ", 1)[1].strip() not in trained for v in verses)  # never a trained verse
+            assert 1 <= len(verses) - 1 <= 4 and len({v.split()[2] for v in verses}) == 1  # one chapter, up to 4
+    assert [q.replace("en", "de", 1) for q in articles.queries["en"]] == articles.queries["de"]  # aligned
