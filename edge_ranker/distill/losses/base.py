@@ -30,6 +30,14 @@ class Loss:
         raise NotImplementedError
 
 
+def row_cosines(b: Batch) -> tuple[torch.Tensor, torch.Tensor]:
+    """The student rows' cosines with each other, and their targets' (the full teacher's where the batch has it):
+    the geometry that ranking reads, where every text is student-encoded."""
+    sn = F.normalize(b.student, dim=-1)
+    tn = F.normalize(b.target if b.teacher is None else b.teacher, dim=-1)[b.group]
+    return sn @ sn.T, tn @ tn.T
+
+
 def kl(student_logits: torch.Tensor, teacher_logits: torch.Tensor) -> torch.Tensor:
     """KL(teacher || student) between row-wise softmax distributions, averaged over rows."""
     return F.kl_div(

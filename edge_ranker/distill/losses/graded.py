@@ -6,10 +6,9 @@ not a paraphrase) that ranking a feed by likes and dislikes reads."""
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 
 from edge_ranker.distill.batch import Batch
-from edge_ranker.distill.losses.base import Loss
+from edge_ranker.distill.losses.base import Loss, row_cosines
 
 
 class Graded(Loss):
@@ -19,8 +18,6 @@ class Graded(Loss):
         s = b.student
         if len(s) < 3:
             return s.new_zeros(())
-        sn = F.normalize(s, dim=-1)
-        tn = F.normalize(b.target if b.teacher is None else b.teacher, dim=-1)[b.group]
         pairs = ~torch.eye(len(s), dtype=torch.bool, device=s.device)  # a row's cosine with itself is always 1
-        student, teacher = (sn @ sn.T)[pairs], (tn @ tn.T)[pairs]
+        student, teacher = (m[pairs] for m in row_cosines(b))
         return (student - teacher).pow(2).mean() / teacher.var().clamp_min(1e-6)

@@ -5,10 +5,9 @@ uses, where queries, documents and translations are all student-encoded."""
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 
 from edge_ranker.distill.batch import Batch
-from edge_ranker.distill.losses.base import Loss, kl
+from edge_ranker.distill.losses.base import Loss, kl, row_cosines
 
 
 class Pairwise(Loss):
@@ -18,9 +17,8 @@ class Pairwise(Loss):
         s = b.student
         if len(s) < 2:
             return s.new_zeros(())
-        sn = F.normalize(s, dim=-1)
-        tn = F.normalize(b.target if b.teacher is None else b.teacher, dim=-1)[b.group]
+        student, teacher = row_cosines(b)
         self_pair = torch.eye(len(s), dtype=torch.bool, device=s.device)  # a row's similarity to itself says nothing
-        student_logits = (sn @ sn.T / self.temperature).masked_fill(self_pair, -1e4)
-        teacher_logits = (tn @ tn.T / self.temperature).masked_fill(self_pair, -1e4)
+        student_logits = (student / self.temperature).masked_fill(self_pair, -1e4)
+        teacher_logits = (teacher / self.temperature).masked_fill(self_pair, -1e4)
         return kl(student_logits, teacher_logits)
