@@ -129,6 +129,8 @@ def cmd_eval(a: argparse.Namespace) -> None:
         translation=a.translation,
         lexical_weight=a.lexical_weight,
         personal_users=a.users if a.personal else 0,
+        personal_split=a.topics_split,
+        item_sentences=a.item_sentences,
         search=a.search,
         bitexts=a.bitext,
         ranker_semantic=a.ranker_semantic,
@@ -143,7 +145,7 @@ def cmd_export(a: argparse.Namespace) -> None:
     from edge_ranker.export.onnx_graph import export_model, export_sentence_transformers
 
     metrics = json.loads(Path(a.metrics).read_text(encoding="utf-8")) if a.metrics else None
-    out = export_model(a.model_dir, a.out, quantize=a.quantize, name=a.name, metrics=metrics)
+    out = export_model(a.model_dir, a.out, quantize=a.quantize, name=a.name, metrics=metrics, windows=a.windows)
     if a.sentence_transformers:
         export_sentence_transformers(a.model_dir, a.sentence_transformers)
     print(json.dumps({"model_folder": str(out), "bytes": (out / "model.onnx").stat().st_size}))
@@ -414,6 +416,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     e.add_argument("--users", type=positive, default=200, help="simulated users per setting for --personal")
     e.add_argument(
+        "--topics-split", choices=["dev", "train"], default="dev", help="SIB-200 split of --personal (test is kept out)"
+    )
+    e.add_argument(
+        "--item-sentences",
+        type=positive,
+        default=1,
+        metavar="K",
+        help="--personal items of K sentences of one topic, article-length (K=4 needs --topics-split train: dev has "
+        "too few)",
+    )
+    e.add_argument(
         "--bitext",
         action="append",
         default=[],
@@ -459,6 +472,13 @@ def build_parser() -> argparse.ArgumentParser:
         "or another variant (export/variants.py says what each is)",
     )
     x.add_argument("--name", help="model name in the manifest (default: folder name)")
+    x.add_argument(
+        "--windows",
+        type=positive,
+        default=1,
+        help="windows of the model's max length the runtime reads of a long text, averaged (default 1: its first "
+        "max length; the shipped semantic model, trained on sentences, reads 8)",
+    )
     x.add_argument("--metrics", help="JSON file of evaluation figures to record in the manifest")
     x.add_argument("--sentence-transformers", metavar="DIR", help="also write a sentence-transformers folder")
     x.set_defaults(func=cmd_export)

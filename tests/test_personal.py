@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from edge_ranker.datasets.topics import load_topics
+from edge_ranker.datasets.topics import Topics, as_articles, load_topics
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.evaluate.personal import CANDIDATES, DISLIKES, LIKES, evaluate_personal, ndcg_at, simulate_users
 from edge_ranker.runtime.encoder import Encoder
@@ -77,6 +77,32 @@ def test_eval_personal_from_the_cli(tmp_path, tiny_model):
     assert r.returncode == 0, r.stderr
     personal = json.loads(r.stdout)["personal"]
     assert set(personal) == {"mono", "cross", "mixed"} and "ranker" in personal["cross"][str(tiny_model)]
+
+
+def test_articles_join_one_topics_sentences_alike_in_every_language():
+    texts = {"en": ["a1", "b1", "a2", "a3", "b2", "a4", "a5"], "de": ["A1", "B1", "A2", "A3", "B2", "A4", "A5"]}
+    topics = Topics(texts, ["a", "b", "a", "a", "b", "a", "a"])
+    arts = as_articles(topics, 2)
+    assert arts.topics == ["a", "a", "b"]  # a5 is left over
+    assert arts.texts == {"en": ["a1 a2", "a3 a4", "b1 b2"], "de": ["A1 A2", "A3 A4", "B1 B2"]}
+    with pytest.raises(EdgeRankerError, match="1 or more"):
+        as_articles(topics, 0)
+
+
+def test_eval_personal_on_article_length_items_from_the_cli(tmp_path, tiny_model):
+    root = write_sib(tmp_path)
+    for folder in (root / "topics" / "sib200").iterdir():
+        (folder / "dev.tsv").rename(folder / "train.tsv")
+    cmd = [sys.executable, "-m", "edge_ranker.cli", "eval", str(tiny_model), "--personal", "--users", "5"]
+    r = subprocess.run(
+        [*cmd, "--topics-split", "train", "--item-sentences", "3", "--data", str(root), "--cache", str(tmp_path / "c")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    mono = json.loads(r.stdout)["personal"]["mono"]
+    assert mono[str(tiny_model)]["ranker"]["ndcg@10"] > mono["random"]["ndcg@10"]
 
 
 def write_flores(root, langs=("en", "de"), articles=12):

@@ -43,9 +43,54 @@ def test_a_text_gets_the_same_vector_in_any_batch(enc):
     assert np.abs(a - b).max() <= 1e-6 and np.abs(c - b).max() <= 1e-6
 
 
-def test_truncation(enc):
+@pytest.fixture(scope="module")
+def windowed(tiny_student, tmp_path_factory):
+    """The tiny model exported to read a long text in 3 windows."""
+    from edge_ranker.export.onnx_graph import export_model
+
+    return Encoder.load(export_model(tiny_student, tmp_path_factory.mktemp("windowed"), name="tiny", windows=3))
+
+
+def test_a_model_reading_windows_has_its_own_key_in_stored_data(windowed, enc):
+    """Vectors stored by a one-window reader are not mixed with a windowed reader's: the history is embedded again."""
+    from edge_ranker.runtime.ranker import model_key
+
+    assert model_key(windowed) == model_key(enc) + ":3w"
+
+
+def test_a_long_text_is_read_to_max_length_in_one_window(enc):
     ids = enc.tokenize(["word " * 1000])[0]
-    assert len(ids) == enc.max_length
+    assert len(ids) == enc.max_length and enc.windows(ids) == [ids]
+
+
+def test_a_long_text_is_read_in_windows_up_to_a_cap(windowed):
+    enc = windowed
+    ids = enc.tokenize(["word " * 10_000], role="query")[0]
+    assert len(ids) == enc.max_length * 3
+    windows = enc.windows(ids, role="query")
+    head = enc.tokenize([""], role="query")[0][:-1]  # [CLS] and the role's prefix open every window
+    assert len(windows) == 3 and {len(w) for w in windows} == {enc.max_length}
+    assert all(w[: len(head)] == head and w[-1] == ids[-1] for w in windows)
+    step = enc.max_length - len(head) - 1
+    assert [t for w in windows for t in w[len(head) : -1]] == ids[len(head) : -1][: 3 * step]  # in order, once
+    short = enc.tokenize(["the cat sat"])[0]
+    assert enc.windows(short) == [short]
+
+
+def test_a_long_texts_vector_is_its_windows_weighted_and_renormalised(windowed, enc):
+    one = enc
+    enc = windowed
+    text = "the cat sat on the mat " * 20 + "stock markets fell sharply " * 15
+    windows = enc.windows(enc.tokenize([text])[0])
+    assert len(windows) > 1
+    feed = [{"input_ids": np.array([w]), "attention_mask": np.ones((1, len(w)), np.int64)} for w in windows]
+    vecs = [enc.session.run(None, f)[0][0] for f in feed]  # each window through the graph alone
+    mean = np.array([len(w) for w in windows], dtype=np.float64) @ np.stack(vecs).astype(np.float64)
+    np.testing.assert_allclose(enc.encode(text), mean / np.linalg.norm(mean), atol=1e-6)
+    # the tail counts in windows and not in one: the same start with another ending
+    other = "the cat sat on the mat " * 35
+    assert np.array_equal(one.encode(text), one.encode(other))
+    assert np.abs(enc.encode(text) - enc.encode(other)).max() > 1e-3
 
 
 def test_bytes_and_invalid_utf8(enc):

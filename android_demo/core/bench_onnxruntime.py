@@ -18,7 +18,7 @@ def bench_ids(enc: Encoder, length: int) -> list[int]:
     with open("edge_ranker/demo/feed.jsonl", encoding="utf-8") as fh:
         texts = [json.loads(line)["text"] for line in fh if line.strip()]
     ids = enc.tokenize([" ".join(texts)])[0]
-    n = min(length, len(ids))
+    n = min(length, enc.max_length, len(ids))
     return ids[: n - 1] + [ids[-1]]
 
 

@@ -23,11 +23,17 @@ distill_cmd() {
   fi
 }
 SEM_LOSS=${SEM_LOSS:-}  # empty: the recipe default (mse + relational + contrastive)
+# Windows of max_length tokens the runtime reads of a long text: the semantic student, trained on sentences of at
+# most 64 tokens, reads articles in 8 (bench/RESULTS.md, "Long documents"); the relevance student, trained on
+# passages of 256, reads its first 256 tokens (more windows cost it 0.3-0.7 nDCG@10 on SciFact and SQuAD-it).
+SEM_WINDOWS=8
+REL_WINDOWS=1
 REL_LOSS=${REL_LOSS:-}
 ship() {  # kind, eval options
   local kind=$1; shift
   local start=$SECONDS
-  local loss_var=SEM_LOSS; [ "$kind" = relevance ] && loss_var=REL_LOSS
+  local loss_var=SEM_LOSS windows=$SEM_WINDOWS
+  [ "$kind" = relevance ] && loss_var=REL_LOSS windows=$REL_WINDOWS
   if [ -n "${FROM:-}" ]; then  # install a run trained before (its log has the teacher and training seconds)
     rm -rf "runs/$kind"; cp -r "$FROM" "runs/$kind"; cp "$FROM/train_log.json" "runs/$kind.train.json"
     python -c "import json,sys; l=json.load(open(sys.argv[1])); print(json.dumps({'train_seconds': round(l['teacher_seconds'] + l['train_seconds'])}))" \
@@ -37,7 +43,7 @@ ship() {  # kind, eval options
     $(distill_cmd) "$kind" --vocab $VOCAB --out runs/$kind --seed 0 ${!loss_var} | tee runs/$kind.train.json
     echo "{\"train_seconds\": $((SECONDS - start))}" > runs/$kind.time.json
   fi
-  edge-ranker export runs/$kind --out runs/$kind-int8 --name $kind
+  edge-ranker export runs/$kind --out runs/$kind-int8 --name $kind --windows $windows
   edge-ranker eval runs/$kind-int8 runs/$kind reduced:runs/$kind "$@" --out runs/$kind.eval.json > /dev/null
   python - "$kind" <<'PY'
 import json, sys
@@ -53,7 +59,8 @@ metrics["teacher_pca128"] = {k: {m: round(x, 2) for m, x in v.items() if m in ("
 json.dump(metrics, open(f"runs/{kind}.metrics.json", "w"), indent=2)
 PY
   rm -rf "edge_ranker/models/$kind"
-  edge-ranker export runs/$kind --out edge_ranker/models/$kind --name $kind --metrics runs/$kind.metrics.json
+  edge-ranker export runs/$kind --out edge_ranker/models/$kind --name $kind --windows $windows \
+    --metrics runs/$kind.metrics.json
 }
 if [ "$WHICH" = semantic ] || [ "$WHICH" = both ]; then ship semantic --sts; fi
 if [ "$WHICH" = relevance ] || [ "$WHICH" = both ]; then ship relevance --retrieval scifact squad-it wikiqa; fi

@@ -49,3 +49,23 @@ def load_topics(data_root: str | Path, split: str = "dev", langs: list[str] | No
     ids = sorted(set.intersection(*(set(r) for r in rows.values())), key=int)
     first = next(iter(rows.values()))
     return Topics({lang: [r[i][1] for i in ids] for lang, r in rows.items()}, [first[i][0] for i in ids])
+
+
+def as_articles(topics: Topics, sentences: int) -> Topics:
+    """Article-length items: each topic's items joined ``sentences`` at a time in ``index_id`` order, the same
+    sentences in every language (a leftover shorter group is dropped). A feed of news articles, not of sentences,
+    is what a model reading only its first ``max_length`` tokens gets wrong."""
+    if sentences < 1:
+        raise EdgeRankerError(f"sentences per item must be 1 or more, got {sentences}")
+    by_topic: dict[str, list[int]] = {}
+    for i, topic in enumerate(topics.topics):
+        by_topic.setdefault(topic, []).append(i)
+    groups = [
+        (topic, items[j : j + sentences])
+        for topic, items in sorted(by_topic.items())
+        for j in range(0, len(items) - sentences + 1, sentences)
+    ]
+    return Topics(
+        {lang: [" ".join(texts[i] for i in g) for _, g in groups] for lang, texts in topics.texts.items()},
+        [topic for topic, _ in groups],
+    )

@@ -39,6 +39,7 @@ TEXTS = [
     "caf\u0065\u0301 combining accent",
     "lone surrogate \ud800 here",
     "word " * 300,
+    "Съешь же ещё этих мягких булок, да выпей чаю. Het is een mooie dag in Amsterdam, nietwaar? " * 30,
     "Ünïcödé ÀÉÎÕÜ ÿ ñ ß",
     "مرحبا بالعالم",
     "Ελληνικά γράμματα",
@@ -138,7 +139,7 @@ def generate(out_dir: str | Path, semantic: str = "semantic", relevance: str = "
     for name, enc in (("semantic", sem), ("relevance", rel)):
         m = enc.manifest
         (out / f"{name}_config.tsv").write_text(
-            f"max_length\t{m.max_length}\n"
+            f"max_length\t{m.max_length}\nwindows\t{m.windows}\n"
             + "".join(f"prefix_{r}\t{_b64(p)}\n" for r, p in sorted(m.prefixes.items())),
             encoding="ascii",
         )

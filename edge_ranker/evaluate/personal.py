@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from edge_ranker.datasets.topics import Topics, load_topics
+from edge_ranker.datasets.topics import Topics, as_articles, load_topics
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.evaluate.encoders import runtime_model
 
@@ -155,10 +155,14 @@ def evaluate_personal(
     split: str = "dev",
     settings: tuple[str, ...] = SETTINGS,
     seed: int = 0,
+    item_sentences: int = 1,
 ) -> dict:
     """``{setting: {"random": ..., spec: {"plain": ..., "ranker": ...}}}``: every encoder on the same users.
-    ``encoders`` maps a name to an object with ``encode(texts)``; runtime models also go through the ``Ranker``."""
+    ``encoders`` maps a name to an object with ``encode(texts)``; runtime models also go through the ``Ranker``.
+    ``item_sentences`` > 1: each item is that many sentences of one topic (``as_articles``)."""
     topics = load_topics(data_root, split)
+    if item_sentences > 1:
+        topics = as_articles(topics, item_sentences)
     out: dict = {}
     cache: dict[tuple[str, str], np.ndarray] = {}
     for setting in settings:

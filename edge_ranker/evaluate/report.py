@@ -24,6 +24,8 @@ def evaluate_models(
     translation: list[str] | None = None,
     lexical_weight: float = 0.0,
     personal_users: int = 0,
+    personal_split: str = "dev",
+    item_sentences: int = 1,
     search: bool = False,
     bitexts: list[str] | None = None,
     ranker_semantic: str = "semantic",
@@ -31,8 +33,9 @@ def evaluate_models(
     """``{model: {set: metrics}}``; with ``lexical_weight`` each retrieval set is also scored by cosine and
     BM25 fused (the runtime's query score within a language), under the key ``SET+lexical``. ``personal_users`` > 0
     adds the personalised-feed benchmark (``evaluate.personal``) for all the models on the same simulated users, under
-    the key ``personal``; ``search`` the cross-language search benchmark (``evaluate.crosslingual``), under
-    ``search``, with ``ranker_semantic`` as the ranker's semantic model beside each model; each of ``bitexts``
+    the key ``personal`` (SIB-200's ``personal_split``, ``item_sentences`` sentences of a topic per item);
+    ``search`` the cross-language search benchmark (``evaluate.crosslingual``), under ``search``, with
+    ``ranker_semantic`` as the ranker's semantic model beside each model; each of ``bitexts``
     (the user's ``XX-YY=FILE``) translation retrieval, under ``bitext:SPEC``."""
     sets = {name: load_retrieval(name, data_root) for name in retrieval or []}
     pairs = {spec: read_parallel(spec, "--bitext") for spec in bitexts or []}  # read and checked before any model runs
@@ -60,7 +63,9 @@ def evaluate_models(
     if personal_users:
         from edge_ranker.evaluate.personal import evaluate_personal
 
-        out["personal"] = evaluate_personal(resolved, data_root, users=personal_users)
+        out["personal"] = evaluate_personal(
+            resolved, data_root, users=personal_users, split=personal_split, item_sentences=item_sentences
+        )
     if search:
         from edge_ranker.evaluate.crosslingual import evaluate_search
         from edge_ranker.runtime.encoder import Encoder

@@ -17,7 +17,7 @@ import torch
 from edge_ranker import __version__
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.modeling.student import Student, load_student
-from edge_ranker.runtime.manifest import Manifest, write_manifest
+from edge_ranker.runtime.manifest import MAX_WINDOWS, Manifest, write_manifest
 
 OPSET = 17
 
@@ -70,12 +70,16 @@ def export_model(
     quantize: str = "int8-weights",
     name: str | None = None,
     metrics: dict | None = None,
+    windows: int = 1,
 ) -> Path:
-    """Export a student folder to a model folder with the chosen quantization variant and a manifest."""
+    """Export a student folder to a model folder with the chosen quantization variant and a manifest; ``windows``:
+    how many windows of its max length the runtime reads of a long text."""
     from edge_ranker.export.quantize import VARIANTS, quantize_model
 
     if quantize not in VARIANTS:
         raise EdgeRankerError(f"unknown quantization {quantize!r}; choose from {sorted(VARIANTS)}")
+    if not 1 <= windows <= MAX_WINDOWS:
+        raise EdgeRankerError(f"windows must be between 1 and {MAX_WINDOWS}, got {windows}")
     student, tokenizer, info = load_student(student_dir)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -95,6 +99,7 @@ def export_model(
         kind=info.kind,
         dim=student.config.hidden_size,
         max_length=info.max_length,
+        windows=windows,
         prefixes=info.prefixes,
         quantization=quantize,
         teacher=info.teacher,

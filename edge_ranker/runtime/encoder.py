@@ -2,7 +2,9 @@
 
 Any text is accepted: bytes are decoded with replacement, lone surrogates and other unencodable code
 points are replaced, empty text encodes to the [CLS] [SEP] vector, and huge text is cut before
-tokenisation (only the first ``max_length`` tokens count anyway).
+tokenisation. A model whose manifest gives ``windows`` > 1 reads a text longer than its ``max_length`` in up to that
+many windows of at most ``max_length`` tokens, as long as the texts it was trained on, and the text's vector is
+their token-weighted mean: a long document counts as a whole instead of by its first ``max_length`` tokens.
 """
 
 from __future__ import annotations
@@ -75,8 +77,12 @@ class Encoder:
             self.tokenizer = Tokenizer.from_file(str(folder / manifest.tokenizer))
         except Exception as exc:  # onnxruntime/tokenizers raise their own types for bad files
             raise EdgeRankerError(f"cannot load model from {folder}: {exc}") from exc
-        self.tokenizer.enable_truncation(max_length=self.max_length)
+        self.tokenizer.enable_truncation(max_length=self.max_length * manifest.windows)
         self.tokenizer.no_padding()
+        self._prefix_ids = {
+            role: self.tokenizer.encode(prefix, add_special_tokens=False).ids
+            for role, prefix in manifest.prefixes.items()
+        }
         pad = self.tokenizer.token_to_id("[PAD]")
         self.pad_id = 0 if pad is None else pad
         self.name = manifest.name
@@ -129,16 +135,29 @@ class Encoder:
         return sorted(self.manifest.prefixes)
 
     def tokenize(self, texts: Sequence[str | bytes], role: str | None = None) -> list[list[int]]:
-        """Token ids per text, with the role prefix, exactly as fed to the graph (used by parity tests)."""
+        """Token ids per text with the role prefix, [CLS] ... [SEP], as far as the model reads (``windows`` splits
+        them into what the graph is fed; used by parity tests)."""
         prefix = self.manifest.prefixes.get(role, "") if role else ""
         if role is not None and role not in ("query", "passage"):
             raise EdgeRankerError(f"role must be 'query', 'passage' or None, got {role!r}")
         return [e.ids for e in self.tokenizer.encode_batch([prefix + self.cut(t) for t in texts])]
 
+    def windows(self, ids: list[int], role: str | None = None) -> list[list[int]]:
+        """``tokenize``'s ids of one text as the graph reads them: itself when it fits ``max_length``, else at most
+        ``windows`` windows of equal share, each [CLS] prefix ... [SEP] and at most ``max_length`` long."""
+        if len(ids) <= self.max_length:
+            return [ids]
+        head = self._prefix_ids.get(role, []) if role else []
+        step = self.max_length - 2 - len(head)
+        rest = ids[1 + len(head) : -1][: step * self.manifest.windows]
+        n = -(-len(rest) // step)
+        cuts = [len(rest) * i // n for i in range(n + 1)]
+        return [[ids[0], *head, *rest[a:b], ids[-1]] for a, b in zip(cuts, cuts[1:])]
+
     def cut(self, text: str | bytes | None) -> str:
-        """The part of a text the model can read (its first ``max_length`` tokens fit in it); the ranker's BM25
-        reads the same part, so a huge document costs no more than a long one."""
-        return clean_text(text)[: self.max_length * CHARS_PER_TOKEN_CAP]
+        """The part of a text the model can read (its windows fit in it); the ranker's BM25 reads the same part,
+        so a huge document costs no more than a long one."""
+        return clean_text(text)[: self.max_length * self.manifest.windows * CHARS_PER_TOKEN_CAP]
 
     def encode(
         self,
@@ -159,11 +178,13 @@ class Encoder:
                 f"call encode without role={role!r}"
             )
         single = isinstance(texts, (str, bytes))
-        ids = self.tokenize([texts] if single else list(texts), role)
+        tokens = self.tokenize([texts] if single else list(texts), role)
         size = self.batch_size if batch_size is None else batch_size
         if not (isinstance(size, int) and size >= 1):
             raise EdgeRankerError(f"batch_size must be a whole number >= 1, got {size!r}")
-        out = np.zeros((len(ids), self.dim), dtype=np.float32)
+        parts = [self.windows(t, role) for t in tokens]
+        ids = [w for p in parts for w in p]
+        vecs = np.zeros((len(ids), self.dim), dtype=np.float32)
         order = np.argsort([len(x) for x in ids], kind="stable")  # similar lengths share a batch: less padding
         starts = range(0, len(order), size)
         if show_progress_bar:
@@ -178,9 +199,27 @@ class Encoder:
             for row, i in enumerate(idx):
                 batch[row, : len(ids[i])] = ids[i]
                 mask[row, : len(ids[i])] = 1
-            out[idx] = self.session.run(None, {"input_ids": batch, "attention_mask": mask})[0]
+            vecs[idx] = self.session.run(None, {"input_ids": batch, "attention_mask": mask})[0]
+        out = vecs if len(ids) == len(parts) else self._pooled(parts, vecs)
         return out[0] if single else out
+
+    def _pooled(self, parts: list[list[list[int]]], vecs: np.ndarray) -> np.ndarray:
+        """Each text's vector: its windows' unit vectors weighted by their tokens, renormalised (one window: as is)."""
+        out = np.zeros((len(parts), self.dim), dtype=np.float32)
+        first = 0
+        for i, windows in enumerate(parts):
+            block = vecs[first : first + len(windows)]
+            first += len(windows)
+            if len(windows) == 1:
+                out[i] = block[0]
+                continue
+            mean = np.array([len(w) for w in windows], dtype=np.float64) @ block.astype(np.float64)
+            out[i] = mean / max(float(np.linalg.norm(mean)), 1e-12)
+        return out
 
     def __repr__(self) -> str:
         m = self.manifest
-        return f"Encoder({m.name!r}, dim={m.dim}, max_length={m.max_length}, roles={self.roles}, folder={self.folder})"
+        return (
+            f"Encoder({m.name!r}, dim={m.dim}, max_length={m.max_length}, windows={m.windows}, roles={self.roles}, "
+            f"folder={self.folder})"
+        )

@@ -24,6 +24,9 @@ class Manifest:
     kind: str  # semantic | relevance
     dim: int
     max_length: int
+    # Windows of ``max_length`` tokens the runtime reads of a long text (1: its first ``max_length`` tokens): a
+    # model trained on sentences reads a document best in sentence-sized pieces (bench/RESULTS.md, "Long documents").
+    windows: int = 1
     onnx: str = "model.onnx"
     tokenizer: str = "tokenizer.json"
     vocab: str = "vocab.txt"  # the same WordPiece vocabulary, one token per line (id = line), for the JVM
@@ -91,6 +94,7 @@ def read_manifest(folder: str | Path, verify: bool = True) -> Manifest:
 
 
 MAX_LENGTH_RANGE = (2, 8192)  # [CLS] [SEP] at least; longer than any position table a small student has
+MAX_WINDOWS = 64  # a bound on the forward passes one text may cost
 
 
 def _field_type(name: str) -> type:
@@ -116,6 +120,8 @@ def validate(manifest: Manifest, folder: Path) -> None:
     lo, hi = MAX_LENGTH_RANGE
     if not lo <= manifest.max_length <= hi:
         raise EdgeRankerError(f"{where}: max_length must be between {lo} and {hi} tokens, got {manifest.max_length}")
+    if not 1 <= manifest.windows <= MAX_WINDOWS:
+        raise EdgeRankerError(f"{where}: windows must be between 1 and {MAX_WINDOWS}, got {manifest.windows}")
     if manifest.dim < 1:
         raise EdgeRankerError(f"{where}: dim must be positive, got {manifest.dim}")
     for role, prefix in manifest.prefixes.items():

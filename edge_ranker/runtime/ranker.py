@@ -387,9 +387,11 @@ class Ranker:
 
 
 def model_key(encoder: Encoder) -> str:
-    """A model's identity in stored data: its name and the start of its graph's hash."""
+    """A model's identity in stored data: its name, the start of its graph's hash and, when it reads long texts in
+    windows, how many (a history stored under another key is embedded again, from its stored texts)."""
     m = encoder.manifest
-    return f"{m.name}:{m.files.get(m.onnx, {}).get('sha256', '')[:16]}"
+    key = f"{m.name}:{m.files.get(m.onnx, {}).get('sha256', '')[:16]}"
+    return key if m.windows == 1 else f"{key}:{m.windows}w"
 
 
 def _documents(docs: Iterable[Document | dict]) -> list[Document]:

@@ -18,7 +18,8 @@ import java.util.Map;
  * from model.onnx itself (OnnxWeights) after its size and sha256 are checked against the manifest.
  * Weights are dequantized as the graph does (int8 * fp32 scale, in fp32); activations are kept in fp32 and
  * every sum is accumulated in double, so the vectors agree with onnxruntime's to about 1e-7.
- * One text at a time (no padding); an instance is safe to share between threads.
+ * One text at a time (no padding); an instance is safe to share between threads. A text longer than maxLength
+ * is read in up to the manifest's windows, as the Python runtime reads it (edge_ranker.runtime.encoder).
  */
 public final class Encoder {
     /** Reads a file of the model folder by name: a directory, Android assets, a jar. */
@@ -118,6 +119,8 @@ public final class Encoder {
     public final String name;
     public final int dim;
     public final int maxLength;
+    /** Windows of at most maxLength tokens read of a long text (the manifest's "windows", 1 when absent). */
+    public final int windows;
     public final Map<String, String> prefixes;
     private final WordPieceTokenizer tokenizer;
     private final byte[] wordQ;
@@ -152,8 +155,10 @@ public final class Encoder {
             ((Map<String, Object>) p).forEach((role, prefix) -> prefixes.put(role, (String) prefix));
         }
         int maxLength = ((Number) manifest.get("max_length")).intValue();
+        Object w = manifest.get("windows");
+        int windows = w == null ? 1 : ((Number) w).intValue();
         return new Encoder((String) manifest.get("name"), ((Number) manifest.get("dim")).intValue(), maxLength,
-                prefixes, new WordPieceTokenizer(vocabulary, maxLength), OnnxWeights.read(model));
+                windows, prefixes, new WordPieceTokenizer(vocabulary, maxLength * windows), OnnxWeights.read(model));
     }
 
     /** A file's bytes after checking its size and sha256 against the manifest, as the Python runtime does. */
@@ -186,11 +191,12 @@ public final class Encoder {
         }
     }
 
-    private Encoder(String name, int dim, int maxLength, Map<String, String> prefixes, WordPieceTokenizer tokenizer,
-            OnnxWeights g) {
+    private Encoder(String name, int dim, int maxLength, int windows, Map<String, String> prefixes,
+            WordPieceTokenizer tokenizer, OnnxWeights g) {
         this.name = name;
         this.dim = dim;
         this.maxLength = maxLength;
+        this.windows = windows;
         this.prefixes = prefixes;
         this.tokenizer = tokenizer;
         OnnxWeights.Tensor q = null;
@@ -309,17 +315,68 @@ public final class Encoder {
         return g.tensor(c).scalar();
     }
 
-    /** Token ids of text with the role's prefix (null: none), [CLS] ... [SEP], at most maxLength. */
+    /** Token ids of text with the role's prefix (null: none), [CLS] ... [SEP], as far as the model reads. */
     public int[] tokenize(String text, String role) {
+        return tokenizer.encode(text, prefix(role));
+    }
+
+    private String prefix(String role) {
         String prefix = role == null ? "" : prefixes.get(role);
         if (prefix == null) {
             throw new IllegalArgumentException(name + " has no role " + role + " (roles: " + prefixes.keySet() + ")");
         }
-        return tokenizer.encode(text, prefix);
+        return prefix;
     }
 
+    /**
+     * tokenize's ids as the graph reads them: themselves when they fit maxLength, else at most `windows` windows of
+     * equal share, each [CLS] prefix ... [SEP] and at most maxLength long (Encoder.windows in Python).
+     */
+    public List<int[]> windows(int[] ids, String role) {
+        if (ids.length <= maxLength) {
+            return List.of(ids);
+        }
+        int[] bare = tokenizer.encode("", prefix(role));
+        int head = bare.length - 2;  // the prefix's tokens, repeated in every window
+        int step = maxLength - 2 - head;
+        int rest = Math.min(ids.length - 2 - head, step * windows);
+        int n = (rest + step - 1) / step;
+        List<int[]> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int a = (int) ((long) rest * i / n);
+            int b = (int) ((long) rest * (i + 1) / n);
+            int[] w = new int[b - a + 2 + head];
+            System.arraycopy(ids, 0, w, 0, 1 + head);
+            System.arraycopy(ids, 1 + head + a, w, 1 + head, b - a);
+            w[w.length - 1] = ids[ids.length - 1];
+            out.add(w);
+        }
+        return out;
+    }
+
+    /** The unit vector of text: its windows' vectors weighted by their lengths and renormalised (one: as is). */
     public float[] encode(String text, String role) {
-        return forward(tokenize(text, role));
+        List<int[]> parts = windows(tokenize(text, role), role);
+        if (parts.size() == 1) {
+            return forward(parts.get(0));
+        }
+        double[] mean = new double[dim];
+        for (int[] w : parts) {
+            float[] v = forward(w);
+            for (int c = 0; c < dim; c++) {
+                mean[c] += (double) w.length * v[c];
+            }
+        }
+        double norm = 0;
+        for (double m : mean) {
+            norm += m * m;
+        }
+        norm = Math.max(Math.sqrt(norm), 1e-12);
+        float[] out = new float[dim];
+        for (int c = 0; c < dim; c++) {
+            out[c] = (float) (mean[c] / norm);
+        }
+        return out;
     }
 
     /** The unit embedding of one token sequence (all tokens attended, as a batch of one). */

@@ -131,7 +131,7 @@ public final class Main {
             }
         }
         int[] ids = enc.tokenize(String.join(" ", texts), null);
-        int n = Math.min(length, ids.length);
+        int n = Math.min(Math.min(length, enc.maxLength), ids.length);
         int[] out = Arrays.copyOf(ids, n);
         out[n - 1] = ids[ids.length - 1];
         return out;

@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * WordPiece tokenization identical to the Python runtime's tokenizer.json: BERT normaliser (clean text,
  * CJK spacing, lowercase, accents kept), BERT pre-tokenizer (whitespace and punctuation), greedy
- * longest-match WordPiece with "##" continuations, [CLS] ... [SEP], truncation to maxLength.
+ * longest-match WordPiece with "##" continuations, [CLS] ... [SEP], truncation to maxLength (the tokens the
+ * model reads of a text, all its windows).
  * Works on Unicode code points, as the Rust tokenizers library does.
  */
 public final class WordPieceTokenizer {

@@ -62,7 +62,9 @@ public final class GoldenTest {
     static void tokens(Path golden, Path models, String model) throws Exception {
         Map<String, String> cfg = settings(golden.resolve(model + "_config.tsv"));
         int maxLength = Integer.parseInt(cfg.get("max_length"));
-        WordPieceTokenizer tok = WordPieceTokenizer.load(models.resolve(model).resolve("vocab.txt"), maxLength);
+        int windows = Integer.parseInt(cfg.get("windows"));
+        WordPieceTokenizer tok = WordPieceTokenizer.load(models.resolve(model).resolve("vocab.txt"),
+                maxLength * windows);
         for (String[] r : rows(golden.resolve(model + "_tokens.tsv"))) {
             String text = b64(r[0]);
             String prefix = r[1].equals("-") ? "" : b64(cfg.get("prefix_" + r[1]));
