@@ -80,6 +80,12 @@ def broken(tiny_model, tmp_path):
     return dst
 
 
+@pytest.mark.parametrize("windows", [0, 65, 2.0, True])
+def test_export_refuses_a_bad_window_count(tiny_student, tmp_path, windows):
+    with pytest.raises(EdgeRankerError, match="windows must be between 1 and 64"):
+        export_model(tiny_student, tmp_path, windows=windows)
+
+
 def test_truncated_model_file(broken):
     data = (broken / "model.onnx").read_bytes()
     (broken / "model.onnx").write_bytes(data[: len(data) // 2])
@@ -132,6 +138,7 @@ def _craft(folder, **changes):
         ({"windows": 0}, "windows must be between 1 and 64"),
         ({"windows": 65}, "windows must be between 1 and 64"),
         ({"windows": 2.0}, "'windows' must be a JSON int"),
+        ({"windows": 2, "max_length": 4}, "leaves no room for text"),  # [CLS] query : [SEP] fill a window
         ({"dim": "32"}, "'dim' must be a JSON int"),
         ({"prefixes": ["query: "]}, "'prefixes' must be a JSON dict"),
         ({"prefixes": {"document": "doc: "}}, "prefixes map"),

@@ -32,7 +32,8 @@ def fresh(tmp_path_factory):
 
 
 @pytest.mark.parametrize(
-    "name", ["semantic_tokens.tsv", "relevance_tokens.tsv", "semantic_config.tsv", "relevance_config.tsv"]
+    "name",
+    ["semantic_tokens.tsv", "relevance_tokens.tsv", "semantic_config.tsv", "relevance_config.tsv", "windows.tsv"],
 )
 def test_tokens_identical(fresh, name):
     assert (fresh / name).read_text() == (GOLDEN / name).read_text()

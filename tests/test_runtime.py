@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.runtime.encoder import Encoder
+from edge_ranker.runtime.encoder import Encoder, split_windows
 from edge_ranker.runtime.ranker import Document, Ranker
 from edge_ranker.runtime.store import PreferenceStore
 
@@ -51,6 +51,25 @@ def windowed(tiny_student, tmp_path_factory):
     return Encoder.load(export_model(tiny_student, tmp_path_factory.mktemp("windowed"), name="tiny", windows=3))
 
 
+def test_split_windows_at_the_edges():
+    cls, sep = 101, 102
+    text = list(range(1, 20))
+    assert split_windows([cls, *text[:6], sep], 8, 3) == [[cls, *text[:6], sep]]  # fits: as it is
+    assert split_windows([cls, *text[:7], sep], 8, 3) == [[cls, *text[:3], sep], [cls, *text[3:7], sep]]
+    # a 2-token prefix opens every window; the text past 3 windows of 4 is not read
+    ids = [cls, 7, 8, *text, sep]
+    assert split_windows(ids, 8, 3, head=2) == [[cls, 7, 8, *text[i : i + 4], sep] for i in (0, 4, 8)]
+    assert split_windows([cls, *text, sep], 8, 1) == [[cls, *text[:6], sep]]
+
+
+def test_a_windowed_text_gets_the_same_vector_in_any_batch_and_order(windowed):
+    texts = ["short one", "word " * 150, "", "the cat sat " * 40, "x"]
+    alone = np.stack([windowed.encode(t, role="passage") for t in texts])
+    for size in (1, 2, 32):
+        np.testing.assert_allclose(windowed.encode(texts, role="passage", batch_size=size), alone, atol=1e-6)
+    np.testing.assert_allclose(windowed.encode(texts[::-1], role="passage"), alone[::-1], atol=1e-6)
+
+
 def test_a_model_reading_windows_has_its_own_key_in_stored_data(windowed, enc):
     """Vectors stored by a one-window reader are not mixed with a windowed reader's: the history is embedded again."""
     from edge_ranker.runtime.ranker import model_key
@@ -60,28 +79,28 @@ def test_a_model_reading_windows_has_its_own_key_in_stored_data(windowed, enc):
 
 def test_a_long_text_is_read_to_max_length_in_one_window(enc):
     ids = enc.tokenize(["word " * 1000])[0]
-    assert len(ids) == enc.max_length and enc.windows(ids) == [ids]
+    assert len(ids) == enc.max_length and enc.windows_of(ids) == [ids]
 
 
 def test_a_long_text_is_read_in_windows_up_to_a_cap(windowed):
     enc = windowed
     ids = enc.tokenize(["word " * 10_000], role="query")[0]
     assert len(ids) == enc.max_length * 3
-    windows = enc.windows(ids, role="query")
+    windows = enc.windows_of(ids, role="query")
     head = enc.tokenize([""], role="query")[0][:-1]  # [CLS] and the role's prefix open every window
     assert len(windows) == 3 and {len(w) for w in windows} == {enc.max_length}
     assert all(w[: len(head)] == head and w[-1] == ids[-1] for w in windows)
     step = enc.max_length - len(head) - 1
     assert [t for w in windows for t in w[len(head) : -1]] == ids[len(head) : -1][: 3 * step]  # in order, once
     short = enc.tokenize(["the cat sat"])[0]
-    assert enc.windows(short) == [short]
+    assert enc.windows_of(short) == [short]
 
 
 def test_a_long_texts_vector_is_its_windows_weighted_and_renormalised(windowed, enc):
     one = enc
     enc = windowed
     text = "the cat sat on the mat " * 20 + "stock markets fell sharply " * 15
-    windows = enc.windows(enc.tokenize([text])[0])
+    windows = enc.windows_of(enc.tokenize([text])[0])
     assert len(windows) > 1
     feed = [{"input_ids": np.array([w]), "attention_mask": np.ones((1, len(w)), np.int64)} for w in windows]
     vecs = [enc.session.run(None, f)[0][0] for f in feed]  # each window through the graph alone
@@ -128,7 +147,7 @@ def test_a_document_built_directly_with_a_lone_surrogate_is_liked_and_ranked(enc
 def test_runtime_imports_no_training_stack(tiny_model, tmp_path):
     code = f"""
 import sys, json
-from edge_ranker.runtime.encoder import Encoder
+from edge_ranker.runtime.encoder import Encoder, split_windows
 from edge_ranker.runtime.ranker import Ranker
 from edge_ranker.runtime.store import PreferenceStore
 import edge_ranker

@@ -25,9 +25,9 @@ distill_cmd() {
 SEM_LOSS=${SEM_LOSS:-}  # empty: the recipe default (mse + relational + contrastive)
 # Windows of max_length tokens the runtime reads of a long text: the semantic student, trained on sentences of at
 # most 64 tokens, reads articles in 8 (bench/RESULTS.md, "Long documents"); the relevance student, trained on
-# passages of 256, reads its first 256 tokens (more windows cost it 0.3-0.7 nDCG@10 on SciFact and SQuAD-it).
-SEM_WINDOWS=8
-REL_WINDOWS=1
+# passages of 256, reads its first 256 tokens (more windows cost it 0.4-0.7 nDCG@10 on SciFact and SQuAD-it).
+SEM_WINDOWS=${SEM_WINDOWS:-8}
+REL_WINDOWS=${REL_WINDOWS:-1}
 REL_LOSS=${REL_LOSS:-}
 ship() {  # kind, eval options
   local kind=$1; shift

@@ -18,7 +18,7 @@ SHORT = [  # ~16 tokens each, several languages
     "Le conseil municipal a approuvé de nouvelles pistes cyclables.",
     "Городской совет одобрил новые велосипедные дорожки в центре.",
 ]
-LONG = [  # ~128 tokens each
+LONG = [  # 65-95 tokens each: a model with windows (the semantic one) reads each in 2
     " ".join(
         [
             "Researchers at the university published a long study on how small language models can run on phones,",

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from edge_ranker.runtime.encoder import Encoder
+from edge_ranker.runtime.encoder import Encoder, split_windows
 from edge_ranker.runtime.interests import DAY, CoIConfig
 from edge_ranker.runtime.ranker import Document, Ranker
 from edge_ranker.runtime.store import PreferenceStore
@@ -68,6 +68,21 @@ def write_tokens(enc: Encoder, path: Path) -> None:
 def _roles(enc: Encoder) -> list[str | None]:
     """The relevance model encodes queries and passages (prefixed); the semantic model has no role."""
     return [r for r in ("query", "passage") if r in enc.manifest.prefixes] or [None]
+
+
+# (max_length, windows, prefix tokens, text tokens): fits, one over, the windows' capacity and past it, with and
+# without a prefix, so another runtime splits a long text exactly as ``split_windows`` does.
+SPLITS = [(8, 3, h, n) for h in (0, 2) for n in (6 - h, 7 - h, 3 * (6 - h), 3 * (6 - h) + 1, 40)] + [(64, 8, 0, 900)]
+
+
+def write_splits(path: Path) -> None:
+    """Each ``SPLITS`` case: ids 1.. between [CLS] (101) and [SEP] (102), then the windows, ``;`` between them."""
+    rows = []
+    for max_length, windows, head, n in SPLITS:
+        ids = [101, *range(1, head + n + 1), 102]
+        split = ";".join(",".join(map(str, w)) for w in split_windows(ids, max_length, windows, head))
+        rows.append(f"{max_length}\t{windows}\t{head}\t{','.join(map(str, ids))}\t{split}")
+    path.write_text("\n".join(rows) + "\n", encoding="ascii")
 
 
 def write_embeddings(enc: Encoder, path: Path) -> None:
@@ -145,6 +160,7 @@ def generate(out_dir: str | Path, semantic: str = "semantic", relevance: str = "
         )
         write_tokens(enc, out / f"{name}_tokens.tsv")
         write_embeddings(enc, out / f"{name}_embeddings.tsv")
+    write_splits(out / "windows.tsv")
     with tempfile.TemporaryDirectory() as tmp:
         write_ranking(sem, rel, out, Path(tmp))
     return out

@@ -161,7 +161,7 @@ def evaluate_personal(
     ``encoders`` maps a name to an object with ``encode(texts)``; runtime models also go through the ``Ranker``.
     ``item_sentences`` > 1: each item is that many sentences of one topic (``as_articles``)."""
     topics = load_topics(data_root, split)
-    if item_sentences > 1:
+    if item_sentences != 1:
         topics = as_articles(topics, item_sentences)
     out: dict = {}
     cache: dict[tuple[str, str], np.ndarray] = {}

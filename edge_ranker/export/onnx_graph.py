@@ -78,7 +78,7 @@ def export_model(
 
     if quantize not in VARIANTS:
         raise EdgeRankerError(f"unknown quantization {quantize!r}; choose from {sorted(VARIANTS)}")
-    if not 1 <= windows <= MAX_WINDOWS:
+    if isinstance(windows, bool) or not isinstance(windows, int) or not 1 <= windows <= MAX_WINDOWS:
         raise EdgeRankerError(f"windows must be between 1 and {MAX_WINDOWS}, got {windows}")
     student, tokenizer, info = load_student(student_dir)
     out = Path(out_dir)

@@ -203,7 +203,9 @@ def load_student(path: str | Path) -> tuple[Student, Tokenizer, StudentInfo]:
 
 
 class TorchStudentEncoder:
-    """The torch student behind the ``encode(texts, role)`` interface, for evaluation before export."""
+    """The torch student behind the ``encode(texts, role)`` interface, for evaluation before export. It reads a
+    text's first ``max_length`` tokens, as training does; an exported model may read more (its manifest's
+    ``windows``), so on long texts the two differ."""
 
     def __init__(self, path: str | Path, batch_size: int = 256) -> None:
         self.model, tok, self.info = load_student(path)

@@ -38,6 +38,19 @@ def resolve_model_path(name_or_path: str | Path) -> Path:
     raise EdgeRankerError(f"no model folder at {name_or_path!r}; shipped models: {', '.join(names) or 'none'}")
 
 
+def split_windows(ids: list[int], max_length: int, windows: int, head: int = 0) -> list[list[int]]:
+    """Token ids ``[CLS] prefix text [SEP]`` (``head``: the prefix's tokens) as the graph reads them: themselves when
+    they fit ``max_length``, else at most ``windows`` windows of equal share of the text, each ``[CLS] prefix ...
+    [SEP]`` and at most ``max_length`` long; text past the last window is not read."""
+    if len(ids) <= max_length:
+        return [ids]
+    step = max_length - 2 - head
+    rest = ids[1 + head : -1][: step * windows]
+    n = -(-len(rest) // step)
+    cuts = [len(rest) * i // n for i in range(n + 1)]
+    return [[*ids[: 1 + head], *rest[a:b], ids[-1]] for a, b in zip(cuts, cuts[1:])]
+
+
 def clean_text(text: str | bytes | None) -> str:
     """Make any input encodable: decode bytes leniently, replace lone surrogates, None -> ''."""
     if text is None:
@@ -79,10 +92,16 @@ class Encoder:
             raise EdgeRankerError(f"cannot load model from {folder}: {exc}") from exc
         self.tokenizer.enable_truncation(max_length=self.max_length * manifest.windows)
         self.tokenizer.no_padding()
-        self._prefix_ids = {
-            role: self.tokenizer.encode(prefix, add_special_tokens=False).ids
+        self._prefix_len = {
+            role: len(self.tokenizer.encode(prefix, add_special_tokens=False).ids)
             for role, prefix in manifest.prefixes.items()
         }
+        longest = max(self._prefix_len.values(), default=0)
+        if manifest.windows > 1 and longest + 2 >= self.max_length:
+            raise EdgeRankerError(
+                f"{folder}: max_length={self.max_length} leaves no room for text beside [CLS], [SEP] and a "
+                f"{longest}-token role prefix, so a long text cannot be read in windows; give windows 1"
+            )
         pad = self.tokenizer.token_to_id("[PAD]")
         self.pad_id = 0 if pad is None else pad
         self.name = manifest.name
@@ -135,24 +154,17 @@ class Encoder:
         return sorted(self.manifest.prefixes)
 
     def tokenize(self, texts: Sequence[str | bytes], role: str | None = None) -> list[list[int]]:
-        """Token ids per text with the role prefix, [CLS] ... [SEP], as far as the model reads (``windows`` splits
-        them into what the graph is fed; used by parity tests)."""
+        """Token ids per text with the role prefix, [CLS] ... [SEP], as far as the model reads (``windows_of``
+        splits them into what the graph is fed; used by parity tests)."""
         prefix = self.manifest.prefixes.get(role, "") if role else ""
         if role is not None and role not in ("query", "passage"):
             raise EdgeRankerError(f"role must be 'query', 'passage' or None, got {role!r}")
         return [e.ids for e in self.tokenizer.encode_batch([prefix + self.cut(t) for t in texts])]
 
-    def windows(self, ids: list[int], role: str | None = None) -> list[list[int]]:
-        """``tokenize``'s ids of one text as the graph reads them: itself when it fits ``max_length``, else at most
-        ``windows`` windows of equal share, each [CLS] prefix ... [SEP] and at most ``max_length`` long."""
-        if len(ids) <= self.max_length:
-            return [ids]
-        head = self._prefix_ids.get(role, []) if role else []
-        step = self.max_length - 2 - len(head)
-        rest = ids[1 + len(head) : -1][: step * self.manifest.windows]
-        n = -(-len(rest) // step)
-        cuts = [len(rest) * i // n for i in range(n + 1)]
-        return [[ids[0], *head, *rest[a:b], ids[-1]] for a, b in zip(cuts, cuts[1:])]
+    def windows_of(self, ids: list[int], role: str | None = None) -> list[list[int]]:
+        """``tokenize``'s ids of one text as the graph reads them (``split_windows`` by the manifest's ``windows``)."""
+        head = self._prefix_len.get(role, 0) if role else 0
+        return split_windows(ids, self.max_length, self.manifest.windows, head)
 
     def cut(self, text: str | bytes | None) -> str:
         """The part of a text the model can read (its windows fit in it); the ranker's BM25 reads the same part,
@@ -169,8 +181,9 @@ class Encoder:
         """L2-normalised float32 vectors: (n, dim) for a list of texts, (dim,) for a single text.
 
         ``role``: "query" or "passage" for a model whose manifest defines prefixes (see ``roles``); a model
-        without roles refuses one rather than ignore it. ``batch_size``: texts per onnxruntime call (default
-        the encoder's); a text's vector does not depend on it. ``show_progress_bar``: a tqdm bar on stderr.
+        without roles refuses one rather than ignore it. ``batch_size``: windows per onnxruntime call (a text
+        longer than ``max_length`` is read in its manifest's ``windows``; default the encoder's); a text's vector
+        does not depend on it. ``show_progress_bar``: a tqdm bar on stderr.
         """
         if role is not None and not self.manifest.prefixes:
             raise EdgeRankerError(
@@ -182,7 +195,7 @@ class Encoder:
         size = self.batch_size if batch_size is None else batch_size
         if not (isinstance(size, int) and size >= 1):
             raise EdgeRankerError(f"batch_size must be a whole number >= 1, got {size!r}")
-        parts = [self.windows(t, role) for t in tokens]
+        parts = [self.windows_of(t, role) for t in tokens]
         ids = [w for p in parts for w in p]
         vecs = np.zeros((len(ids), self.dim), dtype=np.float32)
         order = np.argsort([len(x) for x in ids], kind="stable")  # similar lengths share a batch: less padding

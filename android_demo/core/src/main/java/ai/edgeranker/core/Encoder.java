@@ -122,6 +122,7 @@ public final class Encoder {
     /** Windows of at most maxLength tokens read of a long text (the manifest's "windows", 1 when absent). */
     public final int windows;
     public final Map<String, String> prefixes;
+    private final Map<String, Integer> prefixTokens = new LinkedHashMap<>();
     private final WordPieceTokenizer tokenizer;
     private final byte[] wordQ;
     private final float[] wordScale;
@@ -156,6 +157,9 @@ public final class Encoder {
         }
         int maxLength = ((Number) manifest.get("max_length")).intValue();
         Object w = manifest.get("windows");
+        if (w != null && !(w instanceof Double d && d == Math.rint(d) && d >= 1 && d <= 64)) {
+            throw new IllegalArgumentException("manifest.json: windows must be a whole number from 1 to 64, got " + w);
+        }
         int windows = w == null ? 1 : ((Number) w).intValue();
         return new Encoder((String) manifest.get("name"), ((Number) manifest.get("dim")).intValue(), maxLength,
                 windows, prefixes, new WordPieceTokenizer(vocabulary, maxLength * windows), OnnxWeights.read(model));
@@ -199,6 +203,14 @@ public final class Encoder {
         this.windows = windows;
         this.prefixes = prefixes;
         this.tokenizer = tokenizer;
+        for (Map.Entry<String, String> p : prefixes.entrySet()) {
+            int head = tokenizer.encode("", p.getValue()).length - 2;
+            if (windows > 1 && head + 2 >= maxLength) {
+                throw new IllegalArgumentException(name + ": max_length " + maxLength + " leaves no room for text"
+                        + " beside [CLS], [SEP] and the " + p.getKey() + " prefix in a window; give windows 1");
+            }
+            prefixTokens.put(p.getKey(), head);
+        }
         OnnxWeights.Tensor q = null;
         OnnxWeights.Tensor s = null;
         for (OnnxWeights.Node n : g.nodes) {  // the word table: int8 rows and their scales, both gathered by id
@@ -328,16 +340,20 @@ public final class Encoder {
         return prefix;
     }
 
+    /** tokenize's ids as the graph reads them: split() by the manifest's windows and the role's prefix. */
+    public List<int[]> windowsOf(int[] ids, String role) {
+        return split(ids, maxLength, windows, role == null ? 0 : prefixTokens.get(role));
+    }
+
     /**
-     * tokenize's ids as the graph reads them: themselves when they fit maxLength, else at most `windows` windows of
-     * equal share, each [CLS] prefix ... [SEP] and at most maxLength long (Encoder.windows in Python).
+     * Ids [CLS] prefix text [SEP] (head: the prefix's tokens) as the graph reads them: themselves when they fit
+     * maxLength, else at most `windows` windows of equal share of the text, each [CLS] prefix ... [SEP] and at most
+     * maxLength long (split_windows in Python, checked against it by the golden windows.tsv).
      */
-    public List<int[]> windows(int[] ids, String role) {
+    public static List<int[]> split(int[] ids, int maxLength, int windows, int head) {
         if (ids.length <= maxLength) {
             return List.of(ids);
         }
-        int[] bare = tokenizer.encode("", prefix(role));
-        int head = bare.length - 2;  // the prefix's tokens, repeated in every window
         int step = maxLength - 2 - head;
         int rest = Math.min(ids.length - 2 - head, step * windows);
         int n = (rest + step - 1) / step;
@@ -356,7 +372,7 @@ public final class Encoder {
 
     /** The unit vector of text: its windows' vectors weighted by their lengths and renormalised (one: as is). */
     public float[] encode(String text, String role) {
-        List<int[]> parts = windows(tokenize(text, role), role);
+        List<int[]> parts = windowsOf(tokenize(text, role), role);
         if (parts.size() == 1) {
             return forward(parts.get(0));
         }

@@ -4,10 +4,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * Checks the JVM core against golden vectors written by the Python runtime
@@ -62,7 +64,7 @@ public final class GoldenTest {
     static void tokens(Path golden, Path models, String model) throws Exception {
         Map<String, String> cfg = settings(golden.resolve(model + "_config.tsv"));
         int maxLength = Integer.parseInt(cfg.get("max_length"));
-        int windows = Integer.parseInt(cfg.get("windows"));
+        int windows = Integer.parseInt(cfg.getOrDefault("windows", "1"));
         WordPieceTokenizer tok = WordPieceTokenizer.load(models.resolve(model).resolve("vocab.txt"),
                 maxLength * windows);
         for (String[] r : rows(golden.resolve(model + "_tokens.tsv"))) {
@@ -259,11 +261,25 @@ public final class GoldenTest {
         return -1;
     }
 
+    /** Encoder.split against Python's split_windows: edges of one window, the windows' capacity, a prefix. */
+    static void splits(Path golden) throws Exception {
+        for (String[] r : rows(golden.resolve("windows.tsv"))) {
+            int[] ids = Arrays.stream(r[3].split(",")).mapToInt(Integer::parseInt).toArray();
+            List<String> got = new ArrayList<>();
+            for (int[] w : Encoder.split(ids, Integer.parseInt(r[0]), Integer.parseInt(r[1]), Integer.parseInt(r[2]))) {
+                got.add(Arrays.stream(w).mapToObj(String::valueOf).collect(Collectors.joining(",")));
+            }
+            check(String.join(";", got).equals(r[4]), "windows of " + ids.length + " ids (max_length " + r[0]
+                    + ", windows " + r[1] + ", prefix " + r[2] + ")\n  expected " + r[4] + "\n  got      " + got);
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         Path golden = Path.of(args.length > 0 ? args[0] : "golden");
         Path models = Path.of(args.length > 1 ? args[1] : "../edge_ranker/models");
         tokens(golden, models, "semantic");
         tokens(golden, models, "relevance");
+        splits(golden);
         erf();
         Encoder semantic = vectors(golden, models, "semantic");
         Encoder relevance = vectors(golden, models, "relevance");
