@@ -88,7 +88,9 @@ def test_golden_scenario_has_no_near_ties_and_crosses_languages():
         rows = _rows(GOLDEN / f"expected_{name}.tsv")
         cosine, bm25 = (np.array([float(r[c]) for r in rows]) for c in (4, 5))
         semantic = None if rows[0][6] == "None" else np.array([float(r[6]) for r in rows])
-        lists.append(query_scores(cosine, bm25, 1.0, semantic, float(scenario[f"{name}_coverage"]), 1.0))
+        weights = float(scenario["lexical_weight"]), float(scenario["semantic_query_weight"])
+        cover = float(scenario[f"{name}_coverage"])
+        lists.append(query_scores(cosine, bm25, weights[0], semantic, cover, weights[1]))
     assert 0.0 < float(scenario["crossing_coverage"]) < 1.0
     for scores in lists:
         assert np.diff(np.sort(scores)).min() > 10 * TOL

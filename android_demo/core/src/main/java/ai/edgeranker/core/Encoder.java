@@ -327,6 +327,11 @@ public final class Encoder {
         return g.tensor(c).scalar();
     }
 
+    /** The part of a text this model reads (WordPieceTokenizer.cut); BM25 reads the same part. */
+    public String cut(String text) {
+        return tokenizer.cut(text);
+    }
+
     /** Token ids of text with the role's prefix (null: none), [CLS] ... [SEP], as far as the model reads. */
     public int[] tokenize(String text, String role) {
         return tokenizer.encode(text, prefix(role));

@@ -99,7 +99,8 @@ public final class Ranker {
 
     @SuppressWarnings("unchecked")
     private Map<String, Integer> terms(String text) {
-        return (Map<String, Integer>) cache.computeIfAbsent("t\0" + text, key -> Lexical.counts(Lexical.terms(text)));
+        return (Map<String, Integer>) cache.computeIfAbsent("t\0" + text,
+                key -> Lexical.counts(Lexical.terms(relevance.cut(text))));
     }
 
     /** A like (or dislike) of a text at unix time ts; returns the vector the interests took in. */
@@ -150,7 +151,7 @@ public final class Ranker {
             }
             double cover = 1.0;
             if (lexicalWeight != 0 || semanticQueryWeight != 0) {
-                List<String> words = Lexical.terms(q);
+                List<String> words = Lexical.terms(relevance.cut(q));
                 List<Map<String, Integer>> counts = new ArrayList<>();
                 for (Document d : docs) {
                     counts.add(terms(d.text));

@@ -57,12 +57,7 @@ public final class WordPieceTokenizer {
 
     /** Token ids for text with an optional role prefix ("query: "), exactly as the Python Encoder.tokenize. */
     public int[] encode(String text, String prefix) {
-        String clean = cleanInput(text == null ? "" : text);
-        int[] cps = clean.codePoints().toArray();
-        int cap = maxLength * CHARS_PER_TOKEN_CAP;
-        if (cps.length > cap) {
-            clean = new String(cps, 0, cap);
-        }
+        String clean = cut(text);
         List<Integer> ids = new ArrayList<>();
         for (String word : preTokenize(normalize(prefix + clean))) {
             wordPiece(word, ids);
@@ -75,6 +70,17 @@ public final class WordPieceTokenizer {
         }
         out[keep + 1] = sep;
         return out;
+    }
+
+    /**
+     * The part of a text the tokens come from (its first maxLength x 64 code points, lone surrogates replaced): the
+     * Python Encoder.cut, which BM25 reads too, so a huge document costs no more than a long one.
+     */
+    public String cut(String text) {
+        String clean = cleanInput(text == null ? "" : text);
+        int cap = maxLength * CHARS_PER_TOKEN_CAP;
+        return clean.codePointCount(0, clean.length()) > cap ? clean.substring(0, clean.offsetByCodePoints(0, cap))
+                : clean;
     }
 
     /** Lone surrogates become '?', as Python's encode("utf-8", "replace") does. */

@@ -79,6 +79,9 @@ public final class GoldenTest {
             check(s.toString().equals(r[2]), model + " tokens for [" + shown + "] role " + r[1]
                     + "\n  expected " + r[2] + "\n  got      " + s);
         }
+        int cap = maxLength * windows * 64;  // Python's Encoder.cut: code points, not UTF-16 units
+        String huge = "\uD83D\uDE00".repeat(cap + 5);
+        check(tok.cut(huge).codePointCount(0, tok.cut(huge).length()) == cap, model + ": a huge text is cut at " + cap);
     }
 
     /** The JVM forward pass against the Python runtime's vector of every golden text, one text at a time. */
