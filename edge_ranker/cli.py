@@ -117,6 +117,8 @@ def cmd_distill(a: argparse.Namespace) -> None:
 def cmd_eval(a: argparse.Namespace) -> None:
     from edge_ranker.evaluate.report import evaluate_models
 
+    if not a.personal and (a.topics_split != "dev" or a.item_sentences != 1):
+        raise EdgeRankerError("--topics-split and --item-sentences set up --personal: add --personal")
     reads_data = a.sts or a.retrieval or a.translation or a.personal or a.search or not a.bitext
     res = evaluate_models(
         a.models,

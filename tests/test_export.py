@@ -139,6 +139,7 @@ def _craft(folder, **changes):
         ({"windows": 65}, "windows must be between 1 and 64"),
         ({"windows": 2.0}, "'windows' must be a JSON int"),
         ({"windows": 2, "max_length": 4}, "leaves no room for text"),  # [CLS] query : [SEP] fill a window
+        ({"max_length": 4}, "every text would get the same vector"),
         ({"dim": "32"}, "'dim' must be a JSON int"),
         ({"prefixes": ["query: "]}, "'prefixes' must be a JSON dict"),
         ({"prefixes": {"document": "doc: "}}, "prefixes map"),

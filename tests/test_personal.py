@@ -90,7 +90,7 @@ def test_articles_join_one_topics_sentences_alike_in_every_language():
 
 
 def test_eval_personal_on_article_length_items_from_the_cli(tmp_path, tiny_model):
-    root = write_sib(tmp_path)
+    root = write_sib(tmp_path, per_topic=72)
     for folder in (root / "topics" / "sib200").iterdir():
         (folder / "dev.tsv").rename(folder / "train.tsv")
     cmd = [sys.executable, "-m", "edge_ranker.cli", "eval", str(tiny_model), "--personal", "--users", "5"]
@@ -103,6 +103,15 @@ def test_eval_personal_on_article_length_items_from_the_cli(tmp_path, tiny_model
     assert r.returncode == 0, r.stderr
     mono = json.loads(r.stdout)["personal"]["mono"]
     assert mono[str(tiny_model)]["ranker"]["ndcg@10"] > mono["random"]["ndcg@10"]
+    too_few = subprocess.run(  # 216 sentences make 36 items of 6: fewer than one user needs
+        [*cmd, "--topics-split", "train", "--item-sentences", "6", "--data", str(root)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert too_few.returncode == 2 and "makes only 36 items" in too_few.stderr and "Traceback" not in too_few.stderr
+    alone = subprocess.run([*cmd[:5], "--item-sentences", "3"], capture_output=True, text=True, timeout=300)
+    assert alone.returncode == 2 and "add --personal" in alone.stderr
 
 
 def write_flores(root, langs=("en", "de"), articles=12):

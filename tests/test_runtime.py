@@ -112,6 +112,16 @@ def test_a_long_texts_vector_is_its_windows_weighted_and_renormalised(windowed, 
     assert np.abs(enc.encode(text) - enc.encode(other)).max() > 1e-3
 
 
+def test_none_is_empty_text_and_a_non_list_is_refused(enc, tmp_path):
+    np.testing.assert_array_equal(enc.encode(None), enc.encode(""))
+    with pytest.raises(EdgeRankerError, match="got int"):
+        enc.encode(5)
+    ranker = Ranker(enc, enc, PreferenceStore(tmp_path / "p.db"))
+    for bad in (None, "a text", {"id": "a", "text": "x"}):
+        with pytest.raises(EdgeRankerError, match="docs must be a list"):
+            ranker.rank(bad)
+
+
 def test_bytes_and_invalid_utf8(enc):
     v = enc.encode([b"caf\xc3\xa9", b"\xff\xfe\xfa broken", "lone \ud800 surrogate"])
     assert np.isfinite(v).all()

@@ -163,6 +163,11 @@ def evaluate_personal(
     topics = load_topics(data_root, split)
     if item_sentences != 1:
         topics = as_articles(topics, item_sentences)
+        if len(topics.topics) < LIKES + DISLIKES + CANDIDATES:
+            raise EdgeRankerError(
+                f"SIB-200 {split} makes only {len(topics.topics)} items of {item_sentences} sentences, fewer than a "
+                f"user's {LIKES + DISLIKES + CANDIDATES}: use the train split (--topics-split train) or fewer sentences"
+            )
     out: dict = {}
     cache: dict[tuple[str, str], np.ndarray] = {}
     for setting in settings:

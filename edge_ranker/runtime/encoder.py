@@ -97,10 +97,10 @@ class Encoder:
             for role, prefix in manifest.prefixes.items()
         }
         longest = max(self._prefix_len.values(), default=0)
-        if manifest.windows > 1 and longest + 2 >= self.max_length:
+        if longest + 2 >= self.max_length:
             raise EdgeRankerError(
                 f"{folder}: max_length={self.max_length} leaves no room for text beside [CLS], [SEP] and a "
-                f"{longest}-token role prefix, so a long text cannot be read in windows; give windows 1"
+                f"{longest}-token role prefix: every text would get the same vector"
             )
         pad = self.tokenizer.token_to_id("[PAD]")
         self.pad_id = 0 if pad is None else pad
@@ -167,8 +167,8 @@ class Encoder:
         return split_windows(ids, self.max_length, self.manifest.windows, head)
 
     def cut(self, text: str | bytes | None) -> str:
-        """The part of a text the model can read (its windows fit in it); the ranker's BM25 reads the same part,
-        so a huge document costs no more than a long one."""
+        """A text cut at 64 characters per token the model reads (more than its windows hold): the ranker's BM25
+        reads the same cut, so a huge document costs no more than a long one."""
         return clean_text(text)[: self.max_length * self.manifest.windows * CHARS_PER_TOKEN_CAP]
 
     def encode(
@@ -190,8 +190,14 @@ class Encoder:
                 f"model {self.name!r} has no roles (it embeds queries and passages alike): "
                 f"call encode without role={role!r}"
             )
-        single = isinstance(texts, (str, bytes))
-        tokens = self.tokenize([texts] if single else list(texts), role)
+        single = texts is None or isinstance(texts, (str, bytes))
+        try:
+            items = [texts] if single else list(texts)
+        except TypeError:
+            raise EdgeRankerError(
+                f"texts must be a string, bytes or a list of them, got {type(texts).__name__}"
+            ) from None
+        tokens = self.tokenize(items, role)
         size = self.batch_size if batch_size is None else batch_size
         if not (isinstance(size, int) and size >= 1):
             raise EdgeRankerError(f"batch_size must be a whole number >= 1, got {size!r}")

@@ -395,6 +395,8 @@ def model_key(encoder: Encoder) -> str:
 
 
 def _documents(docs: Iterable[Document | dict]) -> list[Document]:
+    if docs is None or isinstance(docs, (str, bytes, dict, Document)):
+        raise EdgeRankerError(f"docs must be a list of Document or {{'id', 'text'}} dicts, got {type(docs).__name__}")
     docs = docs if isinstance(docs, list) else list(docs)  # a generator is read once
     if set(map(type, docs)) <= {Document}:  # the common case, checked without a Python step per document
         return docs

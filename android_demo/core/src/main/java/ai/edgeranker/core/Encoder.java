@@ -203,13 +203,15 @@ public final class Encoder {
         this.windows = windows;
         this.prefixes = prefixes;
         this.tokenizer = tokenizer;
+        prefixTokens.put(null, 0);
         for (Map.Entry<String, String> p : prefixes.entrySet()) {
-            int head = tokenizer.encode("", p.getValue()).length - 2;
-            if (windows > 1 && head + 2 >= maxLength) {
+            prefixTokens.put(p.getKey(), tokenizer.encode("", p.getValue()).length - 2);
+        }
+        for (Map.Entry<String, Integer> p : prefixTokens.entrySet()) {
+            if (p.getValue() + 2 >= maxLength) {
                 throw new IllegalArgumentException(name + ": max_length " + maxLength + " leaves no room for text"
-                        + " beside [CLS], [SEP] and the " + p.getKey() + " prefix in a window; give windows 1");
+                        + " beside [CLS], [SEP] and a " + p.getValue() + "-token role prefix");
             }
-            prefixTokens.put(p.getKey(), head);
         }
         OnnxWeights.Tensor q = null;
         OnnxWeights.Tensor s = null;
@@ -347,7 +349,11 @@ public final class Encoder {
 
     /** tokenize's ids as the graph reads them: split() by the manifest's windows and the role's prefix. */
     public List<int[]> windowsOf(int[] ids, String role) {
-        return split(ids, maxLength, windows, role == null ? 0 : prefixTokens.get(role));
+        Integer head = prefixTokens.get(role);
+        if (head == null) {
+            prefix(role);  // throws: no such role
+        }
+        return split(ids, maxLength, windows, head);
     }
 
     /**
