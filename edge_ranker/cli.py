@@ -136,6 +136,7 @@ def cmd_eval(a: argparse.Namespace) -> None:
         search=a.search,
         bitexts=a.bitext,
         ranker_semantic=a.ranker_semantic,
+        ranker_relevance=None if a.ranker_relevance == "none" else a.ranker_relevance,
     )
     if a.out:
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)
@@ -447,6 +448,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MODEL",
         help="the semantic model the Ranker holds beside each model in --search (default: the shipped one); its "
         "cosine joins a query by the share of the query's words no document has",
+    )
+    e.add_argument(
+        "--ranker-relevance",
+        default="relevance",
+        metavar="MODEL",
+        help="the relevance model the Ranker holds beside each model in --personal (default: the shipped one), whose "
+        "passage vectors join the interests; 'none' for interests of the semantic model alone",
     )
     e.add_argument("--docs", help="encoder for documents (asymmetric mode), e.g. reduced:DIR")
     e.add_argument(

@@ -10,6 +10,7 @@ import pytest
 
 import edge_ranker
 from edge_ranker import EdgeRankerError, Encoder, PreferenceStore, Ranked, Ranker, Ranking, __version__
+from edge_ranker.runtime.ranker import model_key
 
 
 @pytest.fixture(scope="module")
@@ -102,6 +103,29 @@ def test_a_new_semantic_model_re_embeds_the_stored_likes(tiny_model, tmp_path, s
     np.testing.assert_allclose(pos[0].point, semantic.encode("rivers and lakes"), atol=1e-5)
     ranked = updated.rank([{"id": "x", "text": "football match"}, {"id": "y", "text": "a lake and a river"}])
     assert ranked.ids == ["y", "x"] and ranked[0].interest["positive_interest"] is not None
+
+
+def test_with_a_relevance_model_interests_hold_both_models_vectors(semantic, tmp_path):
+    """An interest's similarity is the mean of the two models' cosines; likes stored with the semantic model
+    alone are embedded again into the pair's space, from their text."""
+    relevance = Encoder.load("relevance")
+    alone = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))
+    alone.feedback({"id": "a", "text": "rivers and lakes"}, "like")
+    alone.store.close()
+    both = Ranker(semantic, relevance, PreferenceStore(tmp_path / "p.db"))
+    assert both.model_key == f"{alone.model_key}+{model_key(relevance)}"
+    (interest,), _ = both.store.interests(both.model_key)
+    a, b = "rivers and lakes", "a lake and a river"
+    np.testing.assert_allclose(interest.point, both.interest_vectors([a])[0], atol=1e-6)
+    mean = (
+        semantic.encode(a) @ semantic.encode(b)
+        + relevance.encode(a, role="passage") @ relevance.encode(b, role="passage")
+    ) / 2
+    assert both.interest_vectors([a])[0] @ both.interest_vectors([b])[0] == pytest.approx(float(mean), abs=1e-6)
+    ranked = both.rank([{"id": "x", "text": "football match"}, {"id": "y", "text": b}])
+    assert ranked.ids == ["y", "x"] and ranked[0].interest["positive_similarity"] == pytest.approx(
+        float(interest.point @ both.interest_vectors([b])[0]), abs=1e-5
+    )
 
 
 def test_ranking_scores_follow_ids_and_embeddings_are_the_callers(semantic, tmp_path):

@@ -40,7 +40,8 @@ def run(
         out["embed_docs_per_s"] = 2 * n_docs / (time.perf_counter() - t0)  # both models, news-length texts
         out["doc_tokens_mean"] = float(np.mean([len(x) for x in sem.tokenize([d.text for d in docs[:50]])]))
         for i in range(n_interests):  # spread-out random interests: each creates its own center
-            store.add_feedback(f"h{i}", rng.normal(size=sem.dim), "like" if i % 4 else "dislike", ranker.model_key)
+            reaction = "like" if i % 4 else "dislike"  # interests hold both models' vectors side by side
+            store.add_feedback(f"h{i}", rng.normal(size=sem.dim + rel.dim), reaction, ranker.model_key)
         pos, neg = store.interests(ranker.model_key)
         out["interests"] = len(pos) + len(neg)
         out["query_coverage"] = ranker.rank(docs, query=query).query_coverage  # < 1: the semantic cosine joins

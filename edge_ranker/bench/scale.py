@@ -34,7 +34,8 @@ with tempfile.TemporaryDirectory() as tmp:
     store = PreferenceStore(Path(tmp) / "p.db")
     ranker = Ranker(sem, rel, store)
     for i in range(100):  # spread-out random interests: each is its own center
-        store.add_feedback(f"h{i}", rng.normal(size=sem.dim), "like" if i % 4 else "dislike", ranker.model_key)
+        reaction = "like" if i % 4 else "dislike"  # interests hold both models' vectors side by side
+        store.add_feedback(f"h{i}", rng.normal(size=sem.dim + rel.dim), reaction, ranker.model_key)
     t0 = time.perf_counter()
     ranker.rank(docs, query=query)  # embeds the feed (the cost of a new feed, not measured below)
     first = time.perf_counter() - t0

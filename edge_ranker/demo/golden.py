@@ -110,7 +110,7 @@ def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -
     for k, (d, reaction) in enumerate(events * 2):  # repeats exercise the shift-towards path
         ts = now - (20 - k) * DAY
         ranker.feedback(d, reaction, ts=ts)
-        hist.append(f"{reaction}\t{ts!r}\t{_vec(semantic.encode([d['text']])[0])}\t{_b64(d['text'])}")
+        hist.append(f"{reaction}\t{ts!r}\t{_vec(ranker.interest_vectors([d['text']])[0])}\t{_b64(d['text'])}")
     (out / "history.tsv").write_text("\n".join(hist) + "\n", encoding="ascii")
     sem = semantic.encode([d.text for d in docs])
     rel = relevance.encode([d.text for d in docs], role="passage")

@@ -118,9 +118,11 @@ def plain_rule(vectors: Callable[[str], np.ndarray], users: list[User], topics: 
     return _summary(scores)
 
 
-def through_ranker(semantic, users: list[User], topics: Topics, vectors: Callable[[str], np.ndarray]) -> dict:
+def through_ranker(
+    semantic, users: list[User], topics: Topics, vectors: Callable[[str], np.ndarray], relevance=None
+) -> dict:
     """Each user in a fresh preference store: ``feedback`` for the history, then ``rank`` of the candidates, with
-    ``semantic`` (a runtime ``Encoder``) as the ranker's model."""
+    ``semantic`` (a runtime ``Encoder``) as the ranker's semantic model and ``relevance`` (or none) beside it."""
     from edge_ranker.runtime.ranker import Document, Ranker
     from edge_ranker.runtime.store import PreferenceStore
 
@@ -128,7 +130,7 @@ def through_ranker(semantic, users: list[User], topics: Topics, vectors: Callabl
     with tempfile.TemporaryDirectory() as tmp:
         for n, u in enumerate(users):
             with PreferenceStore(Path(tmp) / f"user{n}.sqlite") as store:
-                ranker = Ranker(semantic, None, store)
+                ranker = Ranker(semantic, relevance, store)
                 for reaction, items in (("like", u.likes), ("dislike", u.dislikes)):
                     for i, lang in items:
                         ranker.feedback(Document(f"h{i}-{lang}", topics.texts[lang][i]), reaction)
@@ -156,10 +158,13 @@ def evaluate_personal(
     settings: tuple[str, ...] = SETTINGS,
     seed: int = 0,
     item_sentences: int = 1,
+    relevance=None,
 ) -> dict:
     """``{setting: {"random": ..., spec: {"plain": ..., "ranker": ...}}}``: every encoder on the same users.
     ``encoders`` maps a name to an object with ``encode(texts)``; runtime models also go through the ``Ranker``.
-    ``item_sentences`` > 1: each item is that many sentences of one topic (``as_articles``)."""
+    ``item_sentences`` > 1: each item is that many sentences of one topic (``as_articles``); ``relevance``: the
+    runtime relevance model each Ranker holds beside the evaluated model, as an app does (none: interests of the
+    semantic model alone)."""
     topics = load_topics(data_root, split)
     if item_sentences != 1:
         topics = as_articles(topics, item_sentences)
@@ -183,6 +188,6 @@ def evaluate_personal(
 
             res[name] = {"plain": plain_rule(vectors, people, topics)}
             if (model := runtime_model(enc)) is not None:
-                res[name]["ranker"] = through_ranker(model, people, topics, vectors)
+                res[name]["ranker"] = through_ranker(model, people, topics, vectors, relevance)
         out[setting] = res
     return out

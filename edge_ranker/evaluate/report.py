@@ -29,11 +29,13 @@ def evaluate_models(
     search: bool = False,
     bitexts: list[str] | None = None,
     ranker_semantic: str = "semantic",
+    ranker_relevance: str | None = "relevance",
 ) -> dict:
     """``{model: {set: metrics}}``; with ``lexical_weight`` each retrieval set is also scored by cosine and
     BM25 fused (the runtime's query score within a language), under the key ``SET+lexical``. ``personal_users`` > 0
     adds the personalised-feed benchmark (``evaluate.personal``) for all the models on the same simulated users, under
-    the key ``personal`` (SIB-200's ``personal_split``, ``item_sentences`` sentences of a topic per item);
+    the key ``personal`` (SIB-200's ``personal_split``, ``item_sentences`` sentences of a topic per item; each
+    runtime model's Ranker holds ``ranker_relevance`` beside it, whose passage vectors join the interests);
     ``search`` the cross-language search benchmark (``evaluate.crosslingual``), under ``search``, with
     ``ranker_semantic`` as the ranker's semantic model beside each model; each of ``bitexts``
     (the user's ``XX-YY=FILE``) translation retrieval, under ``bitext:SPEC``."""
@@ -62,9 +64,15 @@ def evaluate_models(
         out[spec + (f" (docs: {docs})" if docs else "")] = res
     if personal_users:
         from edge_ranker.evaluate.personal import evaluate_personal
+        from edge_ranker.runtime.encoder import Encoder
 
         out["personal"] = evaluate_personal(
-            resolved, data_root, users=personal_users, split=personal_split, item_sentences=item_sentences
+            resolved,
+            data_root,
+            users=personal_users,
+            split=personal_split,
+            item_sentences=item_sentences,
+            relevance=Encoder.load(ranker_relevance) if ranker_relevance else None,
         )
     if search:
         from edge_ranker.evaluate.crosslingual import evaluate_search

@@ -7,7 +7,8 @@ import java.util.Map;
 
 /**
  * Orders documents by the user's interests and, when given, a query, as the Python runtime's Ranker
- * (edge_ranker/runtime/ranker.py): interests from the semantic model's vectors; relevance = the relevance
+ * (edge_ranker/runtime/ranker.py): interests from interest vectors (the semantic vector, and with a relevance model
+ * the passage vector beside it, over sqrt 2: cosines are the two models' mean); relevance = the relevance
  * model's cosine plus lexicalWeight x the query's BM25, both standardised over the documents, BM25 weighed by
  * the share of the query's words the documents have and the semantic model's query cosine joining by the share
  * they lack (Lexical.queryScores); the two orders
@@ -88,13 +89,31 @@ public final class Ranker {
         this.interests = interests;
     }
 
-    /** The semantic vector of a text: what a like or dislike stores. */
+    /** The semantic vector of a text: what a query in another language is compared with. */
     public float[] embed(String text) {
         return (float[]) cache.computeIfAbsent("s\0" + text, key -> semantic.encode(text, null));
     }
 
     private float[] passage(String text) {
         return (float[]) cache.computeIfAbsent("p\0" + text, key -> relevance.encode(text, "passage"));
+    }
+
+    /** What a like or dislike stores and what interests score: Ranker.interest_vectors in Python. */
+    public float[] interestVector(String text) {
+        return relevance == null ? embed(text) : concat(embed(text), passage(text));
+    }
+
+    /** Two unit vectors side by side over sqrt 2: a unit vector whose cosines are the mean of theirs. */
+    public static float[] concat(float[] a, float[] b) {
+        float[] out = new float[a.length + b.length];
+        float half = (float) (1.0 / Math.sqrt(2.0));  // float products, as numpy's float32 in Python
+        for (int i = 0; i < a.length; i++) {
+            out[i] = a[i] * half;
+        }
+        for (int i = 0; i < b.length; i++) {
+            out[a.length + i] = b[i] * half;
+        }
+        return out;
     }
 
     @SuppressWarnings("unchecked")
@@ -105,7 +124,7 @@ public final class Ranker {
 
     /** A like (or dislike) of a text at unix time ts; returns the vector the interests took in. */
     public float[] feedback(String text, boolean like, double ts) {
-        float[] v = embed(text);
+        float[] v = interestVector(text);
         interests.feedback(v, like, ts);
         return v;
     }
@@ -134,7 +153,7 @@ public final class Ranker {
         if (usePersonal) {
             float[][] sem = new float[n][];
             for (int i = 0; i < n; i++) {
-                sem[i] = embed(docs.get(i).text);
+                sem[i] = interestVector(docs.get(i).text);
             }
             personal = interests.score(sem, now);
             double[] scores = new double[n];

@@ -164,7 +164,11 @@ public final class GoldenTest {
         double lw = Double.parseDouble(sc.get("lexical_weight"));
         double sw = Double.parseDouble(sc.get("semantic_query_weight"));
         int k = Integer.parseInt(sc.get("k"));
-        Interests.PersonalScore[] personal = interests.score(sem, now);
+        float[][] both = new float[docs.size()][];
+        for (int i = 0; i < docs.size(); i++) {
+            both[i] = Ranker.concat(sem[i], rel[i]);
+        }
+        Interests.PersonalScore[] personal = interests.score(both, now);
         double[] pscore = new double[docs.size()];
         for (int i = 0; i < docs.size(); i++) {
             pscore[i] = personal[i].score;
