@@ -23,6 +23,13 @@ def count(text: str) -> int:
     return _number(text, int, lambda v: v >= 0, "a whole number >= 0")
 
 
+# one help for every command that holds a Ranker: the same pair of models must store and rank a user's interests
+RELEVANCE_HELP = (
+    "relevance model folder or shipped name: queries, and its passage vectors join the interests ('none': the "
+    "semantic model alone; keep the same choice for feedback and rank, or the history is embedded again)"
+)
+
+
 def positive(text: str) -> int:
     """An argparse type: a whole number >= 1."""
     return _number(text, int, lambda v: v >= 1, "a whole number >= 1")
@@ -174,7 +181,7 @@ def _ranker(a: argparse.Namespace):
     from edge_ranker.runtime.ranker import Ranker
     from edge_ranker.runtime.store import PreferenceStore
 
-    relevance = Encoder.load(a.relevance, threads=a.threads) if a.relevance and a.query else None
+    relevance = None if a.relevance == "none" else Encoder.load(a.relevance, threads=a.threads)
     return Ranker(
         Encoder.load(a.semantic, threads=a.threads),
         relevance,
@@ -243,7 +250,8 @@ def cmd_feedback(a: argparse.Namespace) -> None:
         return
     if a.text is None:
         raise EdgeRankerError(f"{a.reaction} needs the document's text: --text TEXT")
-    ranker = Ranker(Encoder.load(a.semantic, threads=a.threads), None, PreferenceStore(a.db))
+    relevance = None if a.relevance == "none" else Encoder.load(a.relevance, threads=a.threads)
+    ranker = Ranker(Encoder.load(a.semantic, threads=a.threads), relevance, PreferenceStore(a.db))
     event = ranker.feedback({"id": a.doc_id, "text": a.text}, a.reaction)
     print(json.dumps({"event": event, "doc_id": a.doc_id, "reaction": a.reaction, "db": str(ranker.store.path)}))
 
@@ -314,7 +322,7 @@ def cmd_demo(a: argparse.Namespace) -> None:
 
 def _add_ranker_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--semantic", default="semantic", help="semantic model folder or shipped name")
-    p.add_argument("--relevance", default="relevance", help="relevance model folder or shipped name")
+    p.add_argument("--relevance", default="relevance", help=RELEVANCE_HELP)
     p.add_argument("--db", help="preference database (default: the user data folder)")
     p.add_argument("--threads", type=positive, default=1, help="onnxruntime threads per model (default 1)")
     p.add_argument(
@@ -518,6 +526,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("doc_id", help="the document's id")
     f.add_argument("--text", help="the document's text (required to like or dislike)")
     f.add_argument("--semantic", default="semantic", help="semantic model folder or shipped name")
+    f.add_argument("--relevance", default="relevance", help=RELEVANCE_HELP)
     f.add_argument("--db", help="preference database (default: the user data folder)")
     f.add_argument("--threads", type=positive, default=1, help="onnxruntime threads (default 1)")
     f.set_defaults(func=cmd_feedback)

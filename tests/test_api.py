@@ -150,3 +150,15 @@ def test_time_spent_on_a_document_weighs_its_interest(semantic, tmp_path):
     ranker.viewed({"id": "b", "text": "a lake"}, 30.0)
     (interest,) = ranker.store.interests(ranker.model_key)[0]
     assert interest.view_time == 30.0
+
+
+def test_a_vector_of_another_size_than_the_interests_is_refused_and_nothing_is_stored(tmp_path):
+    store = PreferenceStore(tmp_path / "p.db")
+    store.add_feedback("a", np.ones(4), "like", "m")
+    for call in (
+        lambda: store.add_feedback("b", np.ones(6), "like", "m"),
+        lambda: store.add_view_time(np.ones(6), 5, "m"),
+    ):
+        with pytest.raises(EdgeRankerError, match="a vector of 6 numbers for interests of 4"):
+            call()
+    assert store.feedback_count() == 1

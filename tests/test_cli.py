@@ -31,9 +31,12 @@ def exported(tiny_student, tmp_path_factory):
 def test_feedback_rank_prefs(exported, tmp_path):
     db = tmp_path / "p.db"
     common = ["--semantic", exported, "--relevance", exported, "--db", db]
-    r = cli("feedback", "like", "a", "--text", "the green river", "--semantic", exported, "--db", db)
+    r = cli("feedback", "like", "a", "--text", "the green river", *common)
     assert r.returncode == 0, r.stderr
     docs = "\n".join(json.dumps({"id": str(i), "text": t}) for i, t in enumerate(["green river", "stone house", ""]))
+    stored = json.loads(cli("prefs", "export", "--db", db).stdout)["feedback"][0]["model"]
+    assert cli("rank", "-", *common, stdin=docs + "\n").returncode == 0  # no query: the same pair of models
+    assert json.loads(cli("prefs", "export", "--db", db).stdout)["feedback"][0]["model"] == stored  # not re-embedded
     r = cli("rank", "-", "--query", "river", *common, stdin=docs + "\n")
     assert r.returncode == 0, r.stderr
     out = [json.loads(x) for x in r.stdout.splitlines()]
@@ -295,7 +298,7 @@ def test_feedback_undo_and_what_feedback_needs(exported, tmp_path):
     args = ["--semantic", exported, "--db", db]
     assert cli("feedback", "like", "a", "--text", "the green river", *args).returncode == 0
     _one_line_error(cli("feedback", "like", "b", *args), "needs the document's text")
-    _one_line_error(cli("feedback", "like", "b", "--text", "x", "--relevance", exported, *args))  # not taken
+    _one_line_error(cli("feedback", "like", "b", "--text", "x", "--query", "river", *args))  # not taken
     r = cli("feedback", "undo", "a", *args)
     assert r.returncode == 0 and json.loads(r.stdout)["undone"] == 1
     assert json.loads(cli("prefs", "export", "--db", db).stdout)["feedback"] == []

@@ -39,9 +39,10 @@ def run(
         ranker.embed(docs, "passage")
         out["embed_docs_per_s"] = 2 * n_docs / (time.perf_counter() - t0)  # both models, news-length texts
         out["doc_tokens_mean"] = float(np.mean([len(x) for x in sem.tokenize([d.text for d in docs[:50]])]))
+        dim = ranker.interest_vectors(["x"]).shape[1]  # both models' vectors side by side
         for i in range(n_interests):  # spread-out random interests: each creates its own center
-            reaction = "like" if i % 4 else "dislike"  # interests hold both models' vectors side by side
-            store.add_feedback(f"h{i}", rng.normal(size=sem.dim + rel.dim), reaction, ranker.model_key)
+            reaction = "like" if i % 4 else "dislike"
+            store.add_feedback(f"h{i}", rng.normal(size=dim), reaction, ranker.model_key)
         pos, neg = store.interests(ranker.model_key)
         out["interests"] = len(pos) + len(neg)
         out["query_coverage"] = ranker.rank(docs, query=query).query_coverage  # < 1: the semantic cosine joins

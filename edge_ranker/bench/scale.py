@@ -33,9 +33,11 @@ rng = np.random.default_rng(0)
 with tempfile.TemporaryDirectory() as tmp:
     store = PreferenceStore(Path(tmp) / "p.db")
     ranker = Ranker(sem, rel, store)
+    # an interest's size: both models' side by side here, the semantic model's in a release before that (--compare)
+    dim = ranker.interest_vectors(["x"]).shape[1] if hasattr(ranker, "interest_vectors") else sem.dim
     for i in range(100):  # spread-out random interests: each is its own center
-        reaction = "like" if i % 4 else "dislike"  # interests hold both models' vectors side by side
-        store.add_feedback(f"h{i}", rng.normal(size=sem.dim + rel.dim), reaction, ranker.model_key)
+        reaction = "like" if i % 4 else "dislike"
+        store.add_feedback(f"h{i}", rng.normal(size=dim), reaction, ranker.model_key)
     t0 = time.perf_counter()
     ranker.rank(docs, query=query)  # embeds the feed (the cost of a new feed, not measured below)
     first = time.perf_counter() - t0

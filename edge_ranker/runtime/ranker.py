@@ -1,6 +1,7 @@
 """``Ranker``: order candidate documents by the user's stored interests and, when given, a query.
 
-Personalisation: the semantic model and the centers of interest (see ``interests``). Relevance: cosine of
+Personalisation: the centers of interest (see ``interests``) over the semantic model's vectors, with the relevance
+model's passage vectors beside them when the ranker has one (``Ranker.interest_vectors``). Relevance: cosine of
 the relevance model's query and passage vectors plus ``lexical_weight`` times the query's BM25 over the
 candidates, both standardised over the candidates (``lexical``: the student alone ranks far below BM25 on the
 retrieval sets here, the sum above both); BM25 weighs by the share of the query's words the candidates have, and

@@ -322,7 +322,9 @@ class PreferenceStore:
 
     def _update_interests(self, emb: np.ndarray, positive: bool, ts: float, model: str) -> None:
         """Store what ``interests.react`` decides: an existing interest moved, or a new one."""
-        moved = react(self._interests(model, positive), emb, positive, ts, self.config)
+        cois = self._interests(model, positive)
+        _check_size(cois, emb, model)
+        moved = react(cois, emb, positive, ts, self.config)
         if moved is not None:
             self._db.execute(
                 "UPDATE interests SET point=?, view_count=?, last_view=? WHERE id=?",
@@ -386,6 +388,7 @@ class PreferenceStore:
         emb = unit(np.asarray(embedding, dtype=np.float32).reshape(-1))
         with self._write():
             cois = self._interests(model, True)
+            _check_size(cois, emb, model)
             i, _ = closest(cois, emb)
             if i >= 0:
                 self._db.execute("UPDATE interests SET view_time = view_time + ? WHERE id=?", (seconds, cois[i].id))
@@ -535,6 +538,15 @@ class PreferenceStore:
         except OSError as exc:
             raise EdgeRankerError(f"cannot write {path}: {exc.strerror}") from exc
         return path
+
+
+def _check_size(cois: list[CoI], emb: np.ndarray, model: str) -> None:
+    """A vector of another size than ``model``'s interests (another model's) is refused in words, not by numpy."""
+    if cois and cois[0].point.size != emb.size:
+        raise EdgeRankerError(
+            f"a vector of {emb.size} numbers for interests of {cois[0].point.size} under {model!r}: embed it with "
+            "that model (Ranker.interest_vectors)"
+        )
 
 
 def check_id(doc_id: object) -> None:

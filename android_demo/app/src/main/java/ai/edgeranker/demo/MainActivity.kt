@@ -28,11 +28,16 @@ class MainActivity : Activity() {
         super.onCreate(savedInstanceState)
         val interests = Interests(Interests.Config())
         ranker = Ranker(encoder("semantic"), encoder("relevance"), interests)
-        db = PreferenceDb(this).also { it.replay(interests) }
         // no publication dates: a cold start shows the feed in file order
         docs = assets.open("feed.jsonl").bufferedReader().readLines().filter { it.isNotBlank() }.map {
             val o = JSONObject(it)
             Ranker.Document(o.getString("id"), o.getString("text"), null)
+        }
+        val texts = docs.associate { it.id to it.text }
+        db = PreferenceDb(this).also { store ->
+            store.replay(interests, ranker.interestVector("").size) { id, text ->
+                (text ?: texts[id])?.let { ranker.interestVector(it) }
+            }
         }
         query = EditText(this).apply {
             hint = "search (optional)"
@@ -71,7 +76,7 @@ class MainActivity : Activity() {
 
     private fun react(d: Ranker.Document, like: Boolean) {
         val now = System.currentTimeMillis() / 1000.0
-        db.add(d.id, ranker.feedback(d.text, like, now), like, now)
+        db.add(d.id, d.text, ranker.feedback(d.text, like, now), like, now)
         render()
     }
 

@@ -55,6 +55,15 @@ public final class Interests {
         this.config = config;
     }
 
+    /** Vectors of another size than the interests' (a model update) are refused with what to do. */
+    private void checkSize(int n) {
+        List<CoI> any = positives.isEmpty() ? negatives : positives;
+        if (!any.isEmpty() && any.get(0).point.length != n) {
+            throw new IllegalArgumentException("a vector of " + n + " numbers against interests of "
+                    + any.get(0).point.length + ": replay the reactions from their texts with the models now");
+        }
+    }
+
     static float dot(float[] a, float[] b) {
         float s = 0f;
         for (int i = 0; i < a.length; i++) {
@@ -82,6 +91,7 @@ public final class Interests {
     /** Record a like (positive) or dislike at unix time ts. */
     public void feedback(float[] embedding, boolean positive, double ts) {
         float[] e = unit(embedding);
+        checkSize(e.length);
         List<CoI> cois = positive ? positives : negatives;
         int best = -1;
         float bestSim = Float.NEGATIVE_INFINITY;
@@ -145,6 +155,9 @@ public final class Interests {
     }
 
     public PersonalScore[] score(float[][] docs, double now) {
+        if (docs.length > 0) {
+            checkSize(docs[0].length);
+        }
         double[] rel = relevances(now);
         PersonalScore[] out = new PersonalScore[docs.length];
         for (int d = 0; d < docs.length; d++) {

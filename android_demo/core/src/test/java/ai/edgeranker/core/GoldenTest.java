@@ -281,12 +281,28 @@ public final class GoldenTest {
         }
     }
 
+    /** Interests of one size scoring or taking in a vector of another (an app update) refuse it in words. */
+    static void sizes() {
+        Interests interests = new Interests(new Interests.Config());
+        interests.feedback(new float[] {1f, 0f}, true, 0.0);
+        for (Runnable r : new Runnable[] {() -> interests.score(new float[][] {{1f, 0f, 0f}}, 0.0),
+                () -> interests.feedback(new float[] {0f, 1f, 0f}, true, 0.0)}) {
+            try {
+                r.run();
+                check(false, "a vector of another size than the interests' was taken in");
+            } catch (IllegalArgumentException e) {
+                check(e.getMessage().contains("a vector of 3 numbers against interests of 2"), e.getMessage());
+            }
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         Path golden = Path.of(args.length > 0 ? args[0] : "golden");
         Path models = Path.of(args.length > 1 ? args[1] : "../edge_ranker/models");
         tokens(golden, models, "semantic");
         tokens(golden, models, "relevance");
         splits(golden);
+        sizes();
         erf();
         Encoder semantic = vectors(golden, models, "semantic");
         Encoder relevance = vectors(golden, models, "relevance");
