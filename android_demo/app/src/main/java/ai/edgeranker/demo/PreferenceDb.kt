@@ -43,8 +43,8 @@ class PreferenceDb(context: Context) : SQLiteOpenHelper(context, "preferences.sq
             while (c.moveToNext()) {
                 val b = ByteBuffer.wrap(c.getBlob(0)).order(ByteOrder.LITTLE_ENDIAN)
                 val stored = FloatArray(b.remaining() / 4) { b.getFloat() }
-                val v = if (stored.size == size) stored
-                else embed(c.getString(3), if (c.isNull(4)) null else c.getString(4))
+                val text = if (c.isNull(4)) null else c.getString(4)
+                val v = if (stored.size == size) stored else embed(c.getString(3), text)
                 if (v != null) into.feedback(v, c.getString(1) == "like", c.getDouble(2))
             }
         }
