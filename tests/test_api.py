@@ -122,6 +122,8 @@ def test_with_a_relevance_model_interests_hold_both_models_vectors(semantic, tmp
         + relevance.encode(a, role="passage") @ relevance.encode(b, role="passage")
     ) / 2
     assert both.interest_vectors([a])[0] @ both.interest_vectors([b])[0] == pytest.approx(float(mean), abs=1e-6)
+    with pytest.raises(EdgeRankerError, match="a list of texts"):
+        both.interest_vectors(a)
     ranked = both.rank([{"id": "x", "text": "football match"}, {"id": "y", "text": b}])
     assert ranked.ids == ["y", "x"] and ranked[0].interest["positive_similarity"] == pytest.approx(
         float(interest.point @ both.interest_vectors([b])[0]), abs=1e-5
