@@ -176,15 +176,21 @@ def cmd_quantize_compare(a: argparse.Namespace) -> None:
     _print_json(compare_variants(a.model_dir, a.out, a.variants or None, evaluate))
 
 
+def _relevance(a: argparse.Namespace):
+    """The relevance model ``feedback`` and ``rank`` hold beside the semantic one (``--relevance none``: none)."""
+    from edge_ranker.runtime.encoder import Encoder
+
+    return None if a.relevance == "none" else Encoder.load(a.relevance, threads=a.threads)
+
+
 def _ranker(a: argparse.Namespace):
     from edge_ranker.runtime.encoder import Encoder
     from edge_ranker.runtime.ranker import Ranker
     from edge_ranker.runtime.store import PreferenceStore
 
-    relevance = None if a.relevance == "none" else Encoder.load(a.relevance, threads=a.threads)
     return Ranker(
         Encoder.load(a.semantic, threads=a.threads),
-        relevance,
+        _relevance(a),
         PreferenceStore(a.db),
         personal_weight=a.personal_weight,
         query_weight=a.query_weight,
@@ -250,8 +256,7 @@ def cmd_feedback(a: argparse.Namespace) -> None:
         return
     if a.text is None:
         raise EdgeRankerError(f"{a.reaction} needs the document's text: --text TEXT")
-    relevance = None if a.relevance == "none" else Encoder.load(a.relevance, threads=a.threads)
-    ranker = Ranker(Encoder.load(a.semantic, threads=a.threads), relevance, PreferenceStore(a.db))
+    ranker = Ranker(Encoder.load(a.semantic, threads=a.threads), _relevance(a), PreferenceStore(a.db))
     event = ranker.feedback({"id": a.doc_id, "text": a.text}, a.reaction)
     print(json.dumps({"event": event, "doc_id": a.doc_id, "reaction": a.reaction, "db": str(ranker.store.path)}))
 
