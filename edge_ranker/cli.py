@@ -14,8 +14,18 @@ from edge_ranker.paths import DATA_HELP, cache_root, data_root
 from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT, SEMANTIC_QUERY_WEIGHT
 
 
+def _json(obj, **kw) -> str:
+    """JSON for standard output: its characters as they are where the output is UTF-8, else escaped (\\uXXXX),
+    so that no character is lost or crashes an output in another encoding (a Windows console, LANG=C)."""
+    return json.dumps(obj, ensure_ascii=not _utf8(sys.stdout), **kw)
+
+
+def _utf8(stream) -> bool:
+    return (getattr(stream, "encoding", None) or "").lower().replace("-", "").replace("_", "") == "utf8"
+
+
 def _print_json(obj) -> None:
-    print(json.dumps(obj, indent=2, ensure_ascii=False))
+    print(_json(obj, indent=2))
 
 
 def count(text: str) -> int:
@@ -33,6 +43,12 @@ RELEVANCE_HELP = (
 def positive(text: str) -> int:
     """An argparse type: a whole number >= 1."""
     return _number(text, int, lambda v: v >= 1, "a whole number >= 1")
+
+
+def threads(text: str) -> int:
+    """An argparse type: 1 to the machine's core count (more onnxruntime threads than cores only slow it down)."""
+    cores = os.cpu_count() or 1
+    return _number(text, int, lambda v: 1 <= v <= cores, f"a whole number from 1 to {cores} (this machine's cores)")
 
 
 def weight(text: str) -> float:
@@ -236,13 +252,20 @@ def cmd_rank(a: argparse.Namespace) -> None:
     ranked = _ranker(a).rank(docs, query=a.query)[: a.top or None]
     if a.json or not sys.stdout.isatty():
         for r in ranked:
-            print(json.dumps(r.to_dict(), ensure_ascii=False, allow_nan=False))
+            print(_json(r.to_dict(), allow_nan=False))
         return
     texts = {d.id: d.text for d in docs}
     print(f"{'rank':>4}  {'score':>7}  {'id':<16}  text")
     for r in ranked:
-        text = " ".join("".join(c if c.isprintable() else " " for c in texts[r.id][:200]).split())
-        print(f"{r.rank:>4}  {r.score:7.4f}  {r.id[:16]:<16}  {text[:70]}{'...' if len(text) > 70 else ''}")
+        doc_id, text = _shown(r.id, 16), _shown(texts[r.id], 70)
+        print(f"{r.rank:>4}  {r.score:7.4f}  {doc_id:<16}  {text}")
+
+
+def _shown(text: str, width: int) -> str:
+    """``text`` for one cell of a terminal table: control and format characters (escape sequences, line breaks,
+    a right-to-left override from a feed) become spaces, and a cut is marked with an ellipsis."""
+    text = " ".join("".join(c if c.isprintable() else " " for c in text[: width * 4]).split())
+    return text if len(text) <= width else text[: width - 1] + "\u2026"
 
 
 def cmd_feedback(a: argparse.Namespace) -> None:
@@ -251,6 +274,8 @@ def cmd_feedback(a: argparse.Namespace) -> None:
     from edge_ranker.runtime.store import PreferenceStore
 
     if a.reaction == "undo":  # the store alone: no model to load
+        if a.text is not None:
+            raise EdgeRankerError("--text is for like and dislike; undo forgets every reaction to the document's id")
         store = _existing_store(a.db)
         print(json.dumps({"undone": store.forget_document(a.doc_id), "doc_id": a.doc_id, "db": str(store.path)}))
         return
@@ -264,6 +289,8 @@ def cmd_feedback(a: argparse.Namespace) -> None:
 def cmd_prefs(a: argparse.Namespace) -> None:
     from edge_ranker.runtime.store import PreferenceStore
 
+    if a.out is not None and a.prefs_command != "export":
+        raise EdgeRankerError(f"--out is for export; {a.prefs_command} writes no file (export first to keep a copy)")
     if a.prefs_command == "recover":
         from edge_ranker.runtime.store import default_path
 
@@ -275,7 +302,7 @@ def cmd_prefs(a: argparse.Namespace) -> None:
         if a.out:
             print(f"wrote {store.export_to(a.out)}")
         else:
-            print(store.export_json())
+            print(_json(store.export()))
     elif a.prefs_command == "forget":
         copies = store.forget()
         print(f"deleted all feedback and interests in {store.path}")
@@ -322,14 +349,14 @@ def cmd_bench(a: argparse.Namespace) -> None:
 def cmd_demo(a: argparse.Namespace) -> None:
     from edge_ranker.demo import run_demo
 
-    run_demo(a.semantic, a.relevance, top=a.top)
+    run_demo(a.semantic, None if a.relevance == "none" else a.relevance, top=a.top or None)
 
 
 def _add_ranker_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--semantic", default="semantic", help="semantic model folder or shipped name")
     p.add_argument("--relevance", default="relevance", help=RELEVANCE_HELP)
     p.add_argument("--db", help="preference database (default: the user data folder)")
-    p.add_argument("--threads", type=positive, default=1, help="onnxruntime threads per model (default 1)")
+    p.add_argument("--threads", type=threads, default=1, help="onnxruntime threads per model (default 1)")
     p.add_argument(
         "--personal-weight", type=weight, default=PERSONAL_WEIGHT, help="weight of the stored interests in the fusion"
     )
@@ -533,7 +560,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--semantic", default="semantic", help="semantic model folder or shipped name")
     f.add_argument("--relevance", default="relevance", help=RELEVANCE_HELP)
     f.add_argument("--db", help="preference database (default: the user data folder)")
-    f.add_argument("--threads", type=positive, default=1, help="onnxruntime threads (default 1)")
+    f.add_argument("--threads", type=threads, default=1, help="onnxruntime threads (default 1)")
     f.set_defaults(func=cmd_feedback)
 
     pr = sub.add_parser("prefs", help="export, forget or recover the stored preferences")
@@ -554,7 +581,7 @@ def build_parser() -> argparse.ArgumentParser:
         "teachers that are not installed are skipped with a note)",
     )
     bn.add_argument("--energy", action="store_true", help="also measure energy per inference (RAPL/powercap)")
-    bn.add_argument("--threads", type=positive, default=1, help="threads per model, teachers included (default 1)")
+    bn.add_argument("--threads", type=threads, default=1, help="threads per model, teachers included (default 1)")
     bn.add_argument("--runs", type=positive, default=300, help="timed batch-1 calls per model (default 300)")
     bn.add_argument("--window", type=float, default=2.0, help="energy window seconds (default 2)")
     bn.add_argument("--repeats", type=positive, default=5, help="energy windows per model (default 5)")
@@ -571,8 +598,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     dm = sub.add_parser("demo", help="rank a small multilingual feed for a scripted user with the shipped models")
     dm.add_argument("--semantic", default="semantic", help="semantic model folder or shipped name")
-    dm.add_argument("--relevance", default="relevance", help="relevance model folder or shipped name")
-    dm.add_argument("--top", type=count, default=8, help="documents shown per ranking (default 8)")
+    dm.add_argument(
+        "--relevance", default="relevance", help="relevance model folder or shipped name ('none': no query ranking)"
+    )
+    dm.add_argument("--top", type=count, default=8, help="documents shown per ranking (default 8; 0: all)")
     dm.set_defaults(func=cmd_demo)
     return p
 
@@ -590,6 +619,9 @@ EXTRAS = {
 
 
 def main(argv: list[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):  # a character the output's encoding lacks is escaped, never a crash
+        if not _utf8(stream) and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
     try:
         args.func(args)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -94,7 +95,7 @@ def test_rank_names_the_bad_line(exported, tmp_path, stdin, fragments):
     ("args", "fragments"),
     [
         (["--top", "-3"], ["--top", ">= 0"]),
-        (["--threads", "0"], ["--threads", ">= 1"]),
+        (["--threads", "0"], ["--threads", "from 1 to"]),
         (["--personal-weight", "nan"], ["--personal-weight", "finite"]),
         (["--query-weight", "inf"], ["--query-weight", "finite"]),
     ],
@@ -320,6 +321,47 @@ def test_rank_prints_a_table_on_a_terminal_and_json_when_asked(exported, tmp_pat
     ]
     assert cli_mod.main(["rank", *common, "--json"]) == 0
     assert [json.loads(x)["id"] for x in capsys.readouterr().out.splitlines()] == ["a", "b"]
+
+
+def test_the_table_shows_ids_without_control_characters():
+    from edge_ranker.cli import _shown
+
+    assert _shown("esc\x1b[2J\x1b[31mRED", 16) == "esc [2J [31mRED"
+    assert _shown("l1\nl2\rX", 16) == "l1 l2 X" and _shown("\u202eevil", 16) == "evil"
+    assert _shown("a-very-long-document-id", 16) == "a-very-long-doc\u2026"
+
+
+def test_options_that_do_not_apply_are_refused_and_nothing_is_deleted(exported, tmp_path):
+    db = tmp_path / "p.db"
+    assert cli("feedback", "like", "a", "--text", "x", "--semantic", exported, "--db", db).returncode == 0
+    _one_line_error(cli("prefs", "forget", "--db", db, "--out", tmp_path / "b.json"), "--out is for export")
+    _one_line_error(cli("feedback", "undo", "a", "--text", "x", "--db", db), "--text is for like and dislike")
+    _one_line_error(cli("prefs", "export", "--db", db, "--out", db), "database's own file")
+    assert len(json.loads(cli("prefs", "export", "--db", db).stdout)["feedback"]) == 1
+    _one_line_error(cli("rank", "-", "--threads", "0", "--db", db), "--threads", "from 1 to")
+    _one_line_error(cli("rank", "-", "--threads", str((os.cpu_count() or 1) + 1), "--db", db), "cores")
+
+
+def test_output_in_another_encoding_loses_nothing(exported, tmp_path):
+    db = tmp_path / "p.db"
+    text = "Gr\u00fc\u00dfe \u4e2d\u6587 \U0001f600"
+    assert cli("feedback", "like", "a", "--text", text, "--semantic", exported, "--db", db).returncode == 0
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    r = subprocess.run(
+        [sys.executable, "-m", "edge_ranker.cli", "prefs", "export", "--db", str(db)],
+        capture_output=True,
+        env=env,
+        timeout=300,
+    )
+    assert r.returncode == 0 and r.stdout.isascii(), r.stderr
+    assert json.loads(r.stdout)["feedback"][0]["text"] == text
+    r = subprocess.run(
+        [sys.executable, "-m", "edge_ranker.cli", "demo", "--semantic", str(exported), "--relevance", "none"],
+        capture_output=True,
+        env=env,
+        timeout=300,
+    )
+    assert r.returncode == 0 and b"Traceback" not in r.stderr and b"personalised search" not in r.stdout
 
 
 def test_prefs_and_undo_never_create_a_store(tmp_path):

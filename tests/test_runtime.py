@@ -125,6 +125,51 @@ def test_none_is_empty_text_and_a_non_list_is_refused(enc, tmp_path):
 def test_bytes_and_invalid_utf8(enc):
     v = enc.encode([b"caf\xc3\xa9", b"\xff\xfe\xfa broken", "lone \ud800 surrogate"])
     assert np.isfinite(v).all()
+    np.testing.assert_array_equal(enc.encode(bytearray(b"caf\xc3\xa9")), enc.encode("caf\u00e9"))
+
+
+def test_documents_without_a_word_go_last(enc, tmp_path):
+    """Empty, blank, punctuation-only and emoji-only texts hold nothing to match, for a query or for interests."""
+    ranker = Ranker(enc, enc, PreferenceStore(tmp_path / "p.db"))
+    wordless = ["", "   ", "...", "\U0001f680\U0001f389", "\x00\n"]
+    docs = [Document(f"w{i}", t) for i, t in enumerate(wordless)] + [
+        Document(f"d{i}", t) for i, t in enumerate(VARIED[3:9])
+    ]
+    last = {f"w{i}" for i in range(len(wordless))}
+    assert set(ranker.rank(docs, query="river").ids[-len(wordless) :]) == last
+    ranker.feedback(Document("l", "green river water"), "like")
+    assert set(ranker.rank(docs).ids[-len(wordless) :]) == last
+    assert set(ranker.rank(docs, query="").ids[-len(wordless) :]) == last  # an empty query: interests alone
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [({"threads": 0}, "threads"), ({"threads": "2"}, "threads"), ({"batch_size": 0}, "batch_size")],
+)
+def test_encoder_settings_are_checked_at_load(tiny_model, kwargs, match):
+    with pytest.raises(EdgeRankerError, match=match):
+        Encoder.load(tiny_model, **kwargs)
+
+
+def test_wrong_types_get_messages_not_python_errors(enc, tmp_path):
+    store = PreferenceStore(tmp_path / "p.db")
+    for semantic, relevance, st_, match in [
+        (enc, enc, None, "PreferenceStore"),
+        ("semantic", enc, store, "semantic model must be an Encoder"),
+        (enc, "relevance", store, "relevance model must be an Encoder"),
+    ]:
+        with pytest.raises(EdgeRankerError, match=match):
+            Ranker(semantic, relevance, st_)
+    for bad in (None, 5, b"semantic"):
+        with pytest.raises(EdgeRankerError, match="folder path or a shipped name"):
+            Encoder.load(bad)
+    ranker = Ranker(enc, enc, store)
+    with pytest.raises(EdgeRankerError, match="array of numbers"):
+        ranker.rank([Document("a", "x")], semantic_vectors="abc")
+    with pytest.raises(EdgeRankerError, match="non-blank"):
+        Document("   ", "x")
+    with pytest.raises(EdgeRankerError, match="milliseconds"):
+        Document.from_dict({"id": "a", "text": "x", "published": 1.7e12})
 
 
 TEXT = st.one_of(

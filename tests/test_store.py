@@ -65,6 +65,38 @@ def test_export_and_forget(tmp_path):
     assert not any("héllo".encode() in q.read_bytes() for q in files)
 
 
+def test_an_export_never_replaces_the_database_or_an_earlier_export(tmp_path, monkeypatch):
+    s = PreferenceStore(tmp_path / "p.db")
+    s.add_feedback("a", vec(1, 0), "like", "m", text="kept")
+    for target in ("p.db", "p.db-wal", "p.db-shm"):
+        with pytest.raises(EdgeRankerError, match="database's own file"):
+            s.export_to(tmp_path / target)
+    (tmp_path / "link.db").symlink_to(tmp_path / "p.db")
+    with pytest.raises(EdgeRankerError, match="database's own file"):
+        s.export_to(tmp_path / "link.db")
+    assert PreferenceStore(tmp_path / "p.db").export()["feedback"][0]["text"] == "kept"
+    out = s.export_to(tmp_path / "backup.json")
+    earlier = out.read_bytes()
+    s.add_feedback("b", vec(0, 1), "like", "m", text="new")
+
+    def full_disk(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full_disk)
+    with pytest.raises(EdgeRankerError, match="No space left on device; an earlier file there is unchanged"):
+        s.export_to(out)
+    assert out.read_bytes() == earlier
+    assert sorted(q.name for q in tmp_path.iterdir() if "backup" in q.name) == ["backup.json"]  # no temporary left
+
+
+def test_a_path_that_is_not_a_path_is_refused_and_home_is_expanded(tmp_path, monkeypatch):
+    for bad in (5, b"/tmp/x.db", "  "):
+        with pytest.raises(EdgeRankerError, match="preference database path"):
+            PreferenceStore(bad)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert PreferenceStore("~/prefs.db").path == tmp_path / "prefs.db"
+
+
 def test_newer_schema_refused(tmp_path):
     p = tmp_path / "p.db"
     PreferenceStore(p).close()
@@ -180,13 +212,13 @@ def test_public_api_names_resolve():
 def test_files_are_private_to_the_user(tmp_path):
     old = os.umask(0o022)
     try:
-        p = tmp_path / "new-folder" / "p.db"
+        p = tmp_path / "new-folder" / "inner" / "p.db"
         s = PreferenceStore(p)
         s.add_feedback("a", vec(1, 0), "like", "m", text="private")
         out = s.export_to(tmp_path / "export.json")
         modes = {q.name: q.stat().st_mode & 0o777 for q in (p, Path(str(p) + "-wal"), out)}
         assert modes == {"p.db": 0o600, "p.db-wal": 0o600, "export.json": 0o600}
-        assert p.parent.stat().st_mode & 0o777 == 0o700
+        assert p.parent.stat().st_mode & 0o777 == p.parent.parent.stat().st_mode & 0o777 == 0o700
     finally:
         os.umask(old)
 
@@ -390,7 +422,7 @@ def test_paths_are_paths(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     PreferenceStore(":memory:").add_feedback("a", vec(1, 0), "like", "m")  # a file of that name, not RAM
     assert PreferenceStore(":memory:").feedback_count() == 1
-    with pytest.raises(EdgeRankerError, match="folder"):
+    with pytest.raises(EdgeRankerError, match="non-empty path"):
         PreferenceStore("")
     odd = tmp_path / "prefs[1].db"
     odd.write_bytes(b"damaged" * 100)

@@ -107,6 +107,8 @@ def main() -> None:
         res = run(a.spec, a.threads, a.runs, a.energy, a.powercap_root, a.window, a.repeats)
     except NotInstalled as exc:
         res = {"spec": a.spec, "skipped": f"not installed ({exc})"}
+    except EdgeRankerError as exc:  # the parent reports the message's last line as this model's error
+        sys.exit(f"{a.spec}: {exc}")
     print(json.dumps(res))
 
 

@@ -27,7 +27,7 @@ def load_feed() -> tuple[list[Document], dict]:
     return docs, json.loads(base.joinpath("history.json").read_text("utf-8"))
 
 
-def _show(title: str, ranked: list[Ranked], docs: dict[str, Document], top: int, out) -> None:
+def _show(title: str, ranked: list[Ranked], docs: dict[str, Document], top: int | None, out) -> None:
     print(f"\n== {title} ==", file=out)
     for r in ranked[:top]:
         why = []
@@ -47,8 +47,9 @@ def _show(title: str, ranked: list[Ranked], docs: dict[str, Document], top: int,
         print(f"{r.rank:2d}. {r.id:<14} {text[:62]:<62}  {'; '.join(why)}", file=out)
 
 
-def run_demo(semantic: str = "semantic", relevance: str = "relevance", top: int = 8, out=None) -> dict:
-    """Cold start, then after the scripted likes/dislikes, then with the scripted query; returns the orders."""
+def run_demo(semantic: str = "semantic", relevance: str | None = "relevance", top: int | None = 8, out=None) -> dict:
+    """Cold start, then after the scripted likes/dislikes, then with the scripted query (none without a relevance
+    model); returns the orders. ``top``: documents shown per ranking (None: all)."""
     import sys
 
     out = out or sys.stdout
@@ -57,7 +58,7 @@ def run_demo(semantic: str = "semantic", relevance: str = "relevance", top: int 
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         store = PreferenceStore(Path(tmp) / "demo.sqlite")
-        ranker = Ranker(Encoder.load(semantic), Encoder.load(relevance), store)
+        ranker = Ranker(Encoder.load(semantic), Encoder.load(relevance) if relevance is not None else None, store)
         now = time.time()
         result = {"cold": [r.id for r in ranker.rank(docs, now=now)]}
         _show("cold start: no feedback yet", ranker.rank(docs, now=now), by_id, top, out)
@@ -69,9 +70,11 @@ def run_demo(semantic: str = "semantic", relevance: str = "relevance", top: int 
         ranked = ranker.rank(docs, now=now)
         result["personal"] = [r.id for r in ranked]
         _show("after the likes and dislikes", ranked, by_id, top, out)
-        ranked = ranker.rank(docs, query=history["query"], now=now)
-        result["query"] = [r.id for r in ranked]
-        _show(f"personalised search: {history['query']!r}", ranked, by_id, top, out)
+        if ranker.relevance is not None:
+            ranked = ranker.rank(docs, query=history["query"], now=now)
+            result["query"] = [r.id for r in ranked]
+            _show(f"personalised search: {history['query']!r}", ranked, by_id, top, out)
         store.close()
-    print(f"\n(ranked {len(docs)} documents three times in {time.perf_counter() - t0:.2f} s, on this device)", file=out)
+    seconds = time.perf_counter() - t0
+    print(f"\n(ranked {len(docs)} documents {len(result)} times in {seconds:.2f} s, on this device)", file=out)
     return result

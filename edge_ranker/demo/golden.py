@@ -94,14 +94,17 @@ def write_embeddings(enc: Encoder, path: Path) -> None:
 # A query in another language than the feed's cooking items: its words are partly missing from the documents, so
 # the semantic model's cosine joins the query score (``lexical.query_scores``).
 CROSSING_QUERY = "Tomatensuppe mit Basilikum und garlic"
+# A document without a word (emoji and punctuation): interests and queries rank it last (``lexical.has_word``).
+WORDLESS = Document("no-words", "\U0001f642 \u2026 !!")
 
 
 def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -> None:
-    """A scripted like/dislike history over the 20 days before ``now``, then the demo feed ranked without a query,
-    with the demo's query and with ``CROSSING_QUERY``."""
+    """A scripted like/dislike history over the 20 days before ``now``, then the demo feed and ``WORDLESS`` ranked
+    without a query, with the demo's query and with ``CROSSING_QUERY``."""
     from edge_ranker.demo import load_feed
 
     docs, history = load_feed()
+    docs = [*docs, WORDLESS]
     now = 1_750_000_000.0  # a fixed past instant: reaction times may not lie in the future
     cfg = CoIConfig()
     ranker = Ranker(semantic, relevance, PreferenceStore(tmp / "golden.sqlite", cfg))

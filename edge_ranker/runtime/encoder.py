@@ -10,6 +10,7 @@ their token-weighted mean: a long document counts as a whole instead of by its f
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,7 +29,11 @@ CHARS_PER_TOKEN_CAP = 64  # a WordPiece token never covers more characters than 
 
 def resolve_model_path(name_or_path: str | Path) -> Path:
     """A folder path, or the name of a model shipped inside the package (``semantic``, ``relevance``)."""
-    p = Path(name_or_path)
+    if not isinstance(name_or_path, (str, os.PathLike)) or isinstance(name_or_path, bytes):
+        raise EdgeRankerError(
+            f"a model is a folder path or a shipped name (str or pathlib.Path), got {type(name_or_path).__name__}"
+        )
+    p = Path(name_or_path).expanduser()
     if p.is_dir():
         return p
     shipped = MODELS_DIR / str(name_or_path)
@@ -55,8 +60,8 @@ def clean_text(text: str | bytes | None) -> str:
     """Make any input encodable: decode bytes leniently, replace lone surrogates, None -> ''."""
     if text is None:
         return ""
-    if isinstance(text, bytes):
-        return text.decode("utf-8", errors="replace")
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        return bytes(text).decode("utf-8", errors="replace")
     if not isinstance(text, str):
         raise EdgeRankerError(f"text must be str or bytes, got {type(text).__name__}")
     return text.encode("utf-8", errors="replace").decode("utf-8")
@@ -76,6 +81,9 @@ class Encoder:
         session_options: ort.SessionOptions | None = None,
         providers: list[str] | None = None,
     ) -> None:
+        for what, value in (("threads", threads), ("batch_size", batch_size)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise EdgeRankerError(f"{what} must be a whole number >= 1, got {value!r}")
         self.folder, self.manifest = folder, manifest
         self.dim, self.max_length, self.batch_size = manifest.dim, manifest.max_length, batch_size
         opts = session_options or ort.SessionOptions()
@@ -190,7 +198,7 @@ class Encoder:
                 f"model {self.name!r} has no roles (it embeds queries and passages alike): "
                 f"call encode without role={role!r}"
             )
-        single = texts is None or isinstance(texts, (str, bytes))
+        single = texts is None or isinstance(texts, (str, bytes, bytearray, memoryview))
         try:
             items = [texts] if single else list(texts)
         except TypeError:

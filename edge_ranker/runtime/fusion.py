@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-# Default weights: an explicit query outranks implicit interests; the query's BM25 weighs as much as its cosine, and
-# so does the semantic model's query cosine where none of the query's words are in the documents (``query_scores``).
+# Default weights: an explicit query weighs twice the implicit interests; the query's BM25 weighs as much as its
+# cosine, and so does the semantic model's query cosine where none of the query's words are in the documents
+# (``query_scores``).
 PERSONAL_WEIGHT = 0.5
 QUERY_WEIGHT = 1.0
 LEXICAL_WEIGHT = 1.0

@@ -144,3 +144,10 @@ def query_scores(
     if semantic_share:
         out = out + semantic_share * standardise(semantic)
     return out
+
+
+def has_word(text: str) -> bool:
+    """Whether ``text`` holds a word BM25 would count (a letter or number): a text without one (empty, blank,
+    only punctuation or emoji) holds nothing that interests or a query can match, yet its vector sits close to
+    many others (an empty document ranked second for any query), so the ranker puts it last."""
+    return any(unicodedata.category(c)[0] in "LN" for c in text)

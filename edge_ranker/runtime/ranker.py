@@ -35,18 +35,19 @@ from edge_ranker.runtime.cache import CACHE_VECTORS, VectorCache
 from edge_ranker.runtime.encoder import Encoder, clean_text
 from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT, SEMANTIC_QUERY_WEIGHT, rrf
 from edge_ranker.runtime.interests import PersonalScores, personal_scores
-from edge_ranker.runtime.lexical import Bag, Feed, bm25, coverage, query_scores, terms
+from edge_ranker.runtime.lexical import Bag, Feed, bm25, coverage, has_word, query_scores, terms
 from edge_ranker.runtime.store import PreferenceStore, check_id
 
 log = logging.getLogger("edge_ranker")
 QUERY_CACHE = 64
 PROGRESS_FROM = 2_000  # texts to embed before a progress bar is worth showing (about a second)
+LAST_SECOND = 253_402_300_799  # 9999-12-31T23:59:59Z: a later 'published' is a unit mistake (milliseconds)
 HALF = np.float32(1 / np.sqrt(2.0))  # two unit vectors side by side times this: a unit vector
 
 
 @dataclass
 class Document:
-    """A document to rank: a non-empty string ``id``, its ``text`` (any text; bytes are decoded leniently) and
+    """A document to rank: a non-blank string ``id``, its ``text`` (any text; bytes are decoded leniently) and
     optionally when it was ``published`` (unix seconds), which orders a feed before the user has reacted."""
 
     id: str
@@ -61,6 +62,10 @@ class Document:
         pub = self.published
         if pub is not None and (isinstance(pub, bool) or not isinstance(pub, (int, float)) or not _finite(pub)):
             raise EdgeRankerError(f"document {self.id}: 'published' must be unix seconds, got {pub!r}")
+        if pub is not None and pub > LAST_SECOND:  # would sort first in every cold start, for ever
+            raise EdgeRankerError(
+                f"document {self.id}: 'published' {pub!r} lies after the year 9999: unix seconds, not milliseconds?"
+            )
 
     @classmethod
     def from_dict(cls, d: dict) -> Document:
@@ -226,6 +231,14 @@ class Ranker:
         cache_vectors: int = CACHE_VECTORS,
         show_progress_bar: bool = False,
     ) -> None:
+        for name, model in (("semantic", semantic), ("relevance", relevance)):  # an Encoder or a wrapper of one
+            if not all(hasattr(model, a) for a in ("encode", "manifest")) and (model is not None or name == "semantic"):
+                raise EdgeRankerError(
+                    f"the {name} model must be an Encoder (Encoder.load({name!r}))"
+                    f"{', or None' if name == 'relevance' else ''}, got {type(model).__name__}"
+                )
+        if not isinstance(store, PreferenceStore):
+            raise EdgeRankerError(f"store must be a PreferenceStore(path), got {type(store).__name__}")
         if isinstance(k, bool) or not (isinstance(k, int) and k > 0):
             raise EdgeRankerError(f"RRF k must be a positive integer, got {k!r}")
         weights = (
@@ -373,13 +386,16 @@ class Ranker:
         if passage_vectors is not None and self.relevance is None:
             raise EdgeRankerError("passage_vectors need a relevance model")
         passages = _given(passage_vectors, n, self.relevance.dim, "passage_vectors") if self.relevance else None
+        # a document without a word goes last for the interests and the query alike (``has_word``)
+        if use_personal or use_query:
+            wordless = np.fromiter((not has_word(self.semantic.cut(t)) for t in texts), bool, n)
         if use_personal:
             emb = self._embed(self.semantic, texts, None) if emb is None else emb
             if self.relevance is not None:
                 passages = self._embed(self.relevance, texts, "passage") if passages is None else passages
             interest = self.interest_vectors(texts, emb, passages)
             personal = personal_scores(interest, positive, negative, now, self.config)
-            parts["personal"] = rrf(personal.score, self.personal_weight, self.k)
+            parts["personal"] = rrf(np.where(wordless, -np.inf, personal.score), self.personal_weight, self.k)
         if use_query:
             rel = self.relevance
             passages = self._embed(rel, texts, "passage") if passages is None else passages
@@ -401,7 +417,7 @@ class Ranker:
                 cover=1.0 if cover is None else cover,
                 semantic_weight=self.semantic_query_weight,
             )
-            parts["query"] = rrf(score, self.query_weight, self.k)
+            parts["query"] = rrf(np.where(wordless, -np.inf, score), self.query_weight, self.k)
         if not parts:  # cold start: newest first, unknown dates last, then input order
             recency = np.array([d.published if d.published is not None else -math.inf for d in docs])
             recency = np.where(np.isfinite(recency), recency, -1e18) - np.arange(n) * 1e-9
@@ -438,7 +454,10 @@ def _finite(x: float) -> bool:
 def _given(vectors: np.ndarray | None, n: int, dim: int, name: str) -> np.ndarray | None:
     if vectors is None:
         return None
-    v = np.asarray(vectors, dtype=np.float32)
+    try:
+        v = np.asarray(vectors, dtype=np.float32)
+    except (TypeError, ValueError) as exc:
+        raise EdgeRankerError(f"{name} must be an array of numbers, got {type(vectors).__name__}") from exc
     if v.shape != (n, dim) or not np.isfinite(v).all():
         raise EdgeRankerError(f"{name} must be finite, of shape ({n}, {dim}), got shape {v.shape}")
     return v

@@ -20,10 +20,11 @@ import math
 import os
 import shutil
 import sqlite3
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import numpy as np
@@ -80,6 +81,7 @@ APPLICATION_ID = 0x45524B52  # "ERKR" in the file header: this file is an edge-r
 FUTURE_SLACK_S = DAY  # a device clock may run ahead; a reaction further in the future is refused
 MAX_VECTORS = 100_000  # document vectors kept in the file (about 60 MB at 128-d); the least recently saved go
 SQL_CHUNK = 500  # host parameters per statement, well under SQLite's limit
+DB_FILE_SUFFIXES = ("", "-wal", "-shm", "-journal")  # the database file and SQLite's files beside it
 
 
 def default_path() -> Path:
@@ -103,6 +105,11 @@ def describe(exc: sqlite3.Error | str, path: Path) -> EdgeRankerError:
         )
     if code.startswith("SQLITE_FULL") or "is full" in msg:
         return EdgeRankerError(f"cannot write to {path}: the disk is full ({msg}); nothing of this change was stored")
+    if code.startswith("SQLITE_IOERR") or "disk I/O error" in msg:  # what a full disk gives once the WAL exists
+        return EdgeRankerError(
+            f"preference database {path}: the disk could not be read or written ({msg}): is it full, read-only or "
+            "failing? What was stored before is kept"
+        )
     if code.startswith("SQLITE_READONLY") or "readonly" in msg:
         return EdgeRankerError(f"preference database {path} is read-only ({msg}); make it and its folder writable")
     if code.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in msg:
@@ -123,8 +130,10 @@ def _check_path(path: Path) -> None:
     if path.is_symlink() and not path.exists():
         raise EdgeRankerError(f"{path} is a symbolic link to {os.readlink(path)}, which does not exist")
     if not path.parent.is_dir():
-        try:
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        try:  # every folder made here is private, not only the last (``mkdir(parents=True)`` makes the others 0755)
+            for folder in [*reversed(path.parent.parents), path.parent]:
+                if not folder.is_dir():
+                    folder.mkdir(mode=0o700, exist_ok=True)
         except OSError as exc:
             raise EdgeRankerError(
                 f"cannot create the folder {path.parent} for the preference database: {exc.strerror}"
@@ -158,7 +167,7 @@ class PreferenceStore:
     def __init__(
         self, path: str | Path | None = None, config: CoIConfig | None = None, max_vectors: int = MAX_VECTORS
     ) -> None:
-        self.path = Path(path) if path is not None else default_path()
+        self.path = _user_path(path, "preference database path") if path is not None else default_path()
         self.config = config or CoIConfig()
         self.max_vectors = max_vectors
         self._lock = threading.RLock()
@@ -249,7 +258,7 @@ class PreferenceStore:
         linked under a new, never reused name) before any original is removed, the WAL before the main file, so
         a kill at any point loses no committed row.
         """
-        path = Path(path)
+        path = _user_path(path, "preference database path")
         if path.is_dir():
             raise EdgeRankerError(f"{path} is a folder, not a preference database")
         if not path.is_file():
@@ -281,7 +290,7 @@ class PreferenceStore:
     @staticmethod
     def recovery_copies(path: str | Path) -> list[Path]:
         """The files ``recover`` left beside ``path`` (they hold the user's data too)."""
-        path = Path(path)
+        path = _user_path(path, "preference database path")
         return sorted(path.parent.glob(f"{glob.escape(path.name)}.corrupt-*"))
 
     def close(self) -> None:
@@ -339,7 +348,7 @@ class PreferenceStore:
     def forget_document(self, doc_id: str) -> int:
         """Undo every reaction to ``doc_id``: the events go and the interests are rebuilt from the others, as if
         it had never been liked or disliked. Returns how many events went (0: nothing to undo)."""
-        check_id(doc_id)
+        check_id(doc_id, blank_ok=True)
         with self._write():
             texts = self._db.execute("SELECT text FROM feedback WHERE doc_id=? AND text IS NOT NULL", (doc_id,))
             hashes = [text_hash(t) for (t,) in texts.fetchall()]
@@ -523,21 +532,49 @@ class PreferenceStore:
         return json.dumps(self.export(), ensure_ascii=False)
 
     def export_to(self, path: str | Path) -> Path:
-        """Write ``export_json`` to a new or replaced file readable by the user alone (0600)."""
-        path = Path(path)
+        """Write ``export_json`` to a new or replaced file readable by the user alone (0600). The text goes to a
+        temporary file beside it, renamed over the target once whole: a full disk or a crash leaves an earlier
+        export as it was. The database's own files are refused, since the export would replace the data."""
+        path = _user_path(path, "export file")
         if path.is_dir():
             raise EdgeRankerError(f"{path} is a folder; give a file name for the export")
         if not path.parent.is_dir():
             raise EdgeRankerError(f"cannot write {path}: the folder {path.parent} does not exist")
+        if any(_same_file(path, Path(f"{self.path}{suffix}")) for suffix in DB_FILE_SUFFIXES):
+            raise EdgeRankerError(f"{path} is the preference database's own file; export to another file")
         data = self.export_json().encode("utf-8")
+        tmp = None
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            os.fchmod(fd, 0o600)  # an existing file keeps its mode on open: make it private too
-            with os.fdopen(fd, "wb") as fh:
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            with os.fdopen(fd, "wb") as fh:  # mkstemp makes it 0600
                 fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
         except OSError as exc:
-            raise EdgeRankerError(f"cannot write {path}: {exc.strerror}") from exc
+            if tmp is not None:
+                with suppress(OSError):
+                    os.unlink(tmp)
+            raise EdgeRankerError(f"cannot write {path}: {exc.strerror}; an earlier file there is unchanged") from exc
         return path
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file (through links or another spelling); false when either is absent."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return a.absolute() == b.absolute()
+
+
+def _user_path(path: object, what: str) -> Path:
+    """A path an app or the CLI gave, as a ``Path`` with ``~`` expanded; anything else is refused in words."""
+    if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes):
+        raise EdgeRankerError(f"the {what} must be a path (str or pathlib.Path), got {type(path).__name__}")
+    text = os.fspath(path)
+    if not isinstance(text, str) or not text.strip():
+        raise EdgeRankerError(f"the {what} must be a non-empty path, got {text!r}")
+    return Path(text).expanduser()
 
 
 def _check_size(cois: list[CoI], emb: np.ndarray, model: str) -> None:
@@ -549,10 +586,11 @@ def _check_size(cois: list[CoI], emb: np.ndarray, model: str) -> None:
         )
 
 
-def check_id(doc_id: object) -> None:
-    """A document id is an identity: a non-empty string of valid Unicode, refused (never altered) otherwise."""
-    if not isinstance(doc_id, str) or not doc_id:
-        raise EdgeRankerError(f"a document id must be a non-empty string, got {doc_id!r}")
+def check_id(doc_id: object, blank_ok: bool = False) -> None:
+    """A document id is an identity: a string of valid Unicode, not empty nor (``blank_ok`` aside, which lets an
+    id stored before this check be forgotten) blank, refused (never altered) otherwise."""
+    if not isinstance(doc_id, str) or not doc_id or (not blank_ok and not doc_id.strip()):
+        raise EdgeRankerError(f"a document id must be a non-blank string, got {doc_id!r}")
     try:
         doc_id.encode("utf-8")
     except UnicodeEncodeError as exc:

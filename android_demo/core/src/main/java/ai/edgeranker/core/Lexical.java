@@ -152,4 +152,12 @@ public final class Lexical {
         }
         return out;
     }
+
+    /**
+     * Whether the text holds a word BM25 would count (a letter or number): a text without one holds nothing that
+     * interests or a query can match, and the ranker puts it last (Python's lexical.has_word).
+     */
+    public static boolean hasWord(String text) {
+        return text.codePoints().anyMatch(Lexical::isLetterOrNumber);
+    }
 }

@@ -122,6 +122,17 @@ public final class Ranker {
                 key -> Lexical.counts(Lexical.terms(relevance.cut(text))));
     }
 
+    /** The scores with every document without a word last (Lexical.hasWord on what the semantic model reads). */
+    private double[] wordlessLast(double[] scores, List<Document> docs) {
+        double[] out = scores.clone();
+        for (int i = 0; i < out.length; i++) {
+            if (!Lexical.hasWord(semantic.cut(docs.get(i).text))) {
+                out[i] = Double.NEGATIVE_INFINITY;
+            }
+        }
+        return out;
+    }
+
     /** A like (or dislike) of a text at unix time ts; returns the vector the interests took in. */
     public float[] feedback(String text, boolean like, double ts) {
         float[] v = interestVector(text);
@@ -160,7 +171,7 @@ public final class Ranker {
             for (int i = 0; i < n; i++) {
                 scores[i] = personal[i].score;
             }
-            fuse("personal", scores, personalWeight, total, parts);
+            fuse("personal", wordlessLast(scores, docs), personalWeight, total, parts);
         }
         if (useQuery) {
             float[] qv = relevance.encode(q, "query");
@@ -189,7 +200,7 @@ public final class Ranker {
             }
             double[] scores = Lexical.queryScores(cosine, lexical, lexicalWeight, semanticCosine, cover,
                     semanticQueryWeight);
-            fuse("query", scores, queryWeight, total, parts);
+            fuse("query", wordlessLast(scores, docs), queryWeight, total, parts);
         }
         if (!usePersonal && !useQuery) {  // unknown dates last; the tiny step keeps input order among equals
             double[] recency = new double[n];
