@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
 import math
 import os
@@ -21,7 +22,14 @@ def _json(obj, **kw) -> str:
 
 
 def _utf8(stream) -> bool:
-    return (getattr(stream, "encoding", None) or "").lower().replace("-", "").replace("_", "") == "utf8"
+    """Whether ``stream`` takes any character: a UTF-8 stream (by any alias) or one of text alone (StringIO)."""
+    encoding = getattr(stream, "encoding", None)
+    if encoding is None:
+        return True
+    try:
+        return codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        return False
 
 
 def _print_json(obj) -> None:
@@ -46,9 +54,13 @@ def positive(text: str) -> int:
 
 
 def threads(text: str) -> int:
-    """An argparse type: 1 to the machine's core count (more onnxruntime threads than cores only slow it down)."""
-    cores = os.cpu_count() or 1
-    return _number(text, int, lambda v: 1 <= v <= cores, f"a whole number from 1 to {cores} (this machine's cores)")
+    """An argparse type: the runtime's thread count (``check_threads``)."""
+    from edge_ranker.runtime.encoder import check_threads
+
+    try:
+        return check_threads(int(text))
+    except (ValueError, EdgeRankerError) as exc:
+        raise argparse.ArgumentTypeError(f"{exc if isinstance(exc, EdgeRankerError) else 'a whole number'}") from exc
 
 
 def weight(text: str) -> float:
@@ -192,11 +204,17 @@ def cmd_quantize_compare(a: argparse.Namespace) -> None:
     _print_json(compare_variants(a.model_dir, a.out, a.variants or None, evaluate))
 
 
+def _relevance_name(a: argparse.Namespace) -> str | None:
+    """The relevance model a command holds beside the semantic one (``--relevance none``: none)."""
+    return None if a.relevance == "none" else a.relevance
+
+
 def _relevance(a: argparse.Namespace):
-    """The relevance model ``feedback`` and ``rank`` hold beside the semantic one (``--relevance none``: none)."""
+    """The relevance model ``feedback`` and ``rank`` load (``_relevance_name``)."""
     from edge_ranker.runtime.encoder import Encoder
 
-    return None if a.relevance == "none" else Encoder.load(a.relevance, threads=a.threads)
+    name = _relevance_name(a)
+    return None if name is None else Encoder.load(name, threads=a.threads)
 
 
 def _ranker(a: argparse.Namespace):
@@ -228,8 +246,9 @@ def _read_docs(path: str | None) -> list:
             lines = p.read_text(encoding="utf-8-sig", errors="replace").splitlines()
         except OSError as exc:
             raise EdgeRankerError(f"cannot read {path}: {exc.strerror}") from exc
-    else:
-        lines = sys.stdin.read().removeprefix("\ufeff").splitlines()
+    else:  # UTF-8 whatever the locale says, as files are read
+        raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+        lines = raw.decode("utf-8-sig", errors="replace").splitlines()
     docs, first_line = [], {}
     for n, line in enumerate(lines, start=1):
         if not line.strip():
@@ -299,7 +318,7 @@ def cmd_prefs(a: argparse.Namespace) -> None:
         return
     store = _existing_store(a.db)
     if a.prefs_command == "export":
-        if a.out:
+        if a.out is not None:
             print(f"wrote {store.export_to(a.out)}")
         else:
             print(_json(store.export()))
@@ -313,9 +332,9 @@ def cmd_prefs(a: argparse.Namespace) -> None:
 def _existing_store(db: str | None):
     """The preference store at ``db`` (default: the user's), refusing to create one: reading or deleting a store
     that is not there should say so, not make an empty one."""
-    from edge_ranker.runtime.store import PreferenceStore, default_path
+    from edge_ranker.runtime.store import PreferenceStore, default_path, user_path
 
-    path = Path(db) if db is not None else default_path()
+    path = user_path(db, "preference database path") if db is not None else default_path()
     if not path.exists():
         raise EdgeRankerError(f"no preference database at {path}: nothing is stored there")
     return PreferenceStore(path)
@@ -349,7 +368,7 @@ def cmd_bench(a: argparse.Namespace) -> None:
 def cmd_demo(a: argparse.Namespace) -> None:
     from edge_ranker.demo import run_demo
 
-    run_demo(a.semantic, None if a.relevance == "none" else a.relevance, top=a.top or None)
+    run_demo(a.semantic, _relevance_name(a), top=a.top)
 
 
 def _add_ranker_args(p: argparse.ArgumentParser) -> None:
@@ -619,9 +638,10 @@ EXTRAS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    for stream in (sys.stdout, sys.stderr):  # a character the output's encoding lacks is escaped, never a crash
-        if not _utf8(stream) and hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="backslashreplace")
+    if argv is None:  # the console script: a character the output's encoding lacks is escaped, never a crash
+        for stream in (sys.stdout, sys.stderr):
+            if not _utf8(stream) and hasattr(stream, "reconfigure"):
+                stream.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
     try:
         args.func(args)

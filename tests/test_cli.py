@@ -336,7 +336,8 @@ def test_options_that_do_not_apply_are_refused_and_nothing_is_deleted(exported, 
     assert cli("feedback", "like", "a", "--text", "x", "--semantic", exported, "--db", db).returncode == 0
     _one_line_error(cli("prefs", "forget", "--db", db, "--out", tmp_path / "b.json"), "--out is for export")
     _one_line_error(cli("feedback", "undo", "a", "--text", "x", "--db", db), "--text is for like and dislike")
-    _one_line_error(cli("prefs", "export", "--db", db, "--out", db), "database's own file")
+    _one_line_error(cli("prefs", "export", "--db", db, "--out", db), "SQLite database")
+    _one_line_error(cli("prefs", "export", "--db", db, "--out", ""), "non-empty path")
     assert len(json.loads(cli("prefs", "export", "--db", db).stdout)["feedback"]) == 1
     _one_line_error(cli("rank", "-", "--threads", "0", "--db", db), "--threads", "from 1 to")
     _one_line_error(cli("rank", "-", "--threads", str((os.cpu_count() or 1) + 1), "--db", db), "cores")
@@ -362,6 +363,32 @@ def test_output_in_another_encoding_loses_nothing(exported, tmp_path):
         timeout=300,
     )
     assert r.returncode == 0 and b"Traceback" not in r.stderr and b"personalised search" not in r.stdout
+    r = subprocess.run(  # standard input is read as UTF-8 whatever the locale
+        [sys.executable, "-m", "edge_ranker.cli", "rank", "-", "--semantic", str(exported), "--db", str(db)],
+        input=json.dumps({"id": "c", "text": "caf\u00e9"}, ensure_ascii=False).encode("utf-8"),
+        capture_output=True,
+        env=env,
+        timeout=300,
+    )
+    assert r.returncode == 0 and json.loads(r.stdout)["id"] == "c", r.stderr
+
+
+def test_a_home_relative_database_is_found_by_every_command(exported, tmp_path):
+    env = {**os.environ, "HOME": str(tmp_path)}
+    for args in (
+        ["feedback", "like", "a", "--text", "x", "--semantic", str(exported)],
+        ["prefs", "export"],
+        ["feedback", "undo", "a"],
+    ):
+        r = subprocess.run(
+            [sys.executable, "-m", "edge_ranker.cli", *args, "--db", "~/p.db"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
+        assert r.returncode == 0, r.stderr
+    assert (tmp_path / "p.db").is_file()
 
 
 def test_prefs_and_undo_never_create_a_store(tmp_path):

@@ -159,3 +159,12 @@ def test_passage_vectors_without_a_relevance_model_are_an_error(shipped, tmp_pat
 def test_the_semantic_query_weight_must_be_a_finite_number_at_least_zero(shipped, tmp_path, weight):
     with PreferenceStore(tmp_path / "a.db") as store, pytest.raises(EdgeRankerError, match="semantic query weight"):
         Ranker(*shipped, store, semantic_query_weight=weight)
+
+
+def test_has_word_agrees_with_the_jvm_on_the_golden_test_texts():
+    """The same texts as GoldenTest.documents (android_demo/core)."""
+    from edge_ranker.runtime.lexical import has_word
+
+    assert not any(has_word(t) for t in ["", "   ", "...", "\U0001f680\U0001f389", "\x00\n", "\u2026 !!"])
+    assert all(has_word(t) for t in ["a", "... 7", "\u00e9t\u00e9", "\u4e2d", "\u00bd"])
+    assert not has_word("... word", end=3) and has_word("-" * 10_000 + "x")

@@ -68,25 +68,31 @@ def test_export_and_forget(tmp_path):
 def test_an_export_never_replaces_the_database_or_an_earlier_export(tmp_path, monkeypatch):
     s = PreferenceStore(tmp_path / "p.db")
     s.add_feedback("a", vec(1, 0), "like", "m", text="kept")
-    for target in ("p.db", "p.db-wal", "p.db-shm"):
-        with pytest.raises(EdgeRankerError, match="database's own file"):
-            s.export_to(tmp_path / target)
+    PreferenceStore(tmp_path / "other.db").close()  # another profile's store
     (tmp_path / "link.db").symlink_to(tmp_path / "p.db")
-    with pytest.raises(EdgeRankerError, match="database's own file"):
-        s.export_to(tmp_path / "link.db")
+    for target in ("p.db", "p.db-wal", "p.db-shm", "p.db-journal", "sub/../p.db-journal", "link.db", "other.db"):
+        with pytest.raises(EdgeRankerError, match="SQLite database or one of its files"):
+            s.export_to(tmp_path / target)
     assert PreferenceStore(tmp_path / "p.db").export()["feedback"][0]["text"] == "kept"
-    out = s.export_to(tmp_path / "backup.json")
+    (tmp_path / "real").mkdir()
+    (tmp_path / "backup.json").symlink_to(tmp_path / "real" / "backup.json")
+    out = s.export_to(tmp_path / "backup.json")  # a link is followed: the file it names is written
+    assert out == tmp_path / "real" / "backup.json" and (tmp_path / "backup.json").is_symlink()
     earlier = out.read_bytes()
     s.add_feedback("b", vec(0, 1), "like", "m", text="new")
+    for failure, expected in (
+        (OSError(28, "No space left on device"), "No space left on device; the earlier file there is unchanged"),
+        (KeyboardInterrupt(), None),
+    ):
 
-    def full_disk(fd):
-        raise OSError(28, "No space left on device")
+        def fail(fd, failure=failure):
+            raise failure
 
-    monkeypatch.setattr(os, "fsync", full_disk)
-    with pytest.raises(EdgeRankerError, match="No space left on device; an earlier file there is unchanged"):
-        s.export_to(out)
-    assert out.read_bytes() == earlier
-    assert sorted(q.name for q in tmp_path.iterdir() if "backup" in q.name) == ["backup.json"]  # no temporary left
+        monkeypatch.setattr(os, "fsync", fail)
+        with pytest.raises(EdgeRankerError if expected else KeyboardInterrupt, match=expected):
+            s.export_to(out)
+        assert out.read_bytes() == earlier
+        assert [q.name for q in out.parent.iterdir()] == ["backup.json"]  # no temporary file left, with its data
 
 
 def test_a_path_that_is_not_a_path_is_refused_and_home_is_expanded(tmp_path, monkeypatch):
@@ -305,7 +311,7 @@ def test_open_failures_say_what_is_wrong_not_corrupted(tmp_path, kind):
     else:
         (tmp_path / "file").write_text("x")
         p = tmp_path / "file" / "p.db"
-        match = "cannot create the folder"
+        match = "it is a file, not a folder"
     with pytest.raises(EdgeRankerError, match=match) as exc:
         PreferenceStore(p)
     assert "corrupted" not in str(exc.value) and "recover" not in str(exc.value)

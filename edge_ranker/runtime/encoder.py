@@ -10,6 +10,7 @@ their token-weighted mean: a long document counts as a whole instead of by its f
 from __future__ import annotations
 
 import logging
+import numbers
 import os
 import time
 from collections.abc import Sequence
@@ -33,7 +34,10 @@ def resolve_model_path(name_or_path: str | Path) -> Path:
         raise EdgeRankerError(
             f"a model is a folder path or a shipped name (str or pathlib.Path), got {type(name_or_path).__name__}"
         )
-    p = Path(name_or_path).expanduser()
+    try:
+        p = Path(name_or_path).expanduser()
+    except RuntimeError as exc:  # ~user with no such user
+        raise EdgeRankerError(f"cannot expand {str(name_or_path)!r}: {exc}") from exc
     if p.is_dir():
         return p
     shipped = MODELS_DIR / str(name_or_path)
@@ -56,14 +60,22 @@ def split_windows(ids: list[int], max_length: int, windows: int, head: int = 0) 
     return [[*ids[: 1 + head], *rest[a:b], ids[-1]] for a, b in zip(cuts, cuts[1:])]
 
 
-def clean_text(text: str | bytes | None) -> str:
+def check_threads(threads: object) -> int:
+    """onnxruntime's intra-op threads: a whole number from 1 to the machine's cores (more only slow it down)."""
+    cores = os.cpu_count() or 1
+    if not isinstance(threads, numbers.Integral) or isinstance(threads, bool) or not 1 <= threads <= cores:
+        raise EdgeRankerError(f"threads must be a whole number from 1 to {cores} (the cores here), got {threads!r}")
+    return int(threads)
+
+
+def clean_text(text: str | bytes | bytearray | memoryview | None) -> str:
     """Make any input encodable: decode bytes leniently, replace lone surrogates, None -> ''."""
     if text is None:
         return ""
     if isinstance(text, (bytes, bytearray, memoryview)):
         return bytes(text).decode("utf-8", errors="replace")
     if not isinstance(text, str):
-        raise EdgeRankerError(f"text must be str or bytes, got {type(text).__name__}")
+        raise EdgeRankerError(f"text must be str or bytes-like, got {type(text).__name__}")
     return text.encode("utf-8", errors="replace").decode("utf-8")
 
 
@@ -81,9 +93,10 @@ class Encoder:
         session_options: ort.SessionOptions | None = None,
         providers: list[str] | None = None,
     ) -> None:
-        for what, value in (("threads", threads), ("batch_size", batch_size)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise EdgeRankerError(f"{what} must be a whole number >= 1, got {value!r}")
+        threads = check_threads(threads)
+        if not isinstance(batch_size, numbers.Integral) or isinstance(batch_size, bool) or batch_size < 1:
+            raise EdgeRankerError(f"batch_size must be a whole number >= 1, got {batch_size!r}")
+        batch_size = int(batch_size)
         self.folder, self.manifest = folder, manifest
         self.dim, self.max_length, self.batch_size = manifest.dim, manifest.max_length, batch_size
         opts = session_options or ort.SessionOptions()
@@ -174,10 +187,15 @@ class Encoder:
         head = self._prefix_len.get(role, 0) if role else 0
         return split_windows(ids, self.max_length, self.manifest.windows, head)
 
+    @property
+    def cut_chars(self) -> int:
+        """How many characters of a text ``cut`` keeps: 64 per token the model reads."""
+        return self.max_length * self.manifest.windows * CHARS_PER_TOKEN_CAP
+
     def cut(self, text: str | bytes | None) -> str:
-        """A text cut at 64 characters per token the model reads (more than its windows hold): the ranker's BM25
-        reads the same cut, so a huge document costs no more than a long one."""
-        return clean_text(text)[: self.max_length * self.manifest.windows * CHARS_PER_TOKEN_CAP]
+        """A text cut at ``cut_chars`` (more than the model's windows hold): the ranker's BM25 reads the same cut,
+        so a huge document costs no more than a long one."""
+        return clean_text(text)[: self.cut_chars]
 
     def encode(
         self,

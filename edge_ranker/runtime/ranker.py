@@ -40,6 +40,7 @@ from edge_ranker.runtime.store import PreferenceStore, check_id
 
 log = logging.getLogger("edge_ranker")
 QUERY_CACHE = 64
+MODEL_API = ("encode", "manifest", "dim", "name", "tokenizer", "cut", "cut_chars")  # what the Ranker uses of a model
 PROGRESS_FROM = 2_000  # texts to embed before a progress bar is worth showing (about a second)
 LAST_SECOND = 253_402_300_799  # 9999-12-31T23:59:59Z: a later 'published' is a unit mistake (milliseconds)
 HALF = np.float32(1 / np.sqrt(2.0))  # two unit vectors side by side times this: a unit vector
@@ -73,7 +74,7 @@ class Document:
         if not isinstance(d, dict) or "id" not in d or "text" not in d:
             raise EdgeRankerError(f"a document needs an 'id' and a 'text', got {str(d)[:80]!r}")
         if isinstance(d["id"], bool) or not isinstance(d["id"], (str, int)) or d["id"] == "":
-            raise EdgeRankerError(f"a document's 'id' must be a non-empty string or an integer, got {d['id']!r}")
+            raise EdgeRankerError(f"a document's 'id' must be a non-blank string or an integer, got {d['id']!r}")
         if not isinstance(d["text"], str):
             raise EdgeRankerError(f"document {d['id']}: 'text' must be a string, got {type(d['text']).__name__}")
         pub = d.get("published")
@@ -231,12 +232,9 @@ class Ranker:
         cache_vectors: int = CACHE_VECTORS,
         show_progress_bar: bool = False,
     ) -> None:
-        for name, model in (("semantic", semantic), ("relevance", relevance)):  # an Encoder or a wrapper of one
-            if not all(hasattr(model, a) for a in ("encode", "manifest")) and (model is not None or name == "semantic"):
-                raise EdgeRankerError(
-                    f"the {name} model must be an Encoder (Encoder.load({name!r}))"
-                    f"{', or None' if name == 'relevance' else ''}, got {type(model).__name__}"
-                )
+        _check_model("semantic", semantic)
+        if relevance is not None:
+            _check_model("relevance", relevance)
         if not isinstance(store, PreferenceStore):
             raise EdgeRankerError(f"store must be a PreferenceStore(path), got {type(store).__name__}")
         if isinstance(k, bool) or not (isinstance(k, int) and k > 0):
@@ -387,8 +385,8 @@ class Ranker:
             raise EdgeRankerError("passage_vectors need a relevance model")
         passages = _given(passage_vectors, n, self.relevance.dim, "passage_vectors") if self.relevance else None
         # a document without a word goes last for the interests and the query alike (``has_word``)
-        if use_personal or use_query:
-            wordless = np.fromiter((not has_word(self.semantic.cut(t)) for t in texts), bool, n)
+        end = self.semantic.cut_chars
+        wordless = np.fromiter((not has_word(t, end) for t in texts), bool, n) if use_personal or use_query else None
         if use_personal:
             emb = self._embed(self.semantic, texts, None) if emb is None else emb
             if self.relevance is not None:
@@ -442,6 +440,16 @@ def _documents(docs: Iterable[Document | dict]) -> list[Document]:
     if set(map(type, docs)) <= {Document}:  # the common case, checked without a Python step per document
         return docs
     return [d if isinstance(d, Document) else Document.from_dict(d) for d in docs]
+
+
+def _check_model(role: str, model: object) -> None:
+    """A model the Ranker can use: an ``Encoder`` or a wrapper with the ``MODEL_API`` it calls."""
+    missing = [a for a in MODEL_API if not hasattr(model, a)]
+    if missing:
+        raise EdgeRankerError(
+            f"the {role} model must be an Encoder (Encoder.load({role!r})) or a wrapper of one; "
+            f"{type(model).__name__} lacks {', '.join(missing)}"
+        )
 
 
 def _finite(x: float) -> bool:

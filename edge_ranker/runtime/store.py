@@ -108,7 +108,7 @@ def describe(exc: sqlite3.Error | str, path: Path) -> EdgeRankerError:
     if code.startswith("SQLITE_IOERR") or "disk I/O error" in msg:  # what a full disk gives once the WAL exists
         return EdgeRankerError(
             f"preference database {path}: the disk could not be read or written ({msg}): is it full, read-only or "
-            "failing? What was stored before is kept"
+            "failing?"
         )
     if code.startswith("SQLITE_READONLY") or "readonly" in msg:
         return EdgeRankerError(f"preference database {path} is read-only ({msg}); make it and its folder writable")
@@ -130,6 +130,9 @@ def _check_path(path: Path) -> None:
     if path.is_symlink() and not path.exists():
         raise EdgeRankerError(f"{path} is a symbolic link to {os.readlink(path)}, which does not exist")
     if not path.parent.is_dir():
+        for folder in [*reversed(path.parent.parents), path.parent]:
+            if folder.exists() and not folder.is_dir():
+                raise EdgeRankerError(f"cannot put the preference database under {folder}: it is a file, not a folder")
         try:  # every folder made here is private, not only the last (``mkdir(parents=True)`` makes the others 0755)
             for folder in [*reversed(path.parent.parents), path.parent]:
                 if not folder.is_dir():
@@ -167,7 +170,7 @@ class PreferenceStore:
     def __init__(
         self, path: str | Path | None = None, config: CoIConfig | None = None, max_vectors: int = MAX_VECTORS
     ) -> None:
-        self.path = _user_path(path, "preference database path") if path is not None else default_path()
+        self.path = user_path(path, "preference database path") if path is not None else default_path()
         self.config = config or CoIConfig()
         self.max_vectors = max_vectors
         self._lock = threading.RLock()
@@ -258,7 +261,7 @@ class PreferenceStore:
         linked under a new, never reused name) before any original is removed, the WAL before the main file, so
         a kill at any point loses no committed row.
         """
-        path = _user_path(path, "preference database path")
+        path = user_path(path, "preference database path")
         if path.is_dir():
             raise EdgeRankerError(f"{path} is a folder, not a preference database")
         if not path.is_file():
@@ -290,7 +293,7 @@ class PreferenceStore:
     @staticmethod
     def recovery_copies(path: str | Path) -> list[Path]:
         """The files ``recover`` left beside ``path`` (they hold the user's data too)."""
-        path = _user_path(path, "preference database path")
+        path = user_path(path, "preference database path")
         return sorted(path.parent.glob(f"{glob.escape(path.name)}.corrupt-*"))
 
     def close(self) -> None:
@@ -532,49 +535,69 @@ class PreferenceStore:
         return json.dumps(self.export(), ensure_ascii=False)
 
     def export_to(self, path: str | Path) -> Path:
-        """Write ``export_json`` to a new or replaced file readable by the user alone (0600). The text goes to a
-        temporary file beside it, renamed over the target once whole: a full disk or a crash leaves an earlier
-        export as it was. The database's own files are refused, since the export would replace the data."""
-        path = _user_path(path, "export file")
+        """Write ``export_json`` to a new or replaced file readable by the user alone (0600). A regular file is
+        written beside itself and renamed over once whole (a link is followed to it), so a full disk, a crash or
+        Ctrl-C leaves an earlier export as it was; a pipe or device is written straight into. A SQLite file (the
+        database itself, its WAL or journal, another store) is refused: the export would replace its data."""
+        path = Path(os.path.realpath(user_path(path, "export file")))
         if path.is_dir():
             raise EdgeRankerError(f"{path} is a folder; give a file name for the export")
         if not path.parent.is_dir():
             raise EdgeRankerError(f"cannot write {path}: the folder {path.parent} does not exist")
-        if any(_same_file(path, Path(f"{self.path}{suffix}")) for suffix in DB_FILE_SUFFIXES):
-            raise EdgeRankerError(f"{path} is the preference database's own file; export to another file")
+        ours = [Path(os.path.realpath(f"{self.path}{suffix}")) for suffix in DB_FILE_SUFFIXES]
+        if path in ours or _is_sqlite(path):
+            raise EdgeRankerError(f"{path} is a SQLite database or one of its files; export to another file")
         data = self.export_json().encode("utf-8")
-        tmp = None
+        existed = path.exists()
         try:
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-            with os.fdopen(fd, "wb") as fh:  # mkstemp makes it 0600
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
+            if existed and not path.is_file():
+                with open(path, "wb") as fh:
+                    fh.write(data)
+            else:
+                _replace(path, data)
         except OSError as exc:
-            if tmp is not None:
-                with suppress(OSError):
-                    os.unlink(tmp)
-            raise EdgeRankerError(f"cannot write {path}: {exc.strerror}; an earlier file there is unchanged") from exc
+            kept = "; the earlier file there is unchanged" if existed else ""
+            raise EdgeRankerError(f"cannot write {path}: {exc.strerror or exc}{kept}") from exc
         return path
 
 
-def _same_file(a: Path, b: Path) -> bool:
-    """Whether two paths name one file (through links or another spelling); false when either is absent."""
+def _replace(path: Path, data: bytes) -> None:
+    """``path`` made to hold ``data`` (mode 0600) by a renamed temporary file, removed again on any failure."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    done = False
     try:
-        return os.path.samefile(a, b)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        done = True
+    finally:
+        if not done:
+            with suppress(OSError):
+                os.unlink(tmp)
+
+
+def _is_sqlite(path: Path) -> bool:
+    """Whether ``path`` is an existing file that starts as SQLite files do."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(SQLITE_HEADER)) == SQLITE_HEADER
     except OSError:
-        return a.absolute() == b.absolute()
+        return False
 
 
-def _user_path(path: object, what: str) -> Path:
+def user_path(path: object, what: str) -> Path:
     """A path an app or the CLI gave, as a ``Path`` with ``~`` expanded; anything else is refused in words."""
     if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes):
         raise EdgeRankerError(f"the {what} must be a path (str or pathlib.Path), got {type(path).__name__}")
     text = os.fspath(path)
     if not isinstance(text, str) or not text.strip():
         raise EdgeRankerError(f"the {what} must be a non-empty path, got {text!r}")
-    return Path(text).expanduser()
+    try:
+        return Path(text).expanduser()
+    except RuntimeError as exc:  # ~user with no such user
+        raise EdgeRankerError(f"cannot expand {text!r}: {exc}") from exc
 
 
 def _check_size(cois: list[CoI], emb: np.ndarray, model: str) -> None:

@@ -77,8 +77,12 @@ public final class Main {
                 throw new IllegalArgumentException("documents line " + line + " has no 'id'");
             }
             Object id = d.get("id");
-            docs.add(new Ranker.Document(id instanceof Double ? Json.write(id) : String.valueOf(id),
-                    (String) d.get("text"), published(d.get("published"))));
+            try {
+                docs.add(new Ranker.Document(id instanceof Double ? Json.write(id) : String.valueOf(id),
+                        (String) d.get("text"), published(d.get("published"))));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("documents line " + line + ": " + e.getMessage(), e);
+            }
         }
         Ranker ranker = new Ranker(Encoder.load(models.resolve("semantic")), Encoder.load(models.resolve("relevance")),
                 new Interests(new Interests.Config()));

@@ -21,7 +21,18 @@ public final class Ranker {
         public final String text;
         public final Double published;  // unix seconds, or null
 
+        /** 9999-12-31T23:59:59Z: a later publication time is a unit mistake (milliseconds). */
+        public static final double LAST_SECOND = 253_402_300_799.0;
+
+        /** Refuses what Python's Document refuses: a blank id, a publication time not finite or after LAST_SECOND. */
         public Document(String id, String text, Double published) {
+            if (id == null || id.strip().isEmpty()) {
+                throw new IllegalArgumentException("a document id must be a non-blank string, got " + id);
+            }
+            if (published != null && (!Double.isFinite(published) || published > LAST_SECOND)) {
+                throw new IllegalArgumentException("document " + id + ": 'published' must be finite unix seconds "
+                        + "up to the year 9999 (not milliseconds), got " + published);
+            }
             this.id = id;
             this.text = text == null ? "" : text;
             this.published = published;
@@ -122,11 +133,11 @@ public final class Ranker {
                 key -> Lexical.counts(Lexical.terms(relevance.cut(text))));
     }
 
-    /** The scores with every document without a word last (Lexical.hasWord on what the semantic model reads). */
-    private double[] wordlessLast(double[] scores, List<Document> docs) {
+    /** The scores with every document without a word last (Lexical.hasWord; Python's Ranker does the same). */
+    static double[] wordlessLast(double[] scores, boolean[] wordless) {
         double[] out = scores.clone();
         for (int i = 0; i < out.length; i++) {
-            if (!Lexical.hasWord(semantic.cut(docs.get(i).text))) {
+            if (wordless[i]) {
                 out[i] = Double.NEGATIVE_INFINITY;
             }
         }
@@ -161,6 +172,10 @@ public final class Ranker {
         double[] cosine = null;
         double[] lexical = null;
         double[] semanticCosine = null;
+        boolean[] wordless = new boolean[n];  // read on what the semantic model reads, as Python does
+        for (int i = 0; i < n && (usePersonal || useQuery); i++) {
+            wordless[i] = !Lexical.hasWord(semantic.cut(docs.get(i).text));
+        }
         if (usePersonal) {
             float[][] sem = new float[n][];
             for (int i = 0; i < n; i++) {
@@ -171,7 +186,7 @@ public final class Ranker {
             for (int i = 0; i < n; i++) {
                 scores[i] = personal[i].score;
             }
-            fuse("personal", wordlessLast(scores, docs), personalWeight, total, parts);
+            fuse("personal", wordlessLast(scores, wordless), personalWeight, total, parts);
         }
         if (useQuery) {
             float[] qv = relevance.encode(q, "query");
@@ -200,7 +215,7 @@ public final class Ranker {
             }
             double[] scores = Lexical.queryScores(cosine, lexical, lexicalWeight, semanticCosine, cover,
                     semanticQueryWeight);
-            fuse("query", wordlessLast(scores, docs), queryWeight, total, parts);
+            fuse("query", wordlessLast(scores, wordless), queryWeight, total, parts);
         }
         if (!usePersonal && !useQuery) {  // unknown dates last; the tiny step keeps input order among equals
             double[] recency = new double[n];

@@ -50,13 +50,11 @@ public final class GoldenTest {
 
     /** The scores with each golden document that has no word last, as the Ranker puts it. */
     static double[] wordlessLast(double[] scores, List<String[]> docs) {
-        double[] out = scores.clone();
-        for (int i = 0; i < out.length; i++) {
-            if (!Lexical.hasWord(b64(docs.get(i)[3]))) {
-                out[i] = Double.NEGATIVE_INFINITY;
-            }
+        boolean[] wordless = new boolean[docs.size()];
+        for (int i = 0; i < wordless.length; i++) {
+            wordless[i] = !Lexical.hasWord(b64(docs.get(i)[3]));
         }
-        return out;
+        return Ranker.wordlessLast(scores, wordless);
     }
 
     static String b64(String s) {
@@ -308,6 +306,25 @@ public final class GoldenTest {
         }
     }
 
+    /** What Python's Document refuses, refused here too; and hasWord on the texts Python's has_word is tested on. */
+    static void documents() {
+        for (Runnable r : new Runnable[] {() -> new Ranker.Document("  ", "x", null),
+                () -> new Ranker.Document("a", "x", 1.7e12), () -> new Ranker.Document("a", "x", Double.NaN)}) {
+            try {
+                r.run();
+                check(false, "a document Python refuses was taken in");
+            } catch (IllegalArgumentException e) {
+                check(e.getMessage().contains("non-blank") || e.getMessage().contains("milliseconds"), e.getMessage());
+            }
+        }
+        for (String t : new String[] {"", "   ", "...", "\uD83D\uDE80\uD83C\uDF89", "\u0000\n", "\u2026 !!"}) {
+            check(!Lexical.hasWord(t), "no word in " + t);
+        }
+        for (String t : new String[] {"a", "... 7", "\u00e9t\u00e9", "\u4e2d", "\u00bd"}) {
+            check(Lexical.hasWord(t), "a word in " + t);
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         Path golden = Path.of(args.length > 0 ? args[0] : "golden");
         Path models = Path.of(args.length > 1 ? args[1] : "../edge_ranker/models");
@@ -315,6 +332,7 @@ public final class GoldenTest {
         tokens(golden, models, "relevance");
         splits(golden);
         sizes();
+        documents();
         erf();
         Encoder semantic = vectors(golden, models, "semantic");
         Encoder relevance = vectors(golden, models, "relevance");
