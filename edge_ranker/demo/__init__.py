@@ -29,7 +29,7 @@ def load_feed() -> tuple[list[Document], dict]:
 
 def _show(title: str, ranked: list[Ranked], docs: dict[str, Document], top: int | None, out) -> None:
     print(f"\n== {title} ==", file=out)
-    for r in ranked[:top]:
+    for r in ranked[: top or None]:
         why = []
         if r.personal_score is not None:
             i = r.interest or {}
@@ -49,7 +49,7 @@ def _show(title: str, ranked: list[Ranked], docs: dict[str, Document], top: int 
 
 def run_demo(semantic: str = "semantic", relevance: str | None = "relevance", top: int | None = 8, out=None) -> dict:
     """Cold start, then after the scripted likes/dislikes, then with the scripted query (none without a relevance
-    model); returns the orders. ``top``: documents shown per ranking (None: all)."""
+    model); returns the orders. ``top``: documents shown per ranking (0 or None: all)."""
     import sys
 
     out = out or sys.stdout
