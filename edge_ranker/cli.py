@@ -499,7 +499,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--search",
         action="store_true",
         help="search across languages: a FLORES article's first words in one language over the articles' bodies "
-        "in another (xx->en and en->xx), through the Ranker and by cosine (nDCG@10)",
+        "in another (xx->en and en->xx; 'avg'), and within each language ('within'), through the Ranker and by "
+        "cosine (nDCG@10)",
     )
     e.add_argument(
         "--ranker-semantic",

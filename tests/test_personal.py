@@ -138,11 +138,12 @@ def test_search_across_languages_through_the_ranker_and_by_cosine(tmp_path, tiny
     root = write_flores(tmp_path)
     articles = load_articles(root, ["en", "de"])
     assert len(articles.queries["de"]) == 12 and articles.bodies["en"][0].count("sentence") == 2
-    res = evaluate_search({"tiny": Encoder.load(tiny_model)}, root, [("de", "en"), ("en", "de")])
+    res = evaluate_search({"tiny": Encoder.load(tiny_model)}, root, [("de", "en"), ("en", "de"), ("de", "de")])
     # chance is about 0.38 with 12 articles; the made-up languages share the subject words, so BM25 in the
     # Ranker finds every article, while the untrained tiny model's cosine is near chance
     assert res["avg"]["tiny"]["ranker"] > 0.9 and 0.0 < res["avg"]["tiny"]["cosine"] <= 1.0
-    assert set(res) == {"de->en", "en->de", "avg"}
+    assert set(res) == {"de->en", "en->de", "de->de", "avg", "within"}
+    assert res["within"]["tiny"] == res["de->de"]["tiny"]  # "avg" is across languages only
     (tmp_path / "parallel" / "flores200_devtest" / "deu_Latn.devtest").write_text("one line\n")
     with pytest.raises(EdgeRankerError, match="lines"):
         load_articles(root, ["de"])

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from edge_ranker.runtime.encoder import Encoder
 
 DIRECTIONS = [(x, "en") for x in SIB_LANGS if x != "en"] + [("en", x) for x in SIB_LANGS if x != "en"]
+# The same search within each language: how much of a model's loss across languages is the crossing itself.
+WITHIN = [(x, x) for x in SIB_LANGS]
 
 
 def _ndcg(scores: np.ndarray) -> float:
@@ -45,9 +47,11 @@ def evaluate_search(
     directions: list[tuple[str, str]] | None = None,
     semantic: Encoder | None = None,
 ) -> dict:
-    """``{"qq->dd": {name: {"cosine": nDCG@10, "ranker": nDCG@10}}, "avg": {...}}`` over ``directions``;
-    ``semantic``: the runtime ``Encoder`` each ranker holds as its semantic model (default: the model itself)."""
-    directions = directions or DIRECTIONS
+    """``{"qq->dd": {name: {"cosine": nDCG@10, "ranker": nDCG@10}}, "avg": {...}, "within": {...}}`` over
+    ``directions`` (default: ``DIRECTIONS`` and ``WITHIN``): "avg" is the mean across languages, "within" the mean
+    of each language over itself; ``semantic``: the runtime ``Encoder`` each ranker holds as its semantic model
+    (default: the model itself)."""
+    directions = directions or DIRECTIONS + WITHIN
     langs = sorted({x for d in directions for x in d})
     articles = load_articles(data_root, langs)
     out: dict = {}
@@ -62,10 +66,16 @@ def evaluate_search(
             row["cosine"] = _ndcg(q[qa] @ d[da].T)
             if ranked:
                 row["ranker"] = ranked[(qa, da)]
-    out["avg"] = {
-        name: {way: float(np.mean([out[f"{a}->{b}"][name][way] for a, b in directions])) for way in ways}
-        for name, ways in out[f"{directions[0][0]}->{directions[0][1]}"].items()
-    }
+    first = out[f"{directions[0][0]}->{directions[0][1]}"]
+    for key, pairs in (
+        ("avg", [d for d in directions if d[0] != d[1]]),
+        ("within", [d for d in directions if d[0] == d[1]]),
+    ):
+        if pairs:
+            out[key] = {
+                name: {way: float(np.mean([out[f"{a}->{b}"][name][way] for a, b in pairs])) for way in ways}
+                for name, ways in first.items()
+            }
     return out
 
 
