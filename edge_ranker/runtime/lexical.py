@@ -155,6 +155,8 @@ def has_word(text: str, end: int | None = None) -> bool:
     regular expression finds candidates at C speed (a long text without a letter costs no Python loop); each is
     confirmed by its category, as ``terms`` does. Like ``terms``, it follows the platform's Unicode tables: a
     text made only of letters newer than the JVM's tables can be classed apart there."""
+    if text[:1].isalpha():  # the common case, decided without the search: str.isalpha is exactly category L*
+        return True
     stop = len(text) if end is None else min(end, len(text))
     pos = 0
     while (found := _ALNUM.search(text, pos, stop)) is not None:

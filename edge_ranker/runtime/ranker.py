@@ -386,7 +386,7 @@ class Ranker:
         passages = _given(passage_vectors, n, self.relevance.dim, "passage_vectors") if self.relevance else None
         # a document without a word goes last for the interests and the query alike (``has_word``)
         end = self.semantic.cut_chars
-        wordless = np.fromiter((not has_word(t, end) for t in texts), bool, n) if use_personal or use_query else None
+        wordless = np.array([not has_word(t, end) for t in texts], bool) if use_personal or use_query else None
         if use_personal:
             emb = self._embed(self.semantic, texts, None) if emb is None else emb
             if self.relevance is not None:
