@@ -58,9 +58,13 @@ def threads(text: str) -> int:
     from edge_ranker.runtime.encoder import check_threads
 
     try:
-        return check_threads(int(text))
-    except (ValueError, EdgeRankerError) as exc:
-        raise argparse.ArgumentTypeError(f"{exc if isinstance(exc, EdgeRankerError) else 'a whole number'}") from exc
+        value: object = int(text)
+    except ValueError:
+        value = text  # not a whole number: check_threads refuses it with the allowed range
+    try:
+        return check_threads(value)
+    except EdgeRankerError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 def weight(text: str) -> float:
@@ -239,7 +243,7 @@ def _read_docs(path: str | None) -> list:
     from edge_ranker.runtime.ranker import Document
 
     if path and path != "-":
-        p = Path(path)
+        p = Path(path).expanduser()
         if not p.is_file():
             raise EdgeRankerError(f"{path} is {'a folder' if p.is_dir() else 'not found'}; give a JSONL file or -")
         try:
@@ -318,8 +322,8 @@ def cmd_prefs(a: argparse.Namespace) -> None:
         return
     store = _existing_store(a.db)
     if a.prefs_command == "export":
-        if a.out is not None:
-            print(f"wrote {store.export_to(a.out)}")
+        if a.out is not None and a.out != "-":
+            print(f"wrote {store.export_to(a.out)}", file=sys.stderr)  # stdout may be the export (/dev/stdout)
         else:
             print(_json(store.export()))
     elif a.prefs_command == "forget":
@@ -363,6 +367,9 @@ def cmd_bench(a: argparse.Namespace) -> None:
     for line in notes(res):
         print(line)
     print("wrote " + " and ".join(f for f in (res["files"]["json"], res["files"]["png"]) if f))
+    failed = [f"{m['spec']}: {m['error']}" for m in res["models"] if "error" in m]
+    if failed:  # the others were measured and written; a model that could not be is an error, not a table row
+        raise EdgeRankerError(f"not benchmarked: {'; '.join(failed)}")
 
 
 def cmd_demo(a: argparse.Namespace) -> None:
@@ -590,7 +597,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="export everything stored, forget it all, or move a corrupted database aside",
     )
     pr.add_argument("--db", help="preference database (default: the user data folder)")
-    pr.add_argument("--out", help="export: write the JSON to this file (private to the user) instead of stdout")
+    pr.add_argument("--out", help="export: write the JSON to this file (private to the user; '-': stdout)")
     pr.set_defaults(func=cmd_prefs)
 
     bn = sub.add_parser("bench", help="latency, size, memory, CPU time and energy: students vs teachers")
@@ -643,6 +650,10 @@ def main(argv: list[str] | None = None) -> int:
         for stream in (sys.stdout, sys.stderr):
             if not _utf8(stream) and hasattr(stream, "reconfigure"):
                 stream.reconfigure(errors="backslashreplace")
+    if argv is None and codecs.lookup(sys.getfilesystemencoding()).name == "ascii":
+        # an ASCII locale (LC_ALL=C without UTF-8 mode) decodes arguments as ASCII: "Größe" would be stored as
+        # "Gr????e"; the bytes the shell passed are UTF-8 on any system this runs on
+        argv = [os.fsencode(x).decode("utf-8", errors="replace") for x in sys.argv[1:]]
     args = build_parser().parse_args(argv)
     try:
         args.func(args)

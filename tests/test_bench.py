@@ -174,6 +174,13 @@ def test_teacher_size_is_the_files_it_names(tmp_path):
     assert _teacher_size(Named()) == 1234
 
 
+def test_a_model_that_cannot_be_benchmarked_fails_the_command_after_the_others(tiny_model, tmp_path):
+    args = ["bench", str(tiny_model), str(tmp_path / "nosuch"), "--runs", "5", "--out", str(tmp_path), "--tag", "e"]
+    r = subprocess.run([sys.executable, "-m", "edge_ranker.cli", *args], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert "not benchmarked" in r.stderr and "no model folder" in r.stderr and (tmp_path / "e.json").is_file()
+
+
 def test_bench_skips_a_teacher_that_is_not_installed(tiny_model, tmp_path):
     """A missing teacher is named on the terminal with the extra to install, not a traceback; the rest runs."""
     fake = tmp_path / "site"

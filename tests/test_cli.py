@@ -373,6 +373,24 @@ def test_output_in_another_encoding_loses_nothing(exported, tmp_path):
     assert r.returncode == 0 and json.loads(r.stdout)["id"] == "c", r.stderr
 
 
+def test_an_ascii_locale_keeps_non_ascii_arguments(exported, tmp_path):
+    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0"}
+    db = tmp_path / "p.db"
+    args = ["feedback", "like", "\u00fc\U0001f680", "--text", "Gr\u00f6\u00dfe Raumfahrt", "--semantic", str(exported)]
+    r = subprocess.run([sys.executable, "-m", "edge_ranker.cli", *args, "--db", str(db)], capture_output=True, env=env)
+    assert r.returncode == 0, r.stderr
+    stored = json.loads(cli("prefs", "export", "--db", db).stdout)["feedback"][0]
+    assert (stored["doc_id"], stored["text"]) == ("\u00fc\U0001f680", "Gr\u00f6\u00dfe Raumfahrt")
+    r = subprocess.run(  # '-' and /dev/stdout write to the pipe
+        f"{sys.executable} -m edge_ranker.cli prefs export --db {db} --out /dev/stdout | cat",
+        shell=True,
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0 and json.loads(r.stdout)["feedback"] and "wrote /dev/stdout" in r.stderr, r.stderr
+    assert json.loads(cli("prefs", "export", "--db", db, "--out", "-").stdout)["feedback"]
+
+
 def test_a_home_relative_database_is_found_by_every_command(exported, tmp_path):
     env = {**os.environ, "HOME": str(tmp_path)}
     for args in (

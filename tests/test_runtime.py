@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.encoder import Encoder, split_windows
+from edge_ranker.runtime.lexical import has_word
 from edge_ranker.runtime.ranker import Document, Ranker
 from edge_ranker.runtime.store import PreferenceStore
 
@@ -140,6 +141,13 @@ def test_documents_without_a_word_go_last(enc, tmp_path):
     ranker.feedback(Document("l", "green river water"), "like")
     assert set(ranker.rank(docs).ids[-len(wordless) :]) == last
     assert set(ranker.rank(docs, query="").ids[-len(wordless) :]) == last  # an empty query: interests alone
+    fresh = Ranker(enc, enc, PreferenceStore(tmp_path / "cold.db"))
+    dated = [Document(d.id, d.text, published=1e9 + i) for i, d in enumerate(docs)]
+    assert set(fresh.rank(dated).ids[-len(wordless) :]) == last  # newest first, but not a blank item
+    for text in wordless:
+        with pytest.raises(EdgeRankerError, match="no word to learn an interest from"):
+            ranker.feedback(Document("blank", text), "like")
+    assert ranker.store.feedback_count() == 1
 
 
 @pytest.mark.parametrize(
@@ -185,7 +193,12 @@ def test_never_crashes_on_any_text(enc, tmp_path, texts, query):
     v = enc.encode(texts)
     assert v.shape == (len(texts), enc.dim) and np.isfinite(v).all()
     ranker = Ranker(enc, enc, PreferenceStore(tmp_path / "h.db"))
-    ranker.feedback(Document("x", texts[0]), "like")
+    liked = Document("x", texts[0])
+    if has_word(liked.text):
+        ranker.feedback(liked, "like")
+    else:  # nothing to learn from: a message, not a crash
+        with pytest.raises(EdgeRankerError, match="no word"):
+            ranker.feedback(liked, "like")
     out = ranker.rank([Document(str(i), t) for i, t in enumerate(texts)], query=query)
     assert sorted(r.id for r in out) == sorted(str(i) for i in range(len(texts)))
 
@@ -203,6 +216,7 @@ def test_runtime_imports_no_training_stack(tiny_model, tmp_path):
     code = f"""
 import sys, json
 from edge_ranker.runtime.encoder import Encoder, split_windows
+from edge_ranker.runtime.lexical import has_word
 from edge_ranker.runtime.ranker import Ranker
 from edge_ranker.runtime.store import PreferenceStore
 import edge_ranker
@@ -217,6 +231,9 @@ print(json.dumps(bad))
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
 
 
+LIKABLE = [t for t in VARIED if has_word(t)]  # a text without a word is refused as feedback
+
+
 def test_concurrent_rank_and_feedback(enc, tmp_path):
     store = PreferenceStore(tmp_path / "c.db")
     ranker = Ranker(enc, enc, store)
@@ -229,7 +246,8 @@ def test_concurrent_rank_and_feedback(enc, tmp_path):
         try:
             for i in range(15):
                 if k % 2:
-                    ranker.feedback(Document(f"{k}-{i}", VARIED[(k + i) % len(VARIED)]), "like" if i % 2 else "dislike")
+                    text = LIKABLE[(k + i) % len(LIKABLE)]
+                    ranker.feedback(Document(f"{k}-{i}", text), "like" if i % 2 else "dislike")
                 else:
                     out = ranker.rank(docs, query="cat")
                     assert sorted(r.id for r in out) == expected_ids

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -93,6 +94,39 @@ def test_an_export_never_replaces_the_database_or_an_earlier_export(tmp_path, mo
             s.export_to(out)
         assert out.read_bytes() == earlier
         assert [q.name for q in out.parent.iterdir()] == ["backup.json"]  # no temporary file left, with its data
+
+
+def test_an_export_refuses_another_databases_wal_and_writes_into_a_pipe(tmp_path):
+    s = PreferenceStore(tmp_path / "p.db")
+    s.add_feedback("a", vec(1, 0), "like", "m", text="kept")
+    con = sqlite3.connect(tmp_path / "app.db")  # another application's database, its rows still in its WAL
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("PRAGMA wal_autocheckpoint=0")
+    con.execute("CREATE TABLE t (x)")
+    con.execute("INSERT INTO t VALUES ('precious')")
+    con.commit()
+    before = (tmp_path / "app.db-wal").read_bytes()
+    with pytest.raises(EdgeRankerError, match="SQLite database or one of its files"):
+        s.export_to(tmp_path / "app.db-wal")
+    assert (tmp_path / "app.db-wal").read_bytes() == before
+    con.close()
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    assert s.export_to(fifo) == fifo and fifo.exists() and not fifo.is_file()
+    assert json.loads(reader.communicate(timeout=60)[0])["feedback"][0]["text"] == "kept"
+    with pytest.raises(EdgeRankerError, match="is a file, not a folder"):
+        s.export_to(tmp_path / "p.db" / "x.json")
+
+
+def test_store_settings_are_checked(tmp_path):
+    for kwargs, match in (
+        ({"max_vectors": "5"}, "max_vectors"),
+        ({"max_vectors": 0}, "max_vectors"),
+        ({"config": "x"}, "CoIConfig"),
+    ):
+        with pytest.raises(EdgeRankerError, match=match):
+            PreferenceStore(tmp_path / "p.db", **kwargs)
 
 
 def test_a_path_that_is_not_a_path_is_refused_and_home_is_expanded(tmp_path, monkeypatch):

@@ -30,9 +30,9 @@ CHARS_PER_TOKEN_CAP = 64  # a WordPiece token never covers more characters than 
 
 def resolve_model_path(name_or_path: str | Path) -> Path:
     """A folder path, or the name of a model shipped inside the package (``semantic``, ``relevance``)."""
-    if not isinstance(name_or_path, (str, os.PathLike)) or isinstance(name_or_path, bytes):
+    if not isinstance(name_or_path, (str, os.PathLike)) or isinstance(name_or_path, bytes) or not str(name_or_path):
         raise EdgeRankerError(
-            f"a model is a folder path or a shipped name (str or pathlib.Path), got {type(name_or_path).__name__}"
+            f"a model is a folder path or a shipped name (a non-empty str or pathlib.Path), got {name_or_path!r}"
         )
     try:
         p = Path(name_or_path).expanduser()
@@ -61,8 +61,9 @@ def split_windows(ids: list[int], max_length: int, windows: int, head: int = 0) 
 
 
 def check_threads(threads: object) -> int:
-    """onnxruntime's intra-op threads: a whole number from 1 to the machine's cores (more only slow it down)."""
-    cores = os.cpu_count() or 1
+    """onnxruntime's intra-op threads: a whole number from 1 to the cores this process may run on (more only slow
+    it down)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     if not isinstance(threads, numbers.Integral) or isinstance(threads, bool) or not 1 <= threads <= cores:
         raise EdgeRankerError(f"threads must be a whole number from 1 to {cores} (the cores here), got {threads!r}")
     return int(threads)

@@ -323,6 +323,10 @@ class Ranker:
         disliking it keeps both, a liked and a disliked interest; ``forget(doc_id)`` undoes a document's
         reactions, so a change of mind is ``forget`` then the new reaction."""
         (doc,) = _documents([doc])
+        if not has_word(doc.text, self.semantic.cut_chars):  # its vector would pull every document alike
+            raise EdgeRankerError(
+                f"document {doc.id!r} has no word to learn an interest from (empty, or only punctuation or emoji)"
+            )
         emb = self.interest_vectors([doc.text])[0]
         return self.store.add_feedback(doc.id, emb, reaction, self.model_key, text=doc.text, ts=ts)
 
@@ -384,9 +388,8 @@ class Ranker:
         if passage_vectors is not None and self.relevance is None:
             raise EdgeRankerError("passage_vectors need a relevance model")
         passages = _given(passage_vectors, n, self.relevance.dim, "passage_vectors") if self.relevance else None
-        # a document without a word goes last for the interests and the query alike (``has_word``)
-        end = self.semantic.cut_chars
-        wordless = np.array([not has_word(t, end) for t in texts], bool) if use_personal or use_query else None
+        # a document without a word goes last, for the interests, the query and the newest-first order alike
+        wordless = np.array([not has_word(t, self.semantic.cut_chars) for t in texts], bool)
         if use_personal:
             emb = self._embed(self.semantic, texts, None) if emb is None else emb
             if self.relevance is not None:
@@ -419,7 +422,7 @@ class Ranker:
         if not parts:  # cold start: newest first, unknown dates last, then input order
             recency = np.array([d.published if d.published is not None else -math.inf for d in docs])
             recency = np.where(np.isfinite(recency), recency, -1e18) - np.arange(n) * 1e-9
-            parts["recency"] = rrf(recency, 1.0, self.k)
+            parts["recency"] = rrf(np.where(wordless, -np.inf, recency), 1.0, self.k)
         total = np.sum(list(parts.values()), axis=0)
         log.debug("ranked %d documents (%s)", n, ", ".join(parts))
         return Ranking(ids, total, parts, personal, relevance, lexical, semantic, cover)

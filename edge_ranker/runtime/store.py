@@ -82,6 +82,8 @@ FUTURE_SLACK_S = DAY  # a device clock may run ahead; a reaction further in the 
 MAX_VECTORS = 100_000  # document vectors kept in the file (about 60 MB at 128-d); the least recently saved go
 SQL_CHUNK = 500  # host parameters per statement, well under SQLite's limit
 DB_FILE_SUFFIXES = ("", "-wal", "-shm", "-journal")  # the database file and SQLite's files beside it
+WAL_MAGIC = (b"\x37\x7f\x06\x82", b"\x37\x7f\x06\x83")  # a WAL file's first bytes (sqlite.org/fileformat.html)
+JOURNAL_MAGIC = b"\xd9\xd5\x05\xf9\x20\xa1\x63\xd7"  # a rollback journal's
 
 
 def default_path() -> Path:
@@ -171,6 +173,10 @@ class PreferenceStore:
         self, path: str | Path | None = None, config: CoIConfig | None = None, max_vectors: int = MAX_VECTORS
     ) -> None:
         self.path = user_path(path, "preference database path") if path is not None else default_path()
+        if config is not None and not isinstance(config, CoIConfig):
+            raise EdgeRankerError(f"config must be a CoIConfig, got {type(config).__name__}")
+        if not isinstance(max_vectors, int) or isinstance(max_vectors, bool) or max_vectors < 1:
+            raise EdgeRankerError(f"max_vectors must be a whole number >= 1, got {max_vectors!r}")
         self.config = config or CoIConfig()
         self.max_vectors = max_vectors
         self._lock = threading.RLock()
@@ -537,28 +543,33 @@ class PreferenceStore:
     def export_to(self, path: str | Path) -> Path:
         """Write ``export_json`` to a new or replaced file readable by the user alone (0600). A regular file is
         written beside itself and renamed over once whole (a link is followed to it), so a full disk, a crash or
-        Ctrl-C leaves an earlier export as it was; a pipe or device is written straight into. A SQLite file (the
-        database itself, its WAL or journal, another store) is refused: the export would replace its data."""
-        path = Path(os.path.realpath(user_path(path, "export file")))
-        if path.is_dir():
-            raise EdgeRankerError(f"{path} is a folder; give a file name for the export")
-        if not path.parent.is_dir():
-            raise EdgeRankerError(f"cannot write {path}: the folder {path.parent} does not exist")
+        Ctrl-C leaves an earlier export as it was; a pipe, a device or a /dev or /proc path (``/dev/stdout``) is
+        written straight into. A SQLite file (a database, a WAL, a rollback journal, this store's or another's)
+        is refused: the export would replace its data."""
+        given = user_path(path, "export file")
+        if str(given).startswith(("/dev/", "/proc/")) or (given.exists() and not given.is_file()):
+            target, straight = given, True
+        else:
+            target, straight = Path(os.path.realpath(given)), False
+        if target.is_dir():
+            raise EdgeRankerError(f"{target} is a folder; give a file name for the export")
+        if not target.parent.is_dir():
+            what = "is a file, not a folder" if target.parent.exists() else "does not exist"
+            raise EdgeRankerError(f"cannot write {target}: {target.parent} {what}")
         ours = [Path(os.path.realpath(f"{self.path}{suffix}")) for suffix in DB_FILE_SUFFIXES]
-        if path in ours or _is_sqlite(path):
-            raise EdgeRankerError(f"{path} is a SQLite database or one of its files; export to another file")
-        data = self.export_json().encode("utf-8")
-        existed = path.exists()
+        if not straight and (target in ours or _is_sqlite(target)):
+            raise EdgeRankerError(f"{target} is a SQLite database or one of its files; export to another file")
+        data = (self.export_json() + "\n").encode("utf-8")
+        kept = "; the earlier file there is unchanged" if not straight and target.exists() else ""
         try:
-            if existed and not path.is_file():
-                with open(path, "wb") as fh:
+            if straight:
+                with open(target, "wb") as fh:
                     fh.write(data)
             else:
-                _replace(path, data)
+                _replace(target, data)
         except OSError as exc:
-            kept = "; the earlier file there is unchanged" if existed else ""
-            raise EdgeRankerError(f"cannot write {path}: {exc.strerror or exc}{kept}") from exc
-        return path
+            raise EdgeRankerError(f"cannot write {target}: {exc.strerror or exc}{kept}") from exc
+        return target
 
 
 def _replace(path: Path, data: bytes) -> None:
@@ -579,12 +590,16 @@ def _replace(path: Path, data: bytes) -> None:
 
 
 def _is_sqlite(path: Path) -> bool:
-    """Whether ``path`` is an existing file that starts as SQLite files do."""
+    """Whether ``path`` is a regular file that starts as a SQLite database, WAL or rollback journal does (a pipe
+    is never opened here: reading one would wait for a writer)."""
+    if not path.is_file():
+        return False
     try:
         with open(path, "rb") as fh:
-            return fh.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+            head = fh.read(len(SQLITE_HEADER))
     except OSError:
         return False
+    return head == SQLITE_HEADER or head[:4] in WAL_MAGIC or head[:8] == JOURNAL_MAGIC
 
 
 def user_path(path: object, what: str) -> Path:

@@ -146,6 +146,9 @@ public final class Ranker {
 
     /** A like (or dislike) of a text at unix time ts; returns the vector the interests took in. */
     public float[] feedback(String text, boolean like, double ts) {
+        if (!Lexical.hasWord(semantic.cut(text))) {  // its vector would pull every document alike (as in Python)
+            throw new IllegalArgumentException("no word to learn an interest from (empty, or only punctuation or emoji)");
+        }
         float[] v = interestVector(text);
         interests.feedback(v, like, ts);
         return v;
@@ -173,7 +176,7 @@ public final class Ranker {
         double[] lexical = null;
         double[] semanticCosine = null;
         boolean[] wordless = new boolean[n];  // read on what the semantic model reads, as Python does
-        for (int i = 0; i < n && (usePersonal || useQuery); i++) {
+        for (int i = 0; i < n; i++) {
             wordless[i] = !Lexical.hasWord(semantic.cut(docs.get(i).text));
         }
         if (usePersonal) {
@@ -223,7 +226,7 @@ public final class Ranker {
                 Double p = docs.get(i).published;
                 recency[i] = (p != null && Double.isFinite(p) ? p : -1e18) - i * 1e-9;
             }
-            fuse("recency", recency, 1.0, total, parts);
+            fuse("recency", wordlessLast(recency, wordless), 1.0, total, parts);
         }
         Integer[] order = Fusion.order(total);
         for (int r = 0; r < n; r++) {
