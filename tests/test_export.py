@@ -255,3 +255,13 @@ def test_int4_model_is_close_to_fp32_and_stores_half_bytes(tiny_student, fp32_mo
     (packed,) = [i for name, i in inits.items() if name.endswith("_q4")]
     vocab = len((model / "vocab.txt").read_text(encoding="utf-8").splitlines())
     assert list(packed.dims) == [vocab, 16] and packed.data_type == TensorProto.UINT8
+
+
+def test_int4_weights_keeps_a_texts_vector_whatever_its_batch(tiny_student, tmp_path):
+    """The 4-bit table beside int8-weights' fp32 MatMuls: no activation is quantized, so a batch cannot move a
+    vector (int4-block* quantize activations per batch). The tiny student is 32 wide: blocks of 32."""
+    enc = Encoder.load(export_model(tiny_student, tmp_path / "int4w", quantize="int4-weights-block32"))
+    alone = np.stack([enc.encode([t])[0] for t in SENTENCES])
+    np.testing.assert_allclose(enc.encode(SENTENCES), alone, atol=1e-6)
+    graph = onnx.load(str(tmp_path / "int4w" / "model.onnx")).graph
+    assert not any(n.op_type in ("DynamicQuantizeLinear", "MatMulInteger") for n in graph.node)

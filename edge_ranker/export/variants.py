@@ -2,7 +2,9 @@
 
 int8-weights (the default) keeps an int8 word table and int8 weights but computes every MatMul in fp32, so a
 text's vector does not depend on its batch; int8-rowwise quantizes the activations too; int4-block* store the
-table in 4-bit blocks; the others are the ablations of bench/RESULTS.md, "Quantization".
+table in 4-bit blocks (with int8-rowwise's MatMuls); int4-weights-block* are int8-weights with the table in 4-bit
+blocks, which a 256-d student needs to stay under 8 MB; the others are the ablations of bench/RESULTS.md,
+"Quantization".
 """
 
 from __future__ import annotations
@@ -25,4 +27,6 @@ VARIANTS: dict[str, tuple[str, dict | None, bool]] = {
     "int8-weights": ("int8-rowwise", {"op_types_to_quantize": ["MatMul"]}, True),
     "int4-block32": ("int4-block32", {"op_types_to_quantize": ["MatMul"]}, False),
     "int4-block64": ("int4-block64", {"op_types_to_quantize": ["MatMul"]}, False),
+    "int4-weights-block32": ("int4-block32", {"op_types_to_quantize": ["MatMul"]}, True),
+    "int4-weights-block64": ("int4-block64", {"op_types_to_quantize": ["MatMul"]}, True),
 }
