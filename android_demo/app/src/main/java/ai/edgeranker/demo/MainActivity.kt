@@ -11,6 +11,7 @@ import android.widget.EditText
 import android.widget.LinearLayout
 import android.widget.ScrollView
 import android.widget.TextView
+import android.widget.Toast
 import org.json.JSONObject
 
 /**
@@ -76,7 +77,13 @@ class MainActivity : Activity() {
 
     private fun react(d: Ranker.Document, like: Boolean) {
         val now = System.currentTimeMillis() / 1000.0
-        db.add(d.id, d.text, ranker.feedback(d.text, like, now), like, now)
+        val vector = try {
+            ranker.feedback(d.text, like, now)
+        } catch (e: IllegalArgumentException) {  // a text without a word: nothing to learn an interest from
+            Toast.makeText(this, e.message, Toast.LENGTH_SHORT).show()
+            return
+        }
+        db.add(d.id, d.text, vector, like, now)
         render()
     }
 
