@@ -12,8 +12,9 @@ import java.util.Map;
  * model's cosine plus lexicalWeight x the query's BM25, both standardised over the documents, BM25 weighed by
  * the share of the query's words the documents have and the semantic model's query cosine joining by the share
  * they lack (Lexical.queryScores); the two orders
- * fused by weighted reciprocal ranks; cold start without either: newest first, then input order.
- * Document vectors and terms are cached by text, so a feed is embedded once.
+ * fused by weighted reciprocal ranks; cold start without either: newest first, then input order. A
+ * document without a word goes last in each order (Lexical.hasWord).
+ * Document vectors, terms and whether a text has a word are cached by text, so a feed is read once.
  */
 public final class Ranker {
     public static final class Document {
@@ -177,7 +178,8 @@ public final class Ranker {
         double[] semanticCosine = null;
         boolean[] wordless = new boolean[n];  // read on what the semantic model reads, as Python does
         for (int i = 0; i < n; i++) {
-            wordless[i] = !Lexical.hasWord(semantic.cut(docs.get(i).text));
+            String text = docs.get(i).text;
+            wordless[i] = (Boolean) cache.computeIfAbsent("w\0" + text, key -> !Lexical.hasWord(semantic.cut(text)));
         }
         if (usePersonal) {
             float[][] sem = new float[n][];
