@@ -175,7 +175,7 @@ def cmd_eval(a: argparse.Namespace) -> None:
         search=a.search,
         bitexts=a.bitext,
         ranker_semantic=a.ranker_semantic,
-        ranker_relevance=None if a.ranker_relevance == "none" else a.ranker_relevance,
+        ranker_relevance=_model_or_none(a.ranker_relevance),
     )
     if a.out:
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)
@@ -208,16 +208,16 @@ def cmd_quantize_compare(a: argparse.Namespace) -> None:
     _print_json(compare_variants(a.model_dir, a.out, a.variants or None, evaluate))
 
 
-def _relevance_name(a: argparse.Namespace) -> str | None:
-    """The relevance model a command holds beside the semantic one (``--relevance none``: none)."""
-    return None if a.relevance == "none" else a.relevance
+def _model_or_none(name: str) -> str | None:
+    """A model option's value, with 'none' meaning no model (``--relevance``, ``--ranker-relevance``)."""
+    return None if name == "none" else name
 
 
 def _relevance(a: argparse.Namespace):
-    """The relevance model ``feedback`` and ``rank`` load (``_relevance_name``)."""
+    """The relevance model ``feedback`` and ``rank`` load (``--relevance none``: none)."""
     from edge_ranker.runtime.encoder import Encoder
 
-    name = _relevance_name(a)
+    name = _model_or_none(a.relevance)
     return None if name is None else Encoder.load(name, threads=a.threads)
 
 
@@ -375,7 +375,7 @@ def cmd_bench(a: argparse.Namespace) -> None:
 def cmd_demo(a: argparse.Namespace) -> None:
     from edge_ranker.demo import run_demo
 
-    run_demo(a.semantic, _relevance_name(a), top=a.top)
+    run_demo(a.semantic, _model_or_none(a.relevance), top=a.top)
 
 
 def _add_ranker_args(p: argparse.ArgumentParser) -> None:
@@ -650,10 +650,10 @@ def main(argv: list[str] | None = None) -> int:
         for stream in (sys.stdout, sys.stderr):
             if not _utf8(stream) and hasattr(stream, "reconfigure"):
                 stream.reconfigure(errors="backslashreplace")
-    if argv is None and codecs.lookup(sys.getfilesystemencoding()).name == "ascii":
-        # an ASCII locale (LC_ALL=C without UTF-8 mode) decodes arguments as ASCII: "Größe" would be stored as
-        # "Gr????e"; the bytes the shell passed are UTF-8 on any system this runs on
-        argv = [os.fsencode(x).decode("utf-8", errors="replace") for x in sys.argv[1:]]
+        if codecs.lookup(sys.getfilesystemencoding()).name == "ascii":
+            # an ASCII locale (LC_ALL=C without UTF-8 mode) decodes arguments as ASCII: "Größe" would be stored as
+            # "Gr????e"; the bytes the shell passed are UTF-8 on any system this runs on
+            argv = [os.fsencode(x).decode("utf-8", errors="replace") for x in sys.argv[1:]]
     args = build_parser().parse_args(argv)
     try:
         args.func(args)

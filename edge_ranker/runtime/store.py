@@ -132,13 +132,15 @@ def _check_path(path: Path) -> None:
     if path.is_symlink() and not path.exists():
         raise EdgeRankerError(f"{path} is a symbolic link to {os.readlink(path)}, which does not exist")
     if not path.parent.is_dir():
-        for folder in [*reversed(path.parent.parents), path.parent]:
-            if folder.exists() and not folder.is_dir():
-                raise EdgeRankerError(f"cannot put the preference database under {folder}: it is a file, not a folder")
-        try:  # every folder made here is private, not only the last (``mkdir(parents=True)`` makes the others 0755)
-            for folder in [*reversed(path.parent.parents), path.parent]:
-                if not folder.is_dir():
-                    folder.mkdir(mode=0o700, exist_ok=True)
+        try:  # from the root down, so a file in the way is met before any folder is made; every folder made here
+            for folder in [*reversed(path.parent.parents), path.parent]:  # is private (mkdir(parents=True): 0755)
+                if folder.is_dir():
+                    continue
+                if folder.exists():
+                    raise EdgeRankerError(
+                        f"cannot put the preference database under {folder}: it is a file, not a folder"
+                    )
+                folder.mkdir(mode=0o700, exist_ok=True)
         except OSError as exc:
             raise EdgeRankerError(
                 f"cannot create the folder {path.parent} for the preference database: {exc.strerror}"
