@@ -16,8 +16,9 @@ import java.util.Map;
  * A shipped model folder (manifest.json, model.onnx, vocab.txt) on the JVM: the same tokens as the Python
  * runtime and the forward pass of its int8-weight BERT graph in plain Java, unit vectors out. Weights are read
  * from model.onnx itself (OnnxWeights) after its size and sha256 are checked against the manifest.
- * Weights are dequantized as the graph does (int8 * fp32 scale, in fp32); activations are kept in fp32 and
- * every sum is accumulated in double, so the vectors agree with onnxruntime's to about 1e-7.
+ * Weights are dequantized as the graph does, in fp32: int8 * fp32 scale, and a word table stored in 4-bit blocks
+ * (int4-weights-block*) as (code - 8) * its block's fp16 scale. Activations are kept in fp32 and every sum is
+ * accumulated in double, so the vectors agree with onnxruntime's to about 1e-7.
  * One text at a time (no padding); an instance is safe to share between threads. A text longer than maxLength
  * is read in up to the manifest's windows, as the Python runtime reads it (edge_ranker.runtime.encoder).
  */
@@ -124,8 +125,12 @@ public final class Encoder {
     public final Map<String, String> prefixes;
     private final Map<String, Integer> prefixTokens = new LinkedHashMap<>();
     private final WordPieceTokenizer tokenizer;
+    /** The word table as stored: int8 rows, or 4-bit codes packed two to a byte (see wordValue). */
     private final byte[] wordQ;
+    /** One scale per wordBlock values of a row: per row for int8, per block of 32 or 64 for 4-bit codes. */
     private final float[] wordScale;
+    private final int wordBlock;
+    private final boolean wordPacked;
     private final float[] position;
     private final float[] tokenType;
     private final Norm embeddingNorm;
@@ -215,21 +220,28 @@ public final class Encoder {
         }
         OnnxWeights.Tensor q = null;
         OnnxWeights.Tensor s = null;
-        for (OnnxWeights.Node n : g.nodes) {  // the word table: int8 rows and their scales, both gathered by id
+        for (OnnxWeights.Node n : g.nodes) {  // the word table: its codes and their scales, both gathered by id
             if (n.opType.equals("Gather") && n.inputs.get(1).equals("input_ids")) {
                 OnnxWeights.Tensor t = g.tensor(n.inputs.get(0));
-                if (t.dataType == OnnxWeights.INT8) {
+                if (t.dataType == OnnxWeights.INT8 || t.dataType == OnnxWeights.UINT8) {
                     q = t;
                 } else {
                     s = t;
                 }
             }
         }
-        if (q == null || s == null || q.dims[1] != dim) {
-            throw new IllegalArgumentException(name + ": expected an int8 word table with per-row scales");
+        wordPacked = q != null && q.dataType == OnnxWeights.UINT8;
+        long blocks = s == null || s.dims.length != 2 ? 0 : s.dims[1];
+        boolean rows = q != null && !wordPacked && q.dims[1] == dim && blocks == 1 && s.dataType == OnnxWeights.FLOAT;
+        boolean packed = wordPacked && dim % 2 == 0 && q.dims[1] == dim / 2 && blocks > 0 && dim % blocks == 0
+                && s.dataType == OnnxWeights.FLOAT16;
+        if (!rows && !packed) {
+            throw new IllegalArgumentException(name + ": expected an int8 word table with per-row scales or a 4-bit"
+                    + " one with fp16 block scales");
         }
-        wordQ = q.int8s();
+        wordQ = q.bytes();
         wordScale = s.floats();
+        wordBlock = (int) (dim / blocks);
         position = g.tensor(gatheredBy(g, "/position_embeddings/")).floats();
         tokenType = g.tensor(gatheredBy(g, "/token_type_embeddings/")).floats();
         embeddingNorm = norm(g, "/embeddings/LayerNorm/");
@@ -406,16 +418,29 @@ public final class Encoder {
         return out;
     }
 
+    /**
+     * Column c of word id's row, as the graph dequantizes it: an int8 code times the row's scale, or a 4-bit code
+     * (byte j of a row holds column j in its low nibble and column j + dim/2 in its high one, each offset by 8)
+     * times its block's scale. One fp32 product, as the graph's Mul.
+     */
+    private float wordValue(int id, int c) {
+        float scale = wordScale[id * (dim / wordBlock) + c / wordBlock];
+        if (!wordPacked) {
+            return wordQ[id * dim + c] * scale;
+        }
+        int half = dim / 2;
+        int b = wordQ[id * half + c % half] & 0xff;
+        int code = c < half ? b & 0x0f : b >>> 4;
+        return (code - 8) * scale;
+    }
+
     /** The unit embedding of one token sequence (all tokens attended, as a batch of one). */
     public float[] forward(int[] ids) {
         int n = ids.length;
         float[][] x = new float[n][dim];
         for (int t = 0; t < n; t++) {
-            int id = ids[t];
-            float scale = wordScale[id];
             for (int c = 0; c < dim; c++) {
-                float word = wordQ[id * dim + c] * scale;
-                x[t][c] = word + tokenType[c] + position[t * dim + c];
+                x[t][c] = wordValue(ids[t], c) + tokenType[c] + position[t * dim + c];
             }
         }
         embeddingNorm.apply(x);

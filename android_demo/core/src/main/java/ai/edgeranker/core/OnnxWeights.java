@@ -17,10 +17,12 @@ import java.util.Map;
  */
 public final class OnnxWeights {
     public static final int FLOAT = 1;
+    public static final int UINT8 = 2;
     public static final int INT8 = 3;
     public static final int INT32 = 6;
     public static final int INT64 = 7;
     public static final int BOOL = 9;
+    public static final int FLOAT16 = 10;
 
     /** One initializer; its data stays a view of the model bytes until read. */
     public static final class Tensor {
@@ -50,6 +52,9 @@ public final class OnnxWeights {
                         case FLOAT:
                             out[i] = b.getFloat();
                             break;
+                        case UINT8:
+                            out[i] = b.get() & 0xff;
+                            break;
                         case INT8:
                             out[i] = b.get();
                             break;
@@ -58,6 +63,9 @@ public final class OnnxWeights {
                             break;
                         case INT64:
                             out[i] = b.getLong();
+                            break;
+                        case FLOAT16:
+                            out[i] = half(b.getShort());
                             break;
                         default:
                             throw new IllegalStateException(name + ": unsupported data type " + dataType);
@@ -70,17 +78,18 @@ public final class OnnxWeights {
                 }
             } else {
                 check(intData.size() == n);
-                for (int i = 0; i < n; i++) {
-                    out[i] = intData.get(i);
+                for (int i = 0; i < n; i++) {  // int32_data holds a float16's bits, as it holds a uint8's value
+                    long v = intData.get(i);
+                    out[i] = dataType == FLOAT16 ? half((short) v) : v;
                 }
             }
             return out;
         }
 
-        /** An int8 tensor's values as bytes: a quarter of the memory of floats() for the word table. */
-        public byte[] int8s() {
-            if (dataType != INT8) {
-                throw new IllegalStateException(name + " is not int8");
+        /** An int8 or uint8 tensor's bytes as stored: a quarter of the memory of floats() for the word table. */
+        public byte[] bytes() {
+            if (dataType != INT8 && dataType != UINT8) {
+                throw new IllegalStateException(name + " is not int8 or uint8");
             }
             byte[] out = new byte[size()];
             if (raw != null) {
@@ -118,6 +127,21 @@ public final class OnnxWeights {
                 throw new IllegalStateException(name + ": data does not match dims");
             }
         }
+    }
+
+    /** An IEEE 754 half-precision value's bits as the float it is (exact: every half is a float). */
+    static float half(short bits) {
+        int sign = (bits & 0x8000) << 16;
+        int exponent = (bits >>> 10) & 0x1f;
+        int mantissa = bits & 0x3ff;
+        if (exponent == 0x1f) {  // infinity or NaN
+            return Float.intBitsToFloat(sign | 0x7f800000 | (mantissa << 13));
+        }
+        if (exponent == 0) {  // zero or subnormal: mantissa * 2^-24
+            float v = mantissa * 0x1p-24f;
+            return sign == 0 ? v : -v;
+        }
+        return Float.intBitsToFloat(sign | ((exponent + 112) << 23) | (mantissa << 13));
     }
 
     public static final class Node {
