@@ -21,9 +21,9 @@ def semantic():
 def test_a_single_text_gives_one_vector_and_a_list_a_matrix(semantic):
     one = semantic.encode("Where is the station?")
     many = semantic.encode(["Where is the station?", "Wo ist der Bahnhof?"])
-    assert one.shape == (128,) and many.shape == (2, 128)
+    assert one.shape == (256,) and many.shape == (2, 256)
     np.testing.assert_allclose(one, many[0], atol=1e-6)
-    assert semantic.encode(b"bytes too").shape == (128,)
+    assert semantic.encode(b"bytes too").shape == (256,)
 
 
 def test_batch_size_per_call_and_a_progress_bar(semantic, capsys):
@@ -47,7 +47,7 @@ def test_a_role_for_a_model_without_roles_is_an_error(semantic, tiny_model):
 def test_readable_reprs_and_exports(semantic, tmp_path):
     store = PreferenceStore(tmp_path / "p.db")
     ranker = Ranker(semantic, None, store)
-    assert repr(semantic).startswith("Encoder('semantic', dim=128")
+    assert repr(semantic).startswith("Encoder('semantic', dim=256")
     assert "p.db" in repr(store) and repr(ranker).startswith("Ranker(semantic='semantic', relevance=None")
     ranking = ranker.rank([{"id": "a", "text": "x"}, {"id": "b", "text": "y"}])
     assert isinstance(ranking, Ranking) and repr(ranking) == "Ranking(2 documents: 'a', 'b')"
@@ -99,7 +99,7 @@ def test_a_new_semantic_model_re_embeds_the_stored_likes(tiny_model, tmp_path, s
     first.store.close()
     updated = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))  # the app ships a new model
     pos, neg = updated.store.interests(updated.model_key)
-    assert len(pos) == 1 and len(neg) == 1 and pos[0].point.shape == (128,)
+    assert len(pos) == 1 and len(neg) == 1 and pos[0].point.shape == (256,)
     np.testing.assert_allclose(pos[0].point, semantic.encode("rivers and lakes"), atol=1e-5)
     ranked = updated.rank([{"id": "x", "text": "football match"}, {"id": "y", "text": "a lake and a river"}])
     assert ranked.ids == ["y", "x"] and ranked[0].interest["positive_interest"] is not None

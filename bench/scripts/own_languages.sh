@@ -21,7 +21,9 @@ edge-ranker vocab build --size 20000 --out "$WORK/vocab" --corpus en="$C/en.txt"
   --corpus sv="$C/sv.txt" --corpus sv=wordfreq:sv:20000 --corpus fi="$C/fi.txt" --corpus fi=wordfreq:fi:20000 \
   > "$WORK/vocab.json"
 rm -rf "$WORK/cache"  # from an empty teacher cache, as a new user starts
+# 128-d and 5 epochs: the semantic recipe's shape when bench/RESULTS.md's figures for this example were measured
 /usr/bin/time -f "distill wall %e s" edge-ranker distill semantic --teacher multilingual-e5-small \
+  --pca-dim 128 --epochs 5 \
   --vocab "$WORK/vocab" --parallel sv-en="$C/sv-en.tsv" --parallel fi-en="$C/fi-en.tsv" \
   --cache "$WORK/cache" --out "$WORK/student" | tee "$WORK/distill.json"
 edge-ranker export "$WORK/student" --out "$WORK/model"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Trains, evaluates, exports and installs the two shipped default models (seeded, reproducible):
-#   edge_ranker/models/semantic   <- USE-multilingual-v3, 50k vocabulary, 128-d
+#   edge_ranker/models/semantic   <- USE-multilingual-v3, 50k vocabulary, 256-d
 #   edge_ranker/models/relevance  <- multilingual-e5-small, 50k vocabulary, 128-d
 # Needs: pip install torch==2.13.0 && pip install -e ".[train,teachers,data]"; data at $EDGE_RANKER_DATA.
 # Usage: bash bench/scripts/train_defaults.sh [semantic|relevance|both]
@@ -28,12 +28,17 @@ SEM_LOSS=${SEM_LOSS:-}  # empty: the recipe default (mse + relational + contrast
 # passages of 256, reads its first 256 tokens (more windows cost it 0.4-0.7 nDCG@10 on SciFact and SQuAD-it).
 SEM_WINDOWS=${SEM_WINDOWS:-8}
 REL_WINDOWS=${REL_WINDOWS:-1}
+# How each table is stored: the 256-d semantic student's word table in 4-bit blocks keeps it under 8 MB (int8:
+# 13.7 MB) at 0.1 STS dev (bench/RESULTS.md, "Quantization"); both keep fp32 activations, so a text's vector does not
+# depend on its batch.
+SEM_QUANT=${SEM_QUANT:-int4-weights-block64}
+REL_QUANT=${REL_QUANT:-int8-weights}
 REL_LOSS=${REL_LOSS:-}
 ship() {  # kind, eval options
   local kind=$1; shift
   local start=$SECONDS
-  local loss_var=SEM_LOSS windows=$SEM_WINDOWS
-  [ "$kind" = relevance ] && loss_var=REL_LOSS windows=$REL_WINDOWS
+  local loss_var=SEM_LOSS windows=$SEM_WINDOWS quant=$SEM_QUANT
+  [ "$kind" = relevance ] && loss_var=REL_LOSS windows=$REL_WINDOWS quant=$REL_QUANT
   if [ -n "${FROM:-}" ]; then  # install a run trained before (its log has the teacher and training seconds)
     rm -rf "runs/$kind"; cp -r "$FROM" "runs/$kind"; cp "$FROM/train_log.json" "runs/$kind.train.json"
     python -c "import json,sys; l=json.load(open(sys.argv[1])); print(json.dumps({'train_seconds': round(l['teacher_seconds'] + l['train_seconds'])}))" \
@@ -43,23 +48,23 @@ ship() {  # kind, eval options
     $(distill_cmd) "$kind" --vocab $VOCAB --out runs/$kind --seed 0 ${!loss_var} | tee runs/$kind.train.json
     echo "{\"train_seconds\": $((SECONDS - start))}" > runs/$kind.time.json
   fi
-  edge-ranker export runs/$kind --out runs/$kind-int8 --name $kind --windows $windows
-  edge-ranker eval runs/$kind-int8 runs/$kind reduced:runs/$kind "$@" --out runs/$kind.eval.json > /dev/null
+  edge-ranker export runs/$kind --out runs/$kind-exported --name $kind --windows $windows --quantize $quant
+  edge-ranker eval runs/$kind-exported runs/$kind reduced:runs/$kind "$@" --out runs/$kind.eval.json > /dev/null
   python - "$kind" <<'PY'
 import json, sys
 kind = sys.argv[1]
 ev = json.load(open(f"runs/{kind}.eval.json"))
-student = ev[f"runs/{kind}-int8"]
+student = ev[f"runs/{kind}-exported"]
 metrics = {"split": "test", "train_seconds": json.load(open(f"runs/{kind}.time.json"))["train_seconds"]}
 for k, v in student.items():
     if isinstance(v, dict):
         metrics[k] = {m: round(x, 2) for m, x in v.items() if m in ("avg", "ndcg@10", "mrr@10", "map@100", "recall@100")}
-metrics["teacher_pca128"] = {k: {m: round(x, 2) for m, x in v.items() if m in ("avg", "ndcg@10", "mrr@10")}
+metrics["teacher_pca"] = {k: {m: round(x, 2) for m, x in v.items() if m in ("avg", "ndcg@10", "mrr@10")}
                              for k, v in ev[f"reduced:runs/{kind}"].items() if isinstance(v, dict)}
 json.dump(metrics, open(f"runs/{kind}.metrics.json", "w"), indent=2)
 PY
   rm -rf "edge_ranker/models/$kind"
-  edge-ranker export runs/$kind --out edge_ranker/models/$kind --name $kind --windows $windows \
+  edge-ranker export runs/$kind --out edge_ranker/models/$kind --name $kind --windows $windows --quantize $quant \
     --metrics runs/$kind.metrics.json
 }
 if [ "$WHICH" = semantic ] || [ "$WHICH" = both ]; then ship semantic --sts; fi
