@@ -29,8 +29,8 @@ SEM_LOSS=${SEM_LOSS:-}  # empty: the recipe default (mse + relational + contrast
 SEM_WINDOWS=${SEM_WINDOWS:-8}
 REL_WINDOWS=${REL_WINDOWS:-1}
 # How each table is stored: the 256-d semantic student's word table in 4-bit blocks keeps it under 8 MB (int8:
-# 13.7 MB) at 0.1 STS dev (bench/RESULTS.md, "Quantization"); both keep fp32 activations, so a text's vector does not
-# depend on its batch.
+# 13.7 MB) for 0.17 STS test against torch (bench/RESULTS.md, "Quantization variants"); both keep fp32 activations,
+# so a text's vector does not depend on its batch.
 SEM_QUANT=${SEM_QUANT:-int4-weights-block64}
 REL_QUANT=${REL_QUANT:-int8-weights}
 REL_LOSS=${REL_LOSS:-}
@@ -60,7 +60,7 @@ for k, v in student.items():
     if isinstance(v, dict):
         metrics[k] = {m: round(x, 2) for m, x in v.items() if m in ("avg", "ndcg@10", "mrr@10", "map@100", "recall@100")}
 metrics["teacher_pca"] = {k: {m: round(x, 2) for m, x in v.items() if m in ("avg", "ndcg@10", "mrr@10")}
-                             for k, v in ev[f"reduced:runs/{kind}"].items() if isinstance(v, dict)}
+                          for k, v in ev[f"reduced:runs/{kind}"].items() if isinstance(v, dict)}
 json.dump(metrics, open(f"runs/{kind}.metrics.json", "w"), indent=2)
 PY
   rm -rf "edge_ranker/models/$kind"

@@ -231,13 +231,16 @@ public final class Encoder {
             }
         }
         wordPacked = q != null && q.dataType == OnnxWeights.UINT8;
-        long blocks = s == null || s.dims.length != 2 ? 0 : s.dims[1];
-        boolean rows = q != null && !wordPacked && q.dims[1] == dim && blocks == 1 && s.dataType == OnnxWeights.FLOAT;
-        boolean packed = wordPacked && dim % 2 == 0 && q.dims[1] == dim / 2 && blocks > 0 && dim % blocks == 0
-                && s.dataType == OnnxWeights.FLOAT16;
+        // both tables 2-D, with a row for every token of the vocabulary
+        boolean shaped = q != null && s != null && q.dims.length == 2 && s.dims.length == 2 && q.dims[0] == s.dims[0]
+                && q.dims[0] >= tokenizer.size();
+        long blocks = shaped ? s.dims[1] : 0;
+        boolean rows = shaped && !wordPacked && q.dims[1] == dim && blocks == 1 && s.dataType == OnnxWeights.FLOAT;
+        boolean packed = shaped && wordPacked && dim % 2 == 0 && q.dims[1] == dim / 2 && blocks > 0
+                && dim % blocks == 0 && s.dataType == OnnxWeights.FLOAT16;
         if (!rows && !packed) {
-            throw new IllegalArgumentException(name + ": expected an int8 word table with per-row scales or a 4-bit"
-                    + " one with fp16 block scales");
+            throw new IllegalArgumentException(name + ": expected a word table with a row per vocabulary token, int8"
+                    + " with per-row scales or 4-bit with fp16 block scales");
         }
         wordQ = q.bytes();
         wordScale = s.floats();

@@ -37,6 +37,11 @@ public final class WordPieceTokenizer {
         this.sep = id("[SEP]");
     }
 
+    /** How many tokens the vocabulary holds: ids run from 0 to size() - 1. */
+    public int size() {
+        return vocab.size();
+    }
+
     /** Loads vocab.txt from a model folder (one token per line, id = line number). */
     public static WordPieceTokenizer load(Path vocabTxt, int maxLength) throws IOException {
         String text = Files.readString(vocabTxt, StandardCharsets.UTF_8);
