@@ -20,7 +20,7 @@ import numpy as np
 from edge_ranker.errors import EdgeRankerError
 
 log = logging.getLogger("edge_ranker")
-CACHE_VECTORS = 200_000  # vectors (and texts' terms) kept in memory per model and role: about 100 MB at 128-d
+CACHE_VECTORS = 200_000  # vectors (and terms) kept in memory per model and role: 100 MB at 128-d, 200 MB at 256-d
 
 
 class VectorStore(Protocol):
