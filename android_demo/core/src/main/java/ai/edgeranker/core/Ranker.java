@@ -134,6 +134,11 @@ public final class Ranker {
                 key -> Lexical.counts(Lexical.terms(relevance.cut(text))));
     }
 
+    /** Whether a text has a word on what the semantic model reads, as Python's Ranker decides it (Lexical.hasWord). */
+    private boolean hasWord(String text) {
+        return (Boolean) cache.computeIfAbsent("w\0" + text, key -> Lexical.hasWord(semantic.cut(text)));
+    }
+
     /** The scores with every document without a word last (Lexical.hasWord; Python's Ranker does the same). */
     static double[] wordlessLast(double[] scores, boolean[] wordless) {
         double[] out = scores.clone();
@@ -147,7 +152,7 @@ public final class Ranker {
 
     /** A like (or dislike) of a text at unix time ts; returns the vector the interests took in. */
     public float[] feedback(String text, boolean like, double ts) {
-        if (!Lexical.hasWord(semantic.cut(text))) {  // its vector would pull every document alike (as in Python)
+        if (!hasWord(text)) {  // its vector would pull every document alike (as in Python)
             throw new IllegalArgumentException("no word to learn an interest from (empty, or only punctuation or emoji)");
         }
         float[] v = interestVector(text);
@@ -176,10 +181,9 @@ public final class Ranker {
         double[] cosine = null;
         double[] lexical = null;
         double[] semanticCosine = null;
-        boolean[] wordless = new boolean[n];  // read on what the semantic model reads, as Python does
+        boolean[] wordless = new boolean[n];
         for (int i = 0; i < n; i++) {
-            String text = docs.get(i).text;
-            wordless[i] = (Boolean) cache.computeIfAbsent("w\0" + text, key -> !Lexical.hasWord(semantic.cut(text)));
+            wordless[i] = !hasWord(docs.get(i).text);
         }
         if (usePersonal) {
             float[][] sem = new float[n][];
