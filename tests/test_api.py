@@ -10,7 +10,7 @@ import pytest
 
 import edge_ranker
 from edge_ranker import EdgeRankerError, Encoder, PreferenceStore, Ranked, Ranker, Ranking, __version__
-from edge_ranker.runtime.ranker import model_key
+from edge_ranker.runtime.ranker import SEMANTIC_SHARE, model_key
 
 
 @pytest.fixture(scope="module")
@@ -106,22 +106,22 @@ def test_a_new_semantic_model_re_embeds_the_stored_likes(tiny_model, tmp_path, s
 
 
 def test_with_a_relevance_model_interests_hold_both_models_vectors(semantic, tmp_path):
-    """An interest's similarity is the mean of the two models' cosines; likes stored with the semantic model
-    alone are embedded again into the pair's space, from their text."""
+    """An interest's similarity is the two models' cosines weighted by the semantic model's share; likes stored
+    with the semantic model alone are embedded again into the pair's space, from their text."""
     relevance = Encoder.load("relevance")
     alone = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))
     alone.feedback({"id": "a", "text": "rivers and lakes"}, "like")
     alone.store.close()
     both = Ranker(semantic, relevance, PreferenceStore(tmp_path / "p.db"))
-    assert both.model_key == f"{alone.model_key}+{model_key(relevance)}"
+    assert both.model_key == f"{alone.model_key}+{model_key(relevance)}@{SEMANTIC_SHARE:g}"
     (interest,), _ = both.store.interests(both.model_key)
     a, b = "rivers and lakes", "a lake and a river"
     np.testing.assert_allclose(interest.point, both.interest_vectors([a])[0], atol=1e-6)
-    mean = (
-        semantic.encode(a) @ semantic.encode(b)
-        + relevance.encode(a, role="passage") @ relevance.encode(b, role="passage")
-    ) / 2
-    assert both.interest_vectors([a])[0] @ both.interest_vectors([b])[0] == pytest.approx(float(mean), abs=1e-6)
+    weighted = SEMANTIC_SHARE * (semantic.encode(a) @ semantic.encode(b)) + (1 - SEMANTIC_SHARE) * (
+        relevance.encode(a, role="passage") @ relevance.encode(b, role="passage")
+    )
+    assert both.interest_vectors([a])[0] @ both.interest_vectors([b])[0] == pytest.approx(float(weighted), abs=1e-6)
+    assert np.linalg.norm(both.interest_vectors([a])[0]) == pytest.approx(1.0, abs=1e-6)
     with pytest.raises(EdgeRankerError, match="a list of texts"):
         both.interest_vectors(a)
     ranked = both.rank([{"id": "x", "text": "football match"}, {"id": "y", "text": b}])

@@ -27,9 +27,11 @@ from edge_ranker.evaluate.personal import ndcg_at
 from edge_ranker.evaluate.retrieval import cosine_scores, lexical_scores, scores_metrics
 from edge_ranker.paths import data_root
 from edge_ranker.runtime.encoder import Encoder, resolve_model_path
+from edge_ranker.runtime.fusion import SEMANTIC_QUERY_WEIGHT
 from edge_ranker.runtime.lexical import Bag, Feed, bm25, coverage, query_scores, standardise, terms
 
 WEIGHTS = (0.5, 1.0, 2.0)
+RUNTIME_SEMANTIC = (1.0, 2.0, 3.0)  # semantic query weights of the runtime's rule (its default among them)
 RETRIEVAL = ("wikiqa-dev", "scifact", "squad-it", "wikiqa")
 SMALL_FEED = 30  # documents a device ranks at once, where the cover of a query in the feed's language drops
 
@@ -43,12 +45,14 @@ def rules(rel: np.ndarray, words: np.ndarray, sem: np.ndarray, cover: np.ndarray
     out.update({f"relevance + {x:g} x semantic": r + w + x * m for x in WEIGHTS})
     out["relevance + BM25 x cover"] = r + (1.0 - gap) * w
     out["relevance + gap x semantic"] = r + w + gap * m
-    out["relevance + gap x semantic, BM25 x cover (the runtime)"] = np.stack(
-        [
-            query_scores(cosine, lexical, 1.0, semantic=meaning, cover=share, semantic_weight=1.0)
-            for cosine, lexical, meaning, share in zip(rel, words, sem, cover)
-        ]
-    )
+    for x in RUNTIME_SEMANTIC:
+        key = "the runtime" if x == SEMANTIC_QUERY_WEIGHT else f"the runtime at semantic weight {x:g}"
+        out[f"relevance + gap x semantic, BM25 x cover ({key})"] = np.stack(
+            [
+                query_scores(cosine, lexical, 1.0, semantic=meaning, cover=share, semantic_weight=x)
+                for cosine, lexical, meaning, share in zip(rel, words, sem, cover)
+            ]
+        )
     return out
 
 
@@ -85,7 +89,7 @@ def small_feeds(
     rng = np.random.default_rng(seed)
     doc_ids, texts = list(ds.corpus), list(ds.corpus.values())
     bags = [Bag.of(terms(tok, t)) for t in texts]
-    rows: dict[str, list[float]] = {"before": [], "the runtime": [], "cover": []}
+    rows: dict[str, list[float]] = {"cover": []}
     for qi, (qid, query) in enumerate(ds.queries.items()):
         relevant = [i for i, d in enumerate(doc_ids) if d in ds.qrels.get(qid, set())][:size]
         others = rng.choice(np.setdiff1d(np.arange(len(texts)), relevant), size - len(relevant), replace=False)
@@ -94,11 +98,12 @@ def small_feeds(
         words = terms(tok, query)
         lexical, share = bm25(words, feed), coverage(words, feed)
         gains = np.isin(pool, relevant).astype(np.float64)
-        for key, score in (
-            ("before", query_scores(rel[qi, pool], lexical, 1.0)),
-            ("the runtime", query_scores(rel[qi, pool], lexical, 1.0, sem[qi, pool], share, 1.0)),
-        ):
-            rows[key].append(ndcg_at(gains[np.argsort(-score, kind="stable")]))
+        scores = {"before": query_scores(rel[qi, pool], lexical, 1.0)}
+        for x in RUNTIME_SEMANTIC:
+            key = "the runtime" if x == SEMANTIC_QUERY_WEIGHT else f"the runtime at semantic weight {x:g}"
+            scores[key] = query_scores(rel[qi, pool], lexical, 1.0, sem[qi, pool], share, x)
+        for key, score in scores.items():
+            rows.setdefault(key, []).append(ndcg_at(gains[np.argsort(-score, kind="stable")]))
         rows["cover"].append(share)
     return {key: round(float(np.mean(v)), 3) for key, v in rows.items()}
 

@@ -8,13 +8,13 @@ import java.util.Map;
 /**
  * Orders documents by the user's interests and, when given, a query, as the Python runtime's Ranker
  * (edge_ranker/runtime/ranker.py): interests from interest vectors (the semantic vector, and with a relevance model
- * the passage vector beside it, over sqrt 2: cosines are the two models' mean); relevance = the relevance
- * model's cosine plus lexicalWeight x the query's BM25, both standardised over the documents, BM25 weighed by
- * the share of the query's words the documents have and the semantic model's query cosine joining by the share
- * they lack (Lexical.queryScores); the two orders
- * fused by weighted reciprocal ranks; cold start without either: newest first, then input order. A
- * document without a word goes last in each order (Lexical.hasWord).
- * Document vectors, terms and whether a text has a word are cached by text, so a feed is read once.
+ * the passage vector beside it, scaled so that cosines are the two models' weighted by SEMANTIC_SHARE);
+ * relevance = the relevance model's cosine plus lexicalWeight x the query's BM25, both standardised over the
+ * documents, BM25 weighed by the share of the query's words the documents have and the semantic model's query
+ * cosine joining by the share they lack (Lexical.queryScores); the two orders fused by weighted reciprocal ranks;
+ * cold start without either: newest first, then input order. A document without a word goes last in each order
+ * (Lexical.hasWord). Document vectors, terms and whether a text has a word are cached by text, so a feed is read
+ * once.
  */
 public final class Ranker {
     public static final class Document {
@@ -86,7 +86,7 @@ public final class Ranker {
     public double personalWeight = 0.5;
     public double queryWeight = 1.0;
     public double lexicalWeight = 1.0;
-    public double semanticQueryWeight = 1.0;
+    public double semanticQueryWeight = 2.0;
     public int k = 60;
     private final Map<String, Object> cache = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
@@ -115,15 +115,19 @@ public final class Ranker {
         return relevance == null ? embed(text) : concat(embed(text), passage(text));
     }
 
-    /** Two unit vectors side by side over sqrt 2: a unit vector whose cosines are the mean of theirs. */
+    /** The semantic model's share of an interest's cosine (the relevance model has the rest): Python's SEMANTIC_SHARE. */
+    public static final double SEMANTIC_SHARE = 0.65;
+
+    /** Two unit vectors side by side, scaled: a unit vector whose cosines are theirs weighted by SEMANTIC_SHARE. */
     public static float[] concat(float[] a, float[] b) {
         float[] out = new float[a.length + b.length];
-        float half = (float) (1.0 / Math.sqrt(2.0));  // float products, as numpy's float32 in Python
+        float sa = (float) Math.sqrt(SEMANTIC_SHARE);  // float products, as numpy's float32 in Python
+        float sb = (float) Math.sqrt(1 - SEMANTIC_SHARE);
         for (int i = 0; i < a.length; i++) {
-            out[i] = a[i] * half;
+            out[i] = a[i] * sa;
         }
         for (int i = 0; i < b.length; i++) {
-            out[a.length + i] = b[i] * half;
+            out[a.length + i] = b[i] * sb;
         }
         return out;
     }
