@@ -130,6 +130,20 @@ def test_with_a_relevance_model_interests_hold_both_models_vectors(semantic, tmp
     )
 
 
+def test_interests_stored_under_an_even_mean_are_embedded_again_with_the_share(semantic, tmp_path):
+    """A release that weighed the two models evenly stored its interests under the pair's key without a share:
+    the ranker embeds them again from their text at today's share instead of comparing them as they were."""
+    relevance = Encoder.load("relevance")
+    text = "rivers and lakes"
+    even = np.concatenate([semantic.encode(text), relevance.encode(text, role="passage")]) / np.sqrt(2.0)
+    with PreferenceStore(tmp_path / "p.db") as store:
+        store.add_feedback("a", even, "like", f"{model_key(semantic)}+{model_key(relevance)}", text=text)
+    both = Ranker(semantic, relevance, PreferenceStore(tmp_path / "p.db"))
+    (interest,), _ = both.store.interests(both.model_key)
+    np.testing.assert_allclose(interest.point, both.interest_vectors([text])[0], atol=1e-6)
+    assert np.abs(interest.point - even).max() > 0.01
+
+
 def test_ranking_scores_follow_ids_and_embeddings_are_the_callers(semantic, tmp_path):
     ranker = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))
     ranker.feedback({"id": "l", "text": "rivers and lakes"}, "like")

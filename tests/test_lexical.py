@@ -11,6 +11,7 @@ from tokenizers import Tokenizer
 
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.encoder import Encoder
+from edge_ranker.runtime.fusion import SEMANTIC_QUERY_WEIGHT
 from edge_ranker.runtime.lexical import Bag, Feed, bm25, coverage, query_scores, standardise, terms
 from edge_ranker.runtime.ranker import Ranker
 from edge_ranker.runtime.store import PreferenceStore
@@ -122,7 +123,7 @@ def test_a_query_in_another_language_adds_the_semantic_cosine_by_the_share_of_mi
     assert {r.id: r.semantic_score for r in ranking} == pytest.approx({str(i): s for i, s in enumerate(sem)}, abs=1e-6)
     cos = relevance.encode(NEWS, role="passage") @ relevance.encode([query], role="query")[0]
     base = standardise(cos) + cover * standardise(bm25(words, feed))
-    want = [str(i) for i in np.argsort(-(base + (1 - cover) * standardise(sem)), kind="stable")]
+    want = [str(i) for i in np.argsort(-(base + SEMANTIC_QUERY_WEIGHT * (1 - cover) * standardise(sem)), kind="stable")]
     assert ranking.ids == want and want[0] == "3"
     without = _rank(Ranker(semantic, relevance, PreferenceStore(tmp_path / "b.db"), semantic_query_weight=0.0), query)
     assert without.ids == [str(i) for i in np.argsort(-base, kind="stable")] != want  # the semantic cosine reorders

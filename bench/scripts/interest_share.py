@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import tempfile
 
 import numpy as np
 
@@ -16,15 +17,22 @@ from edge_ranker.evaluate.encoders import resolve_encoder
 from edge_ranker.evaluate.personal import SETTINGS, evaluate_personal
 from edge_ranker.paths import cache_root, data_root
 from edge_ranker.runtime.encoder import Encoder
+from edge_ranker.runtime.store import PreferenceStore
 
 SHARES = (0.5, 0.65, 0.8, 0.9)
 USE = "teacher:use-multilingual-v3"
 
 
-def set_share(share: float) -> None:
-    """The Ranker reads these two module constants when it builds interest vectors."""
+def set_share(share: float, ranker: ranker_module.Ranker) -> None:
+    """The Ranker reads these two module constants when it builds interest vectors; ``ranker`` checks it did."""
     ranker_module.SEMANTIC_SCALE = np.float32(np.sqrt(share))
     ranker_module.PASSAGE_SCALE = np.float32(np.sqrt(1.0 - share))
+    x, y = "a river", "a football match"
+    a, b = ranker.interest_vectors([x, y])
+    sem = ranker.semantic.encode(x) @ ranker.semantic.encode(y)
+    rel = ranker.relevance.encode(x, role="passage") @ ranker.relevance.encode(y, role="passage")
+    if abs(a @ b - (share * sem + (1 - share) * rel)) > 1e-5:
+        raise SystemExit(f"the Ranker did not take share {share}: interest_vectors no longer reads the module's scales")
 
 
 def main() -> None:
@@ -35,12 +43,13 @@ def main() -> None:
     parser.add_argument("--semantic", default="semantic", help="the semantic model folder (default: the shipped one)")
     a = parser.parse_args()
     semantic, relevance = resolve_encoder(a.semantic, cache_root(None)), Encoder.load("relevance")
+    probe = ranker_module.Ranker(Encoder.load(a.semantic), relevance, PreferenceStore(tempfile.mkdtemp() + "/p.db"))
     teacher = {USE: resolve_encoder(USE, cache_root(None))}
     root, split, items = data_root(a.data), a.split, a.item_sentences
     use = evaluate_personal(teacher, root, split=split, item_sentences=items)
     out: dict[str, dict] = {}
     for share in (*SHARES, 1.0):
-        set_share(share)
+        set_share(share, probe)
         got = evaluate_personal(
             {a.semantic: semantic}, root, split=split, item_sentences=items, relevance=relevance if share < 1 else None
         )

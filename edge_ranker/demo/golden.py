@@ -99,8 +99,8 @@ WORDLESS = Document("no-words", "\U0001f642 \u2026 !!")
 
 
 def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -> None:
-    """A scripted like/dislike history over the 22 days before ``now``, then the demo feed and ``WORDLESS`` ranked
-    without a query, with the demo's query and with ``CROSSING_QUERY``."""
+    """A scripted like/dislike history, one reaction a day from 22 to 13 days before ``now``, then the demo feed and
+    ``WORDLESS`` ranked without a query, with the demo's query and with ``CROSSING_QUERY``."""
     from edge_ranker.demo import load_feed
 
     docs, history = load_feed()
@@ -126,7 +126,7 @@ def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -
         f"horizon_days\t{cfg.horizon_days}\ndecay_rate_per_day\t{cfg.decay_rate_per_day}\n"
         f"personal_weight\t{ranker.personal_weight}\nquery_weight\t{ranker.query_weight}\n"
         f"lexical_weight\t{ranker.lexical_weight}\nsemantic_query_weight\t{ranker.semantic_query_weight}\n"
-        f"k\t{ranker.k}\n"
+        f"k\t{ranker.k}\nmodel_key\t{ranker.model_key}\n"
     )
     for name, query in (("personal", None), ("search", history["query"]), ("crossing", CROSSING_QUERY)):
         ranked = ranker.rank([Document(d.id, d.text, d.published) for d in docs], query=query, now=now)

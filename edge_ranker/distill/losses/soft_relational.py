@@ -9,6 +9,8 @@ SOFT_TEMPERATURE = 0.2
 
 
 class SoftRelational(Relational):
+    """Built at the recipe's in-batch temperature like every loss, it runs at that or 0.2, whichever is higher."""
+
     name = "soft_relational"
 
     def __init__(self, temperature: float = SOFT_TEMPERATURE) -> None:

@@ -36,7 +36,7 @@ class MainActivity : Activity() {
         }
         val texts = docs.associate { it.id to it.text }
         db = PreferenceDb(this).also { store ->
-            store.replay(interests, ranker.interestVector("").size) { id, text ->
+            store.replay(interests, ranker.modelKey()) { id, text ->
                 (text ?: texts[id])?.let { ranker.interestVector(it) }
             }
         }
@@ -83,7 +83,7 @@ class MainActivity : Activity() {
             Toast.makeText(this, e.message, Toast.LENGTH_SHORT).show()
             return
         }
-        db.add(d.id, d.text, vector, like, now)
+        db.add(d.id, d.text, vector, like, now, ranker.modelKey())
         render()
     }
 

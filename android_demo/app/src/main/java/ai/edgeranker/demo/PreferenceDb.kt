@@ -9,42 +9,58 @@ import java.nio.ByteBuffer
 import java.nio.ByteOrder
 
 /** Likes and dislikes in the app's private SQLite database (WAL); interests are rebuilt from them on start. */
-class PreferenceDb(context: Context) : SQLiteOpenHelper(context, "preferences.sqlite", null, 2) {
+class PreferenceDb(context: Context) : SQLiteOpenHelper(context, "preferences.sqlite", null, 3) {
     override fun onConfigure(db: SQLiteDatabase) = db.enableWriteAheadLogging().let { }
 
     override fun onCreate(db: SQLiteDatabase) {
         db.execSQL(
             "CREATE TABLE feedback (id INTEGER PRIMARY KEY AUTOINCREMENT, doc_id TEXT NOT NULL, " +
-                "embedding BLOB NOT NULL, reaction TEXT NOT NULL, ts REAL NOT NULL, text TEXT)"
+                "embedding BLOB NOT NULL, reaction TEXT NOT NULL, ts REAL NOT NULL, text TEXT, model TEXT)"
         )
     }
 
-    /** Version 2 keeps each reaction's text, so an app update whose models embed otherwise re-embeds it. */
+    /**
+     * Version 2 keeps each reaction's text, version 3 the key of the models that embedded it (Ranker.modelKey), so an
+     * app update whose models or interest weights embed otherwise re-embeds it.
+     */
     override fun onUpgrade(db: SQLiteDatabase, oldVersion: Int, newVersion: Int) {
         if (oldVersion < 2) db.execSQL("ALTER TABLE feedback ADD COLUMN text TEXT")
+        if (oldVersion < 3) db.execSQL("ALTER TABLE feedback ADD COLUMN model TEXT")
     }
 
-    fun add(docId: String, text: String, embedding: FloatArray, like: Boolean, ts: Double) {
-        val buf = ByteBuffer.allocate(embedding.size * 4).order(ByteOrder.LITTLE_ENDIAN)
-        embedding.forEach { buf.putFloat(it) }
+    fun add(docId: String, text: String, embedding: FloatArray, like: Boolean, ts: Double, model: String) {
         writableDatabase.insert("feedback", null, ContentValues().apply {
-            put("doc_id", docId); put("text", text); put("embedding", buf.array())
+            put("doc_id", docId); put("text", text); put("embedding", bytes(embedding)); put("model", model)
             put("reaction", if (like) "like" else "dislike"); put("ts", ts)
         })
     }
 
+    private fun bytes(v: FloatArray): ByteArray {
+        val buf = ByteBuffer.allocate(v.size * 4).order(ByteOrder.LITTLE_ENDIAN)
+        v.forEach { buf.putFloat(it) }
+        return buf.array()
+    }
+
     /**
-     * Rebuilds the interests. A stored vector of another size than the models' now (an earlier release) is made
-     * again by [embed] from the reaction's text, or the document's; a reaction with neither is left out.
+     * Rebuilds the interests. A vector stored under another model key than [model] (an earlier release, other
+     * models or other interest weights) is made again by [embed] from the reaction's text, or the document's, and
+     * stored under [model]; a reaction with neither is left out.
      */
-    fun replay(into: Interests, size: Int, embed: (docId: String, text: String?) -> FloatArray?) {
-        val sql = "SELECT embedding, reaction, ts, doc_id, text FROM feedback ORDER BY id"
+    fun replay(into: Interests, model: String, embed: (docId: String, text: String?) -> FloatArray?) {
+        val sql = "SELECT embedding, reaction, ts, doc_id, text, model, id FROM feedback ORDER BY id"
         readableDatabase.rawQuery(sql, null).use { c ->
             while (c.moveToNext()) {
-                val b = ByteBuffer.wrap(c.getBlob(0)).order(ByteOrder.LITTLE_ENDIAN)
-                val stored = FloatArray(b.remaining() / 4) { b.getFloat() }
                 val text = if (c.isNull(4)) null else c.getString(4)
-                val v = if (stored.size == size) stored else embed(c.getString(3), text)
+                val v = if (!c.isNull(5) && c.getString(5) == model) {
+                    val b = ByteBuffer.wrap(c.getBlob(0)).order(ByteOrder.LITTLE_ENDIAN)
+                    FloatArray(b.remaining() / 4) { b.getFloat() }
+                } else {
+                    embed(c.getString(3), text)?.also { fresh ->
+                        writableDatabase.update("feedback", ContentValues().apply {
+                            put("embedding", bytes(fresh)); put("model", model)
+                        }, "id = ?", arrayOf(c.getLong(6).toString()))
+                    }
+                }
                 if (v != null) into.feedback(v, c.getString(1) == "like", c.getDouble(2))
             }
         }

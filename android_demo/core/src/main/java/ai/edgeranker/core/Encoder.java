@@ -118,6 +118,11 @@ public final class Encoder {
     }
 
     public final String name;
+    /**
+     * The model's identity in stored data, as Python's model_key: its name, the start of its graph's sha256 and, when
+     * it reads long texts in windows, how many.
+     */
+    public final String key;
     public final int dim;
     public final int maxLength;
     /** Windows of at most maxLength tokens read of a long text (the manifest's "windows", 1 when absent). */
@@ -166,8 +171,11 @@ public final class Encoder {
             throw new IllegalArgumentException("manifest.json: windows must be a whole number from 1 to 64, got " + w);
         }
         int windows = w == null ? 1 : ((Number) w).intValue();
-        return new Encoder((String) manifest.get("name"), ((Number) manifest.get("dim")).intValue(), maxLength,
-                windows, prefixes, new WordPieceTokenizer(vocabulary, maxLength * windows), OnnxWeights.read(model));
+        String name = (String) manifest.get("name");
+        String sha = (String) ((Map<String, Object>) listed.get(onnx)).get("sha256");
+        String key = name + ":" + sha.substring(0, 16) + (windows == 1 ? "" : ":" + windows + "w");
+        return new Encoder(name, key, ((Number) manifest.get("dim")).intValue(), maxLength, windows, prefixes,
+                new WordPieceTokenizer(vocabulary, maxLength * windows), OnnxWeights.read(model));
     }
 
     /** A file's bytes after checking its size and sha256 against the manifest, as the Python runtime does. */
@@ -200,9 +208,10 @@ public final class Encoder {
         }
     }
 
-    private Encoder(String name, int dim, int maxLength, int windows, Map<String, String> prefixes,
+    private Encoder(String name, String key, int dim, int maxLength, int windows, Map<String, String> prefixes,
             WordPieceTokenizer tokenizer, OnnxWeights g) {
         this.name = name;
+        this.key = key;
         this.dim = dim;
         this.maxLength = maxLength;
         this.windows = windows;

@@ -79,6 +79,8 @@ public final class Ranker {
     }
 
     private static final int CACHE_CAPACITY = 50_000;
+    /** The semantic model's share of an interest's cosine (the relevance model has the rest), Python's. */
+    public static final double SEMANTIC_SHARE = 0.65;
 
     public final Encoder semantic;
     public final Encoder relevance;  // null: no queries
@@ -101,6 +103,18 @@ public final class Ranker {
         this.interests = interests;
     }
 
+    /**
+     * What stored interests were made with, as Python's Ranker.model_key: the semantic model's key, and with a
+     * relevance model its key and the semantic share. Interests stored under another key must be embedded again.
+     */
+    public String modelKey() {
+        if (relevance == null) {
+            return semantic.key;
+        }
+        String share = java.math.BigDecimal.valueOf(SEMANTIC_SHARE).stripTrailingZeros().toPlainString();
+        return semantic.key + "+" + relevance.key + "@" + share;
+    }
+
     /** The semantic vector of a text: what a query in another language is compared with. */
     public float[] embed(String text) {
         return (float[]) cache.computeIfAbsent("s\0" + text, key -> semantic.encode(text, null));
@@ -114,9 +128,6 @@ public final class Ranker {
     public float[] interestVector(String text) {
         return relevance == null ? embed(text) : concat(embed(text), passage(text));
     }
-
-    /** The semantic model's share of an interest's cosine (the relevance model has the rest): Python's SEMANTIC_SHARE. */
-    public static final double SEMANTIC_SHARE = 0.65;
 
     /** Two unit vectors side by side, scaled: a unit vector whose cosines are theirs weighted by SEMANTIC_SHARE. */
     public static float[] concat(float[] a, float[] b) {

@@ -230,6 +230,14 @@ public final class GoldenTest {
         Map<String, String> sc = settings(golden.resolve("scenario.tsv"));
         Interests.Config cfg = config(sc);
         Ranker ranker = new Ranker(semantic, relevance, new Interests(cfg));
+        // Python's defaults wrote the scenario: a Ranker made with none set must hold the same, and the same key
+        String key = sc.get("model_key");
+        check(ranker.modelKey().equals(key), "model key " + ranker.modelKey() + " vs " + key);
+        check(ranker.personalWeight == Double.parseDouble(sc.get("personal_weight"))
+                && ranker.queryWeight == Double.parseDouble(sc.get("query_weight"))
+                && ranker.lexicalWeight == Double.parseDouble(sc.get("lexical_weight"))
+                && ranker.semanticQueryWeight == Double.parseDouble(sc.get("semantic_query_weight"))
+                && ranker.k == Integer.parseInt(sc.get("k")), "default weights as Python's");
         ranker.personalWeight = Double.parseDouble(sc.get("personal_weight"));
         ranker.queryWeight = Double.parseDouble(sc.get("query_weight"));
         ranker.lexicalWeight = Double.parseDouble(sc.get("lexical_weight"));
