@@ -132,16 +132,18 @@ def test_with_a_relevance_model_interests_hold_both_models_vectors(semantic, tmp
 
 def test_interests_stored_under_an_even_mean_are_embedded_again_with_the_share(semantic, tmp_path):
     """A release that weighed the two models evenly stored its interests under the pair's key without a share:
-    the ranker embeds them again from their text at today's share instead of comparing them as they were."""
+    the ranker embeds them again from their text at today's share instead of comparing them as they were, and
+    the time the user spent on them comes along."""
     relevance = Encoder.load("relevance")
-    text = "rivers and lakes"
+    text, before = "rivers and lakes", f"{model_key(semantic)}+{model_key(relevance)}"
     even = np.concatenate([semantic.encode(text), relevance.encode(text, role="passage")]) / np.sqrt(2.0)
     with PreferenceStore(tmp_path / "p.db") as store:
-        store.add_feedback("a", even, "like", f"{model_key(semantic)}+{model_key(relevance)}", text=text)
+        store.add_feedback("a", even, "like", before, text=text)
+        store.add_view_time(even, 30.0, before)
     both = Ranker(semantic, relevance, PreferenceStore(tmp_path / "p.db"))
     (interest,), _ = both.store.interests(both.model_key)
     np.testing.assert_allclose(interest.point, both.interest_vectors([text])[0], atol=1e-6)
-    assert np.abs(interest.point - even).max() > 0.01
+    assert np.abs(interest.point - even).max() > 0.01 and interest.view_time == 30.0
 
 
 def test_ranking_scores_follow_ids_and_embeddings_are_the_callers(semantic, tmp_path):

@@ -489,6 +489,30 @@ def test_dwell_time_of_an_undone_interest_goes_with_it(tmp_path):
     assert only.view_time == 0.0
 
 
+def test_dwell_time_moves_with_its_like_to_a_new_models_space(tmp_path):
+    """A model update re-embeds the likes; each interest's dwell time goes to the new interest of the like it was
+    closest to (the new space is the old one turned, so the documents' interests swap places)."""
+    s = PreferenceStore(tmp_path / "p.db")
+    a = s.add_feedback("a", vec(1, 0), "like", "old", text="a")
+    b = s.add_feedback("b", vec(0, 1), "like", "old", text="b")
+    s.add_view_time(vec(0.1, 1), 30.0, "old")
+    s.move_to_model("new", [a, b], np.stack([vec(0, 1), vec(1, 0)]))
+    assert s.interests("old") == ([], [])
+    times = {tuple(np.round(c.point, 3)): c.view_time for c in s.interests("new")[0]}
+    assert times == {(0.0, 1.0): 0.0, (1.0, 0.0): 30.0}
+
+
+def test_dwell_time_of_an_interest_whose_like_stays_is_not_copied(tmp_path):
+    """A like without text cannot move: its interest keeps its time in the old space, none is added in the new."""
+    s = PreferenceStore(tmp_path / "p.db")
+    a = s.add_feedback("a", vec(1, 0), "like", "old", text="a")
+    s.add_feedback("b", vec(0, 1), "like", "old")
+    s.add_view_time(vec(0, 1), 30.0, "old")
+    s.move_to_model("new", [a], vec(0, 1)[None])
+    assert [c.view_time for c in s.interests("old")[0]] == [30.0]
+    assert [c.view_time for c in s.interests("new")[0]] == [0.0]
+
+
 def test_export_lists_cached_document_vectors_and_odd_files_are_refused(tmp_path):
     s = PreferenceStore(tmp_path / "p.db")
     s.save_vectors("m", "", [b"\x01" * 16], np.ones((1, 4), np.float32))

@@ -380,11 +380,36 @@ class PreferenceStore:
 
     def move_to_model(self, model: str, events: list[int], vectors: np.ndarray) -> None:
         """Give ``events`` their vectors in ``model``'s space and rebuild the interests: after a model update the
-        user's likes count again instead of starting cold."""
-        rows = [(unit(v).tobytes(), model, i) for i, v in zip(events, vectors)]
+        user's likes count again instead of starting cold. Dwell time moves with them: an old interest's time goes
+        to the new interest closest to the like that was closest to it, the same document in the new space."""
+        moved = {i: unit(v) for i, v in zip(events, vectors)}
         with self._write():
-            self._db.executemany("UPDATE feedback SET embedding=?, model=? WHERE id=?", rows)
+            carried = self._dwell_by_like(list(moved))
+            self._db.executemany(
+                "UPDATE feedback SET embedding=?, model=? WHERE id=?",
+                [(v.tobytes(), model, i) for i, v in moved.items()],
+            )
             self._rebuild_interests()
+            cois = self._interests(model, True)
+            for event, seconds in carried:
+                i, _ = closest(cois, moved[event])
+                if i >= 0:
+                    self._db.execute("UPDATE interests SET view_time = view_time + ? WHERE id=?", (seconds, cois[i].id))
+
+    def _dwell_by_like(self, events: list[int]) -> list[tuple[int, float]]:
+        """Each liked interest's dwell time whose closest like is one of ``events`` (which are leaving its space),
+        as (that like, seconds); an interest closest to a like that stays keeps its time (``_rebuild_interests``)."""
+        leaving = set(events)
+        likes = self._db.execute("SELECT id, embedding, model FROM feedback WHERE reaction='like'").fetchall()
+        dwell = self._db.execute("SELECT model, point, view_time FROM interests WHERE positive=1 AND view_time > 0")
+        out = []
+        for model, point, seconds in dwell.fetchall():
+            mine = [(i, np.frombuffer(e, dtype=np.float32)) for i, e, m in likes if m == model]
+            if mine:
+                nearest = mine[int(np.argmax(np.stack([e for _, e in mine]) @ np.frombuffer(point, dtype=np.float32)))]
+                if nearest[0] in leaving:
+                    out.append((nearest[0], seconds))
+        return out
 
     def _rebuild_interests(self) -> None:
         """Replay every stored reaction in the order it came into fresh interests, per model; dwell time moves to
