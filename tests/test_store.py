@@ -513,6 +513,21 @@ def test_dwell_time_of_an_interest_whose_like_stays_is_not_copied(tmp_path):
     assert [c.view_time for c in s.interests("new")[0]] == [0.0]
 
 
+def test_dwell_time_is_moved_once_and_held_in_one_space_only(tmp_path):
+    """A move repeated (two processes starting at once after an update) carries nothing again; an interest whose
+    like moves while a close like without text stays gives its time to the new space, not to both."""
+    s = PreferenceStore(tmp_path / "p.db")
+    a = s.add_feedback("a", vec(1, 0), "like", "old", text="a")
+    s.add_feedback("b", vec(np.cos(0.7), np.sin(0.7)), "like", "old")  # cosine 0.76: merged into a's interest
+    s.add_view_time(vec(1, 0), 30.0, "old")
+    for _ in range(2):
+        s.move_to_model("new", [a], vec(0, 1)[None])
+    spent = [c.view_time for m in ("old", "new") for c in s.interests(m)[0]]
+    assert sum(spent) == 30.0 and [c.view_time for c in s.interests("new")[0]] == [30.0]
+    with pytest.raises(EdgeRankerError, match="one vector per event"):
+        s.move_to_model("new", [a], vec(0, 1))
+
+
 def test_export_lists_cached_document_vectors_and_odd_files_are_refused(tmp_path):
     s = PreferenceStore(tmp_path / "p.db")
     s.save_vectors("m", "", [b"\x01" * 16], np.ones((1, 4), np.float32))

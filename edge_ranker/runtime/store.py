@@ -23,7 +23,7 @@ import sqlite3
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -382,33 +382,49 @@ class PreferenceStore:
         """Give ``events`` their vectors in ``model``'s space and rebuild the interests: after a model update the
         user's likes count again instead of starting cold. Dwell time moves with them: an old interest's time goes
         to the new interest closest to the like that was closest to it, the same document in the new space."""
+        vectors = np.asarray(vectors, dtype=np.float32)
+        if vectors.ndim != 2 or len(vectors) != len(events):
+            raise EdgeRankerError(f"move_to_model needs one vector per event: {len(events)} events, {vectors.shape}")
         moved = {i: unit(v) for i, v in zip(events, vectors)}
         with self._write():
-            carried = self._dwell_by_like(list(moved))
+            carried = self._dwell_by_like(moved.keys(), model)
             self._db.executemany(
                 "UPDATE feedback SET embedding=?, model=? WHERE id=?",
                 [(v.tobytes(), model, i) for i, v in moved.items()],
             )
             self._rebuild_interests()
             cois = self._interests(model, True)
-            for event, seconds in carried:
-                i, _ = closest(cois, moved[event])
-                if i >= 0:
-                    self._db.execute("UPDATE interests SET view_time = view_time + ? WHERE id=?", (seconds, cois[i].id))
+            if cois and carried:
+                points = np.stack([c.point for c in cois])
+                for event, seconds in carried:
+                    j = int(np.argmax(points @ moved[event]))
+                    self._db.execute("UPDATE interests SET view_time = view_time + ? WHERE id=?", (seconds, cois[j].id))
 
-    def _dwell_by_like(self, events: list[int]) -> list[tuple[int, float]]:
-        """Each liked interest's dwell time whose closest like is one of ``events`` (which are leaving its space),
-        as (that like, seconds); an interest closest to a like that stays keeps its time (``_rebuild_interests``)."""
-        leaving = set(events)
-        likes = self._db.execute("SELECT id, embedding, model FROM feedback WHERE reaction='like'").fetchall()
-        dwell = self._db.execute("SELECT model, point, view_time FROM interests WHERE positive=1 AND view_time > 0")
+    def _dwell_by_like(self, events: Iterable[int], model: str) -> list[tuple[int, float]]:
+        """Each liked interest's dwell time whose closest like is one of ``events`` leaving another space for
+        ``model``, as (that like, seconds), taken off the interest so that the rebuild does not keep it there too; an
+        interest closest to a like that stays keeps its time (``_rebuild_interests``). Run inside the move's write:
+        a move repeated by another process finds its events already in ``model`` and carries nothing again."""
+        wanted = set(events)
+        likes: dict[str, tuple[list[int], list[np.ndarray]]] = {}
+        for i, emb, space in self._db.execute("SELECT id, embedding, model FROM feedback WHERE reaction='like'"):
+            ids, vecs = likes.setdefault(space, ([], []))
+            ids.append(i)
+            vecs.append(np.frombuffer(emb, dtype=np.float32))
+        stacked = {space: (ids, np.stack(vecs)) for space, (ids, vecs) in likes.items()}
+        dwell = self._db.execute(
+            "SELECT id, model, point, view_time FROM interests WHERE positive=1 AND view_time > 0 AND model != ?",
+            (model,),
+        ).fetchall()
         out = []
-        for model, point, seconds in dwell.fetchall():
-            mine = [(i, np.frombuffer(e, dtype=np.float32)) for i, e, m in likes if m == model]
-            if mine:
-                nearest = mine[int(np.argmax(np.stack([e for _, e in mine]) @ np.frombuffer(point, dtype=np.float32)))]
-                if nearest[0] in leaving:
-                    out.append((nearest[0], seconds))
+        for interest, space, point, seconds in dwell:
+            if space not in stacked:
+                continue
+            ids, vecs = stacked[space]
+            nearest = ids[int(np.argmax(vecs @ np.frombuffer(point, dtype=np.float32)))]
+            if nearest in wanted:
+                out.append((nearest, seconds))
+                self._db.execute("UPDATE interests SET view_time = 0 WHERE id=?", (interest,))
         return out
 
     def _rebuild_interests(self) -> None:
@@ -417,14 +433,44 @@ class PreferenceStore:
         dwell = self._db.execute("SELECT model, point, view_time FROM interests WHERE positive=1 AND view_time > 0")
         dwell = dwell.fetchall()
         self._db.execute("DELETE FROM interests")
-        events = self._db.execute("SELECT embedding, reaction, ts, model FROM feedback ORDER BY id").fetchall()
-        for emb, reaction, ts, model in events:
-            self._update_interests(np.frombuffer(emb, dtype=np.float32), reaction == "like", ts, model)
+        # in memory, then written once in the order the interests were created (the ids an update's replay gives):
+        # reading every interest back from SQLite for each event took 40 s for 3,000 likes
+        built: dict[tuple[str, bool], list[CoI]] = {}
+        created: list[tuple[str, bool, int]] = []
+        for emb, reaction, ts, model in self._db.execute(
+            "SELECT embedding, reaction, ts, model FROM feedback ORDER BY id"
+        ):
+            vector, positive = np.frombuffer(emb, dtype=np.float32), reaction == "like"
+            cois = built.setdefault((model, positive), [])
+            _check_size(cois, vector, model)
+            moved = react(cois, vector, positive, ts, self.config)
+            if moved is None:
+                created.append((model, positive, len(cois)))
+                cois.append(CoI(len(cois), positive, vector, 1, 0.0, ts))
+            else:
+                cois[moved.id] = moved
+        self._db.executemany(
+            "INSERT INTO interests (positive, point, view_count, view_time, last_view, model) VALUES (?,?,?,?,?,?)",
+            [
+                (int(c.positive), c.point.tobytes(), c.view_count, c.view_time, c.last_view, model)
+                for model, positive, j in created
+                for c in (built[(model, positive)][j],)
+            ],
+        )
+        liked: dict[str, tuple[list[int], np.ndarray]] = {}  # each model's rebuilt liked interests: ids, points
         for model, point, seconds in dwell:  # dwell time whose interest is gone (no close one left) goes with it
-            cois = self._interests(model, True)
-            i, sim = closest(cois, np.frombuffer(point, dtype=np.float32))
-            if i >= 0 and sim >= self.config.threshold:
-                self._db.execute("UPDATE interests SET view_time = view_time + ? WHERE id=?", (seconds, cois[i].id))
+            if model not in liked:
+                cois = built.get((model, True), [])
+                ids = self._db.execute(
+                    "SELECT id FROM interests WHERE model=? AND positive=1 ORDER BY id", (model,)
+                ).fetchall()
+                liked[model] = ([i for (i,) in ids], np.stack([c.point for c in cois]) if cois else np.zeros((0, 0)))
+            ids, points = liked[model]
+            if ids and points.shape[1] == len(point) // 4:
+                sims = points @ np.frombuffer(point, dtype=np.float32)
+                j = int(np.argmax(sims))
+                if sims[j] >= self.config.threshold:
+                    self._db.execute("UPDATE interests SET view_time = view_time + ? WHERE id=?", (seconds, ids[j]))
 
     def add_view_time(self, embedding: np.ndarray, seconds: float, model: str) -> None:
         """Dwell time counts towards the closest positive interest."""

@@ -47,22 +47,29 @@ class PreferenceDb(context: Context) : SQLiteOpenHelper(context, "preferences.sq
      * stored under [model]; a reaction with neither is left out.
      */
     fun replay(into: Interests, model: String, embed: (docId: String, text: String?) -> FloatArray?) {
+        val db = writableDatabase
         val sql = "SELECT embedding, reaction, ts, doc_id, text, model, id FROM feedback ORDER BY id"
-        readableDatabase.rawQuery(sql, null).use { c ->
-            while (c.moveToNext()) {
-                val text = if (c.isNull(4)) null else c.getString(4)
-                val v = if (!c.isNull(5) && c.getString(5) == model) {
-                    val b = ByteBuffer.wrap(c.getBlob(0)).order(ByteOrder.LITTLE_ENDIAN)
-                    FloatArray(b.remaining() / 4) { b.getFloat() }
-                } else {
-                    embed(c.getString(3), text)?.also { fresh ->
-                        writableDatabase.update("feedback", ContentValues().apply {
-                            put("embedding", bytes(fresh)); put("model", model)
-                        }, "id = ?", arrayOf(c.getLong(6).toString()))
+        db.beginTransaction()  // one commit for every re-embedded row, not one each
+        try {
+            db.rawQuery(sql, null).use { c ->
+                while (c.moveToNext()) {
+                    val text = if (c.isNull(4)) null else c.getString(4)
+                    val v = if (!c.isNull(5) && c.getString(5) == model) {
+                        val b = ByteBuffer.wrap(c.getBlob(0)).order(ByteOrder.LITTLE_ENDIAN)
+                        FloatArray(b.remaining() / 4) { b.getFloat() }
+                    } else {
+                        embed(c.getString(3), text)?.also { fresh ->
+                            db.update("feedback", ContentValues().apply {
+                                put("embedding", bytes(fresh)); put("model", model)
+                            }, "id = ?", arrayOf(c.getLong(6).toString()))
+                        }
                     }
+                    if (v != null) into.feedback(v, c.getString(1) == "like", c.getDouble(2))
                 }
-                if (v != null) into.feedback(v, c.getString(1) == "like", c.getDouble(2))
             }
+            db.setTransactionSuccessful()
+        } finally {
+            db.endTransaction()
         }
     }
 
