@@ -406,22 +406,29 @@ class PreferenceStore:
         interest closest to a like that stays keeps its time (``_rebuild_interests``). Run inside the move's write:
         a move repeated by another process finds its events already in ``model`` and carries nothing again."""
         wanted = set(events)
-        likes: dict[str, tuple[list[int], list[np.ndarray]]] = {}
-        for i, emb, space in self._db.execute("SELECT id, embedding, model FROM feedback WHERE reaction='like'"):
-            ids, vecs = likes.setdefault(space, ([], []))
-            ids.append(i)
-            vecs.append(np.frombuffer(emb, dtype=np.float32))
-        stacked = {space: (ids, np.stack(vecs)) for space, (ids, vecs) in likes.items()}
         dwell = self._db.execute(
             "SELECT id, model, point, view_time FROM interests WHERE positive=1 AND view_time > 0 AND model != ?",
             (model,),
         ).fetchall()
+        likes: dict[str, tuple[list[int], list[np.ndarray]]] = {}
+        if dwell:
+            for i, emb, space in self._db.execute("SELECT id, embedding, model FROM feedback WHERE reaction='like'"):
+                ids, vecs = likes.setdefault(space, ([], []))
+                ids.append(i)
+                vecs.append(np.frombuffer(emb, dtype=np.float32))
+        stacked: dict[str, tuple[list[int], np.ndarray]] = {}
         out = []
         for interest, space, point, seconds in dwell:
-            if space not in stacked:
+            if space not in likes:
                 continue
-            ids, vecs = stacked[space]
-            nearest = ids[int(np.argmax(vecs @ np.frombuffer(point, dtype=np.float32)))]
+            if space not in stacked:
+                ids, vecs = likes[space]
+                sizes = sorted({v.size for v in vecs})
+                if len(sizes) > 1:  # words, not numpy's error; the write rolls back
+                    raise EdgeRankerError(f"likes of {sizes} numbers under {space!r}: a model's vectors have one size")
+                stacked[space] = (ids, np.stack(vecs))
+            ids, matrix = stacked[space]
+            nearest = ids[int(np.argmax(matrix @ np.frombuffer(point, dtype=np.float32)))]
             if nearest in wanted:
                 out.append((nearest, seconds))
                 self._db.execute("UPDATE interests SET view_time = 0 WHERE id=?", (interest,))
@@ -469,7 +476,7 @@ class PreferenceStore:
             if ids and points.shape[1] == len(point) // 4:
                 sims = points @ np.frombuffer(point, dtype=np.float32)
                 j = int(np.argmax(sims))
-                if sims[j] >= self.config.threshold:
+                if float(sims[j]) >= self.config.threshold:  # as ``react`` compares, not in float32
                     self._db.execute("UPDATE interests SET view_time = view_time + ? WHERE id=?", (seconds, ids[j]))
 
     def add_view_time(self, embedding: np.ndarray, seconds: float, model: str) -> None:
