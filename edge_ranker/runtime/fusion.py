@@ -10,7 +10,7 @@ import numpy as np
 # in the documents (``query_scores``): the semantic model crosses languages better (its cosine on FLORES across
 # languages 0.434 against 0.286 nDCG@10), and weight 2 lifts the search across languages on Bible chapters (a dev
 # set) from 0.162 to 0.176 and on FLORES from 0.468 to 0.485 (bench/EXPERIMENTS.md, "The semantic query weight
-# across languages").
+# across languages"). The JVM core's Ranker mirrors these defaults (its golden test checks them).
 PERSONAL_WEIGHT = 0.5
 QUERY_WEIGHT = 1.0
 LEXICAL_WEIGHT = 1.0

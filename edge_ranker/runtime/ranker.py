@@ -44,9 +44,10 @@ MODEL_API = ("encode", "manifest", "dim", "name", "tokenizer", "cut", "cut_chars
 PROGRESS_FROM = 2_000  # texts to embed before a progress bar is worth showing (about a second)
 LAST_SECOND = 253_402_300_799  # 9999-12-31T23:59:59Z: a later 'published' is a unit mistake (milliseconds)
 # The semantic model's share of an interest's cosine with a relevance model beside it (which has the rest): 0.65
-# instead of an even mean keeps more of USE's gain on all three feeds measured, sentences of the SIB-200 dev and
-# train splits and article-length items (bench/RESULTS.md, "Personalised feed"). Part of the stored model key, so
-# interests stored under another share are embedded again from their text.
+# keeps more of USE's gain than an even mean on all three feeds measured, sentences of the SIB-200 dev and train
+# splits and article-length items (bench/RESULTS.md, "Personalised feed"). Part of the stored model key, so
+# interests stored under another share are embedded again from their text. The JVM core's Ranker.SEMANTIC_SHARE
+# mirrors it (android_demo/core's golden test compares the model keys).
 SEMANTIC_SHARE = 0.65
 # two unit vectors side by side times these: a unit vector whose cosines are the shares' weighted sum
 SEMANTIC_SCALE, PASSAGE_SCALE = np.float32(np.sqrt(SEMANTIC_SHARE)), np.float32(np.sqrt(1 - SEMANTIC_SHARE))
@@ -348,8 +349,8 @@ class Ranker:
         return self.store.forget_document(str(doc_id))
 
     def _adopt_stored_reactions(self) -> None:
-        """Reactions stored under other models (an earlier release) are re-embedded from their stored text into
-        these models' space, so a model update keeps the user's interests."""
+        """Reactions stored under another model key (an earlier release, other models, another semantic share) are
+        re-embedded from their stored text into these models' space, so a model update keeps the user's interests."""
         stale = self.store.stale_texts(self.model_key)
         if stale:
             log.info("re-embedding %d stored reactions for %s", len(stale), self.model_key)

@@ -1,5 +1,6 @@
 package ai.edgeranker.core;
 
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -79,12 +80,16 @@ public final class Ranker {
     }
 
     private static final int CACHE_CAPACITY = 50_000;
-    /** The semantic model's share of an interest's cosine (the relevance model has the rest), Python's. */
+    /**
+     * The semantic model's share of an interest's cosine (the relevance model has the rest): SEMANTIC_SHARE of
+     * edge_ranker/runtime/ranker.py, part of modelKey(), which GoldenTest compares with Python's.
+     */
     public static final double SEMANTIC_SHARE = 0.65;
 
     public final Encoder semantic;
     public final Encoder relevance;  // null: no queries
     public final Interests interests;
+    /** Default weights: those of edge_ranker/runtime/fusion.py, which GoldenTest checks a new Ranker holds. */
     public double personalWeight = 0.5;
     public double queryWeight = 1.0;
     public double lexicalWeight = 1.0;
@@ -111,7 +116,7 @@ public final class Ranker {
         if (relevance == null) {
             return semantic.key;
         }
-        String share = java.math.BigDecimal.valueOf(SEMANTIC_SHARE).stripTrailingZeros().toPlainString();
+        String share = BigDecimal.valueOf(SEMANTIC_SHARE).stripTrailingZeros().toPlainString();
         return semantic.key + "+" + relevance.key + "@" + share;
     }
 
