@@ -135,7 +135,8 @@ def query_scores(
     in another language (or words the documents do not use), and there the words BM25 still matches are a few
     names and the semantic cosine carries the query (bench/EXPERIMENTS.md, "Search across languages: each part
     weighed by the query's words the documents have"). Within a language, over a corpus, the cover is near 1 and the
-    score is what it was; the weights are ``fusion``'s. BM25 counts by the cover even at ``semantic_weight`` 0."""
+    score is the cosine plus BM25; the weights are ``fusion``'s. BM25 counts by the cover even at
+    ``semantic_weight`` 0."""
     lexical_share = weight * cover if lexical is not None else 0.0
     semantic_share = semantic_weight * (1.0 - cover) if semantic is not None else 0.0
     if not lexical_share and not semantic_share:

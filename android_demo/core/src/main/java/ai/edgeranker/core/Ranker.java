@@ -85,6 +85,9 @@ public final class Ranker {
      * edge_ranker/runtime/ranker.py, part of modelKey(), which GoldenTest compares with Python's.
      */
     public static final double SEMANTIC_SHARE = 0.65;
+    /** What each model's unit vector is multiplied by in an interest vector: float, as numpy's float32 in Python. */
+    private static final float SEMANTIC_SCALE = (float) Math.sqrt(SEMANTIC_SHARE);
+    private static final float PASSAGE_SCALE = (float) Math.sqrt(1 - SEMANTIC_SHARE);
 
     public final Encoder semantic;
     public final Encoder relevance;  // null: no queries
@@ -137,13 +140,11 @@ public final class Ranker {
     /** Two unit vectors side by side, scaled: a unit vector whose cosines are theirs weighted by SEMANTIC_SHARE. */
     public static float[] concat(float[] a, float[] b) {
         float[] out = new float[a.length + b.length];
-        float sa = (float) Math.sqrt(SEMANTIC_SHARE);  // float products, as numpy's float32 in Python
-        float sb = (float) Math.sqrt(1 - SEMANTIC_SHARE);
         for (int i = 0; i < a.length; i++) {
-            out[i] = a[i] * sa;
+            out[i] = a[i] * SEMANTIC_SCALE;
         }
         for (int i = 0; i < b.length; i++) {
-            out[a.length + i] = b[i] * sb;
+            out[a.length + i] = b[i] * PASSAGE_SCALE;
         }
         return out;
     }
