@@ -43,7 +43,8 @@ _LAZY = {
     "export_model": "edge_ranker.export.onnx_graph",
 }
 
-__all__ = sorted(_LAZY)
+_TRAINING = {"build_vocab", "export_model"}  # need the `train` extra: not in ``import *``, which loads every name
+__all__ = sorted(set(_LAZY) - _TRAINING)
 
 if TYPE_CHECKING:  # type checkers see the real names; at run time they load on first use
     from edge_ranker.errors import EdgeRankerError as EdgeRankerError
@@ -64,5 +65,12 @@ def __dir__() -> list[str]:
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
+        try:
+            module = importlib.import_module(_LAZY[name])
+        except ModuleNotFoundError as exc:  # a training name on a runtime-only install: say what to install
+            raise ModuleNotFoundError(
+                f"edge_ranker.{name} needs {exc.name}, which is not installed: pip install 'edge-ranker[train]'",
+                name=exc.name,
+            ) from exc
+        return getattr(module, name)
     raise AttributeError(f"module 'edge_ranker' has no attribute {name!r}")

@@ -168,6 +168,29 @@ def test_time_spent_on_a_document_weighs_its_interest(semantic, tmp_path):
     ranker.viewed({"id": "b", "text": "a lake"}, 30.0)
     (interest,) = ranker.store.interests(ranker.model_key)[0]
     assert interest.view_time == 30.0
+    for seconds in (86_400.5, 1e308, float("inf"), -1.0, True):  # summed, 1e308 twice would store infinity
+        with pytest.raises(EdgeRankerError, match="view time"):
+            ranker.viewed({"id": "b", "text": "a lake"}, seconds)
+    assert ranker.store.interests(ranker.model_key)[0][0].view_time == 30.0
+
+
+def test_forget_refuses_what_is_not_a_document_id(semantic, tmp_path):
+    ranker = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))
+    ranker.feedback({"id": "a", "text": "rivers and lakes"}, "like")
+    for wrong in (None, ["a"], 1.5, True):
+        with pytest.raises(EdgeRankerError, match="forget takes a document id"):
+            ranker.forget(wrong)
+    assert ranker.store.feedback_count() == 1 and ranker.forget("a") == 1
+
+
+def test_import_star_gives_the_runtime_and_training_names_say_what_to_install(monkeypatch):
+    namespace: dict = {}
+    exec("from edge_ranker import *", namespace)
+    assert {"Encoder", "Ranker", "PreferenceStore", "EdgeRankerError"} <= set(namespace)
+    assert "export_model" not in namespace and "export_model" in dir(edge_ranker)
+    monkeypatch.setitem(edge_ranker._LAZY, "export_model", "edge_ranker_missing_module")
+    with pytest.raises(ModuleNotFoundError, match=r"pip install 'edge-ranker\[train\]'"):
+        _ = edge_ranker.export_model
 
 
 def test_a_vector_of_another_size_than_the_interests_is_refused_and_nothing_is_stored(tmp_path):

@@ -130,6 +130,16 @@ def test_a_query_in_another_language_adds_the_semantic_cosine_by_the_share_of_mi
     assert all(r.semantic_score is None for r in without)
 
 
+@pytest.mark.parametrize("query", ["🚀", "!!! …", " 🇫🇷 ?"])
+def test_a_query_without_a_word_ranks_as_no_query(shipped, tmp_path, query):
+    """Punctuation or emoji hold nothing to match: their vector would reorder the feed by noise."""
+    semantic, relevance = shipped
+    wordless = _rank(Ranker(semantic, relevance, PreferenceStore(tmp_path / "a.db")), query)
+    none = _rank(Ranker(semantic, relevance, PreferenceStore(tmp_path / "b.db")), None)
+    assert wordless.ids == none.ids and all(r.relevance_score is None for r in wordless)
+    assert Ranker(semantic, None, PreferenceStore(tmp_path / "c.db")).rank([{"id": "a", "text": "x"}], query="🚀")
+
+
 def test_the_semantic_cosine_joins_without_bm25_and_uses_the_apps_vectors(shipped, tmp_path):
     semantic, relevance = shipped
     query = "Die Zentralbank erhöht die Zinsen"

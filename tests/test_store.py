@@ -263,6 +263,15 @@ def test_files_are_private_to_the_user(tmp_path):
         os.umask(old)
 
 
+def test_an_existing_store_made_readable_by_others_is_made_private_again(tmp_path):
+    p = tmp_path / "p.db"
+    with PreferenceStore(p) as s:
+        s.add_feedback("a", vec(1, 0), "like", "m", text="private")
+    os.chmod(p, 0o644)
+    with PreferenceStore(p) as s:
+        assert p.stat().st_mode & 0o777 == 0o600 and s.feedback_count() == 1
+
+
 def test_secure_delete_is_set_by_the_store(tmp_path):
     s = PreferenceStore(tmp_path / "p.db")
     assert s._db.execute("PRAGMA secure_delete").fetchone()[0] == 1

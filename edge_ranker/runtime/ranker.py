@@ -346,6 +346,8 @@ class Ranker:
     def forget(self, doc_id: str) -> int:
         """Undo the user's reactions to ``doc_id`` (the interests are rebuilt without them); returns how many
         reactions were undone."""
+        if isinstance(doc_id, bool) or not isinstance(doc_id, (str, int)):  # str() of a list would forget nothing
+            raise EdgeRankerError(f"forget takes a document id (a string or an integer), got {type(doc_id).__name__}")
         return self.store.forget_document(str(doc_id))
 
     def _adopt_stored_reactions(self) -> None:
@@ -383,6 +385,8 @@ class Ranker:
         if not (isinstance(now, (int, float)) and math.isfinite(now)):
             raise EdgeRankerError(f"'now' must be finite unix seconds, got {now!r}")
         query = clean_text(query).strip() if query is not None else None
+        if query and not has_word(query, self.semantic.cut_chars):  # only punctuation or emoji: nothing to match
+            query = None
         if query and self.relevance is None:
             raise EdgeRankerError("a query needs a relevance model")
         positive, negative = self.store.interests(self.model_key)

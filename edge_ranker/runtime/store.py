@@ -20,6 +20,7 @@ import math
 import os
 import shutil
 import sqlite3
+import stat
 import tempfile
 import threading
 import time
@@ -79,6 +80,7 @@ FORGET_WAIT_S = 10.0  # how long ``forget`` waits for other processes' readers b
 SQLITE_HEADER = b"SQLite format 3\x00"
 APPLICATION_ID = 0x45524B52  # "ERKR" in the file header: this file is an edge-ranker preference store
 FUTURE_SLACK_S = DAY  # a device clock may run ahead; a reaction further in the future is refused
+MAX_VIEW_S = DAY  # one view longer than a day is a unit or clock error, and summed it could reach infinity
 MAX_VECTORS = 100_000  # document vectors kept in the file (60 MB at 128-d, 110 MB at 256-d); the least recent go
 SQL_CHUNK = 500  # host parameters per statement, well under SQLite's limit
 DB_FILE_SUFFIXES = ("", "-wal", "-shm", "-journal")  # the database file and SQLite's files beside it
@@ -157,11 +159,25 @@ def _check_path(path: Path) -> None:
                 f"corrupted: `edge-ranker prefs recover --db {path}` moves it aside and keeps it "
                 "(PreferenceStore.recover); if it is another file, give another path"
             )
+        _make_private(path)
     else:
         try:  # SQLite gives its WAL and shared-memory files the main file's mode
             os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
         except OSError as exc:
             raise EdgeRankerError(f"cannot create the preference database {path}: {exc.strerror}") from exc
+
+
+def _make_private(path: Path) -> None:
+    """Existing files of the store that the user owns lose their group and other permissions, as files the store
+    creates have none: they hold what the user liked."""
+    for name in (f"{path}{suffix}" for suffix in DB_FILE_SUFFIXES):
+        with suppress(FileNotFoundError):
+            st = os.stat(name)
+            if st.st_mode & 0o077 and hasattr(os, "geteuid") and st.st_uid == os.geteuid():
+                try:
+                    os.chmod(name, stat.S_IMODE(st.st_mode) & 0o700)
+                except OSError:  # a file it cannot change (a read-only mount) is still read
+                    log.info("could not make %s private to the user", name)
 
 
 class PreferenceStore:
@@ -481,8 +497,10 @@ class PreferenceStore:
 
     def add_view_time(self, embedding: np.ndarray, seconds: float, model: str) -> None:
         """Dwell time counts towards the closest positive interest."""
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds < math.inf:
-            raise EdgeRankerError(f"view time must be a finite, non-negative number of seconds, got {seconds!r}")
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= MAX_VIEW_S:
+            raise EdgeRankerError(
+                f"view time must be a number of seconds from 0 to {MAX_VIEW_S:g} (a day), got {seconds!r}"
+            )
         emb = unit(np.asarray(embedding, dtype=np.float32).reshape(-1))
         with self._write():
             cois = self._interests(model, True)

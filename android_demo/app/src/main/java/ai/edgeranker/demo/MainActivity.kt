@@ -13,12 +13,15 @@ import android.widget.ScrollView
 import android.widget.TextView
 import android.widget.Toast
 import org.json.JSONObject
+import java.util.concurrent.Executors
 
 /**
  * A small feed ranked on the phone by the same models and algorithm as the Python runtime: the core's
  * Encoder runs the shipped model.onnx itself (plain Java, no ONNX Runtime) and its Ranker orders the feed.
  */
 class MainActivity : Activity() {
+    /** Reading the models and re-embedding a stored history take seconds: never on the main thread. */
+    private val worker = Executors.newSingleThreadExecutor()
     private lateinit var ranker: Ranker
     private lateinit var db: PreferenceDb
     private lateinit var docs: List<Ranker.Document>
@@ -27,19 +30,34 @@ class MainActivity : Activity() {
 
     override fun onCreate(savedInstanceState: Bundle?) {
         super.onCreate(savedInstanceState)
-        val interests = Interests(Interests.Config())
-        ranker = Ranker(encoder("semantic"), encoder("relevance"), interests)
-        // no publication dates: a cold start shows the feed in file order
-        docs = assets.open("feed.jsonl").bufferedReader().readLines().filter { it.isNotBlank() }.map {
-            val o = JSONObject(it)
-            Ranker.Document(o.getString("id"), o.getString("text"), null)
-        }
-        val texts = docs.associate { it.id to it.text }
-        db = PreferenceDb(this).also { store ->
-            store.replay(interests, ranker.modelKey()) { id, text ->
-                (text ?: texts[id])?.let { ranker.interestVector(it) }
+        setContentView(TextView(this).apply { text = "Loading the models…"; setPadding(16, 16, 16, 16) })
+        worker.execute {
+            val interests = Interests(Interests.Config())
+            val loaded = Ranker(encoder("semantic"), encoder("relevance"), interests)
+            // no publication dates: a cold start shows the feed in file order
+            val feed = assets.open("feed.jsonl").bufferedReader().readLines().filter { it.isNotBlank() }.map {
+                val o = JSONObject(it)
+                Ranker.Document(o.getString("id"), o.getString("text"), null)
+            }
+            val texts = feed.associate { it.id to it.text }
+            val store = PreferenceDb(this)
+            store.replay(interests, loaded.modelKey()) { id, text ->
+                (text ?: texts[id])?.let { loaded.interestVector(it) }
+            }
+            runOnUiThread {
+                if (isDestroyed) {
+                    store.close()
+                } else {
+                    ranker = loaded
+                    docs = feed
+                    db = store
+                    show()
+                }
             }
         }
+    }
+
+    private fun show() {
         query = EditText(this).apply {
             hint = "search (optional)"
             imeOptions = EditorInfo.IME_ACTION_SEARCH
@@ -88,7 +106,8 @@ class MainActivity : Activity() {
     }
 
     override fun onDestroy() {
-        db.close()
+        worker.shutdown()  // a load still running closes its own database when it finds the activity gone
+        if (::db.isInitialized) db.close()
         super.onDestroy()
     }
 }

@@ -188,6 +188,9 @@ public final class Ranker {
             return out;
         }
         String q = strip(query == null ? "" : query);
+        if (!q.isEmpty() && !hasWord(q)) {  // only punctuation or emoji: nothing to match, as in Python
+            q = "";
+        }
         if (!q.isEmpty() && relevance == null) {
             throw new IllegalArgumentException("a query needs a relevance model");
         }

@@ -268,6 +268,14 @@ public final class GoldenTest {
                 check(near(g.semanticScore, e[6]), at + ": semantic cosine " + g.semanticScore + " vs " + e[6]);
             }
         }
+        // a query without a word (punctuation, emoji) ranks as no query, as Python's Ranker does
+        List<Ranker.Ranked> none = ranker.rank(docs, null, now);
+        List<Ranker.Ranked> wordless = ranker.rank(docs, "\uD83D\uDE80 !!! \u2026", now);
+        check(none.size() == wordless.size(), "a wordless query: document count");
+        for (int r = 0; r < Math.min(none.size(), wordless.size()); r++) {
+            check(none.get(r).id.equals(wordless.get(r).id) && none.get(r).score == wordless.get(r).score
+                    && wordless.get(r).relevanceScore == null, "a wordless query ranks as no query, rank " + (r + 1));
+        }
     }
 
     static boolean near(Double got, String expected) {
