@@ -43,7 +43,7 @@ _LAZY = {
     "export_model": "edge_ranker.export.onnx_graph",
 }
 
-_TRAINING = {"build_vocab", "export_model"}  # need the `train` extra: not in ``import *``, which loads every name
+_TRAINING = {"export_model"}  # needs the `train` extra (torch): not in ``import *``, which loads every name
 __all__ = sorted(set(_LAZY) - _TRAINING)
 
 if TYPE_CHECKING:  # type checkers see the real names; at run time they load on first use
@@ -67,8 +67,10 @@ def __getattr__(name: str) -> Any:
     if name in _LAZY:
         try:
             module = importlib.import_module(_LAZY[name])
-        except ModuleNotFoundError as exc:  # a training name on a runtime-only install: say what to install
-            raise ModuleNotFoundError(
+        except ModuleNotFoundError as exc:
+            if name not in _TRAINING:
+                raise
+            raise ModuleNotFoundError(  # a training name on a runtime-only install: say what to install
                 f"edge_ranker.{name} needs {exc.name}, which is not installed: pip install 'edge-ranker[train]'",
                 name=exc.name,
             ) from exc

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import sqlite3
@@ -263,6 +264,20 @@ def test_files_are_private_to_the_user(tmp_path):
         os.umask(old)
 
 
+def test_a_dwell_time_stored_as_infinity_reads_back_finite(tmp_path):
+    """Views were once unbounded: a store may hold infinity, which made personal scores NaN and exports invalid."""
+    p = tmp_path / "p.db"
+    with PreferenceStore(p) as s:
+        s.add_feedback("a", vec(1, 0), "like", "m")
+        s.add_feedback("b", vec(0, 1), "like", "m")
+        s._db.execute("UPDATE interests SET view_time = 9e999 WHERE id = 1")
+    with PreferenceStore(p) as s:
+        times = [c.view_time for c in s.interests("m")[0]]
+        assert all(math.isfinite(t) for t in times) and times[0] > times[1]
+        assert all(math.isfinite(i["view_time"]) for i in s.export()["interests"])
+        json.loads(s.export_json(), parse_constant=lambda c: pytest.fail(f"{c} in the export"))
+
+
 def test_an_existing_store_made_readable_by_others_is_made_private_again(tmp_path):
     p = tmp_path / "p.db"
     with PreferenceStore(p) as s:
@@ -270,6 +285,13 @@ def test_an_existing_store_made_readable_by_others_is_made_private_again(tmp_pat
     os.chmod(p, 0o644)
     with PreferenceStore(p) as s:
         assert p.stat().st_mode & 0o777 == 0o600 and s.feedback_count() == 1
+    link, wal = tmp_path / "link.db", Path(f"{p}-wal")
+    link.symlink_to(p)
+    os.chmod(p, 0o644)
+    wal.write_bytes(b"")
+    os.chmod(wal, 0o644)
+    with PreferenceStore(link) as s:  # SQLite's WAL lies beside the link's target
+        assert p.stat().st_mode & 0o777 == wal.stat().st_mode & 0o777 == 0o600 and s.feedback_count() == 1
 
 
 def test_secure_delete_is_set_by_the_store(tmp_path):

@@ -36,7 +36,7 @@ from edge_ranker.runtime.encoder import Encoder, clean_text
 from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT, SEMANTIC_QUERY_WEIGHT, rrf
 from edge_ranker.runtime.interests import PersonalScores, personal_scores
 from edge_ranker.runtime.lexical import Bag, Feed, bm25, coverage, has_word, query_scores, terms
-from edge_ranker.runtime.store import PreferenceStore, check_id
+from edge_ranker.runtime.store import PreferenceStore, check_id, check_view_time
 
 log = logging.getLogger("edge_ranker")
 QUERY_CACHE = 64
@@ -341,9 +341,10 @@ class Ranker:
     def viewed(self, doc: Document | dict, seconds: float) -> None:
         """Time the user spent on a document: it adds to the closest liked interest's weight."""
         (doc,) = _documents([doc])
+        check_view_time(seconds)  # before the model runs
         self.store.add_view_time(self.interest_vectors([doc.text])[0], seconds, self.model_key)
 
-    def forget(self, doc_id: str) -> int:
+    def forget(self, doc_id: str | int) -> int:
         """Undo the user's reactions to ``doc_id`` (the interests are rebuilt without them); returns how many
         reactions were undone."""
         if isinstance(doc_id, bool) or not isinstance(doc_id, (str, int)):  # str() of a list would forget nothing

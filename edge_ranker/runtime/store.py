@@ -81,6 +81,7 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 APPLICATION_ID = 0x45524B52  # "ERKR" in the file header: this file is an edge-ranker preference store
 FUTURE_SLACK_S = DAY  # a device clock may run ahead; a reaction further in the future is refused
 MAX_VIEW_S = DAY  # one view longer than a day is a unit or clock error, and summed it could reach infinity
+VIEW_TIME_CAP = 1e300  # dwell time read back at most this: infinity, which a store could hold, made scores NaN
 MAX_VECTORS = 100_000  # document vectors kept in the file (60 MB at 128-d, 110 MB at 256-d); the least recent go
 SQL_CHUNK = 500  # host parameters per statement, well under SQLite's limit
 DB_FILE_SUFFIXES = ("", "-wal", "-shm", "-journal")  # the database file and SQLite's files beside it
@@ -170,7 +171,8 @@ def _check_path(path: Path) -> None:
 def _make_private(path: Path) -> None:
     """Existing files of the store that the user owns lose their group and other permissions, as files the store
     creates have none: they hold what the user liked."""
-    for name in (f"{path}{suffix}" for suffix in DB_FILE_SUFFIXES):
+    target = os.path.realpath(path)  # SQLite puts its files beside a link's target
+    for name in (f"{target}{suffix}" for suffix in DB_FILE_SUFFIXES):
         with suppress(FileNotFoundError):
             st = os.stat(name)
             if st.st_mode & 0o077 and hasattr(os, "geteuid") and st.st_uid == os.geteuid():
@@ -497,10 +499,7 @@ class PreferenceStore:
 
     def add_view_time(self, embedding: np.ndarray, seconds: float, model: str) -> None:
         """Dwell time counts towards the closest positive interest."""
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= MAX_VIEW_S:
-            raise EdgeRankerError(
-                f"view time must be a number of seconds from 0 to {MAX_VIEW_S:g} (a day), got {seconds!r}"
-            )
+        check_view_time(seconds)
         emb = unit(np.asarray(embedding, dtype=np.float32).reshape(-1))
         with self._write():
             cois = self._interests(model, True)
@@ -572,9 +571,9 @@ class PreferenceStore:
     # --- reads --------------------------------------------------------------------------------
     def _interests(self, model: str, positive: bool) -> list[CoI]:
         rows = self._db.execute(
-            "SELECT id, point, view_count, view_time, last_view FROM interests WHERE model=? AND positive=? "
+            "SELECT id, point, view_count, MIN(view_time, ?), last_view FROM interests WHERE model=? AND positive=? "
             "ORDER BY id",
-            (model, int(positive)),
+            (VIEW_TIME_CAP, model, int(positive)),
         ).fetchall()
         return [CoI(r[0], positive, np.frombuffer(r[1], dtype=np.float32).copy(), r[2], r[3], r[4]) for r in rows]
 
@@ -610,7 +609,9 @@ class PreferenceStore:
                 for r in fb
             ]
             it = self._db.execute(
-                "SELECT id, positive, point, view_count, view_time, last_view, model FROM interests ORDER BY id"
+                "SELECT id, positive, point, view_count, MIN(view_time, ?), last_view, model FROM interests "
+                "ORDER BY id",
+                (VIEW_TIME_CAP,),
             )
             interests = [
                 {
@@ -720,6 +721,12 @@ def _check_size(cois: list[CoI], emb: np.ndarray, model: str) -> None:
             f"a vector of {emb.size} numbers for interests of {cois[0].point.size} under {model!r}: embed it with "
             "that model (Ranker.interest_vectors)"
         )
+
+
+def check_view_time(seconds: object) -> None:
+    """One view's dwell time: seconds from 0 to ``MAX_VIEW_S``."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= MAX_VIEW_S:
+        raise EdgeRankerError(f"view time must be from 0 to {MAX_VIEW_S:g} seconds (a day), got {seconds!r}")
 
 
 def check_id(doc_id: object, blank_ok: bool = False) -> None:

@@ -20,8 +20,15 @@ import java.util.concurrent.Executors
  * Encoder runs the shipped model.onnx itself (plain Java, no ONNX Runtime) and its Ranker orders the feed.
  */
 class MainActivity : Activity() {
-    /** Reading the models and re-embedding a stored history take seconds: never on the main thread. */
-    private val worker = Executors.newSingleThreadExecutor()
+    companion object {
+        /**
+         * Reading the models and re-embedding a stored history take seconds: never on the main thread. One worker
+         * for the process, so a load started by a recreated activity (rotation, relaunch) waits for the one before
+         * it instead of contending for the database's write lock.
+         */
+        private val worker = Executors.newSingleThreadExecutor()
+    }
+
     private lateinit var ranker: Ranker
     private lateinit var db: PreferenceDb
     private lateinit var docs: List<Ranker.Document>
@@ -106,8 +113,7 @@ class MainActivity : Activity() {
     }
 
     override fun onDestroy() {
-        worker.shutdown()  // a load still running closes its own database when it finds the activity gone
-        if (::db.isInitialized) db.close()
+        if (::db.isInitialized) db.close()  // a load still running closes its own when it finds the activity gone
         super.onDestroy()
     }
 }
