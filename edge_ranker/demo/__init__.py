@@ -74,6 +74,10 @@ def run_demo(semantic: str = "semantic", relevance: str | None = "relevance", to
             ranked = ranker.rank(docs, query=history["query"], now=now)
             result["query"] = [r.id for r in ranked]
             _show(f"personalised search: {history['query']!r}", ranked, by_id, top, out)
+            print(
+                "(the query's order and the interests' are fused by rank: what the user likes can pass a closer match)",
+                file=out,
+            )
         store.close()
     seconds = time.perf_counter() - t0
     print(f"\n(ranked {len(docs)} documents {len(result)} times in {seconds:.2f} s, on this device)", file=out)

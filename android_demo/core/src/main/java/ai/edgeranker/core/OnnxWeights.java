@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,9 +37,17 @@ public final class OnnxWeights {
         public int size() {
             long n = 1;
             for (long d : dims) {
-                n *= d;
+                if (d < 0 || d > Integer.MAX_VALUE || (n *= d) > Integer.MAX_VALUE) {
+                    throw new IllegalStateException(name + ": dims " + Arrays.toString(dims) + " hold no array");
+                }
             }
-            return Math.toIntExact(n);
+            return (int) n;
+        }
+
+        /** The raw data's bytes per value, checked against the dims: a shorter buffer would underflow. */
+        private void checkRaw(int n) {
+            int width = dataType == INT8 || dataType == UINT8 ? 1 : dataType == FLOAT16 ? 2 : dataType == INT64 ? 8 : 4;
+            check(raw.remaining() == (long) n * width);
         }
 
         /** The values as fp32, whatever the stored type (int8 stays exact: it is the quantized integer). */
@@ -46,6 +55,7 @@ public final class OnnxWeights {
             int n = size();
             float[] out = new float[n];
             if (raw != null) {
+                checkRaw(n);
                 ByteBuffer b = raw.duplicate().order(ByteOrder.LITTLE_ENDIAN);
                 for (int i = 0; i < n; i++) {
                     switch (dataType) {
@@ -93,6 +103,7 @@ public final class OnnxWeights {
             }
             byte[] out = new byte[size()];
             if (raw != null) {
+                checkRaw(out.length);
                 raw.duplicate().get(out);
             } else {
                 check(intData.size() == out.length);
@@ -107,6 +118,9 @@ public final class OnnxWeights {
         public long[] longs() {
             float[] f = dataType == INT64 && raw != null ? null : floats();
             long[] out = new long[size()];
+            if (f == null) {
+                checkRaw(out.length);
+            }
             ByteBuffer b = raw == null ? null : raw.duplicate().order(ByteOrder.LITTLE_ENDIAN);
             for (int i = 0; i < out.length; i++) {
                 out[i] = f == null ? b.getLong() : (long) f[i];
@@ -324,7 +338,7 @@ public final class OnnxWeights {
 
         long varint() {
             long v = 0;
-            for (int shift = 0; shift < 64; shift += 7) {
+            for (int shift = 0; shift < 64 && b.hasRemaining(); shift += 7) {
                 byte x = b.get();
                 v |= (long) (x & 0x7f) << shift;
                 if (x >= 0) {
@@ -335,15 +349,25 @@ public final class OnnxWeights {
         }
 
         int fixed32() {
-            return b.order(ByteOrder.LITTLE_ENDIAN).getInt();
+            return b.order(ByteOrder.LITTLE_ENDIAN).getInt(advance(4));
         }
 
         ByteBuffer bytes() {
-            int n = Math.toIntExact(varint());
+            long n = varint();
             ByteBuffer out = b.slice();
-            out.limit(n);
-            b.position(b.position() + n);
+            out.limit((int) Math.min(n, out.remaining()));
+            advance(n);
             return out;
+        }
+
+        /** Moves past n bytes, returning where they start: a length past the message's end is a malformed model. */
+        private int advance(long n) {
+            int at = b.position();
+            if (n < 0 || n > b.remaining()) {
+                throw new IllegalArgumentException("malformed ONNX model: a field of " + n + " bytes runs past its end");
+            }
+            b.position(at + (int) n);
+            return at;
         }
 
         Reader message() {
@@ -373,6 +397,9 @@ public final class OnnxWeights {
         void floats(int wire, List<Float> into) {
             if (wire == 2) {
                 ByteBuffer p = bytes().order(ByteOrder.LITTLE_ENDIAN);
+                if (p.remaining() % 4 != 0) {
+                    throw new IllegalArgumentException("malformed ONNX model: packed floats of " + p.remaining() + " bytes");
+                }
                 while (p.hasRemaining()) {
                     into.add(p.getFloat());
                 }
@@ -387,13 +414,13 @@ public final class OnnxWeights {
                     varint();
                     break;
                 case 1:
-                    b.position(b.position() + 8);
+                    advance(8);
                     break;
                 case 2:
                     bytes();
                     break;
                 case 5:
-                    b.position(b.position() + 4);
+                    advance(4);
                     break;
                 default:
                     throw new IllegalArgumentException("unsupported protobuf wire type " + (tag & 7));

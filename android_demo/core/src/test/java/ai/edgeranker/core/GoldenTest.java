@@ -341,6 +341,35 @@ public final class GoldenTest {
         }
     }
 
+    /**
+     * A damaged model.onnx (cut short, or bytes changed where the graph and the first tensors lie) is refused with
+     * an IllegalArgumentException or IllegalStateException naming what is wrong, never a buffer or arithmetic
+     * error from deep in the reader; seeded, so a failure repeats.
+     */
+    static void damagedModels(Path models) throws Exception {
+        byte[] model = Files.readAllBytes(models.resolve("semantic/model.onnx"));
+        java.util.Random random = new java.util.Random(0);
+        for (int i = 0; i < 200; i++) {
+            byte[] m = i % 2 == 0 ? Arrays.copyOf(model, random.nextInt(model.length)) : model.clone();
+            for (int j = 0; i % 2 == 1 && j < 3; j++) {
+                m[random.nextInt(Math.min(m.length, 1 << 16))] = (byte) random.nextInt(256);
+            }
+            try {
+                for (OnnxWeights.Tensor t : OnnxWeights.read(m).initializers.values()) {
+                    if (t.dataType == OnnxWeights.INT8 || t.dataType == OnnxWeights.UINT8) {
+                        t.bytes();
+                    } else {
+                        t.floats();
+                    }
+                }
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                continue;  // refused in words, or read as other numbers (the manifest's sha256 catches those)
+            } catch (RuntimeException e) {
+                check(false, "damaged model " + i + ": " + e);
+            }
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         Path golden = Path.of(args.length > 0 ? args[0] : "golden");
         Path models = Path.of(args.length > 1 ? args[1] : "../edge_ranker/models");
@@ -350,6 +379,7 @@ public final class GoldenTest {
         sizes();
         documents();
         erf();
+        damagedModels(models);
         Encoder semantic = vectors(golden, models, "semantic");
         Encoder relevance = vectors(golden, models, "relevance");
         System.out.println(forwardChecks + " forward-pass checks (every golden text and role, within " + VECTOR_TOL
