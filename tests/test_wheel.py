@@ -100,6 +100,7 @@ def test_runtime_install_has_no_training_stack(install):
     extras = ("torch", "transformers", "matplotlib")
     probe = f"import importlib.util as u, sys; sys.exit(any(u.find_spec(m) for m in {extras!r}))"
     _check([str(install.venv / "bin" / "python"), "-c", probe])
+    _check([str(install.venv / "bin" / "python"), "-c", "from edge_ranker import *; Ranker, Encoder, build_vocab"])
 
 
 def test_demo(install):
