@@ -265,7 +265,7 @@ def test_files_are_private_to_the_user(tmp_path):
 
 
 def test_a_dwell_time_stored_as_infinity_reads_back_finite(tmp_path):
-    """Views were once unbounded: a store may hold infinity, which made personal scores NaN and exports invalid."""
+    """A store may hold an infinite dwell time (views without the per-view bound): read back, it stays finite."""
     p = tmp_path / "p.db"
     with PreferenceStore(p) as s:
         s.add_feedback("a", vec(1, 0), "like", "m")

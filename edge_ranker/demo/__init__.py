@@ -75,7 +75,8 @@ def run_demo(semantic: str = "semantic", relevance: str | None = "relevance", to
             result["query"] = [r.id for r in ranked]
             _show(f"personalised search: {history['query']!r}", ranked, by_id, top, out)
             print(
-                "(the query's order and the interests' are fused by rank: what the user likes can pass a closer match)",
+                "(the query's order and the interests' are fused by rank: what the user likes can rank above "
+                "a closer match)",
                 file=out,
             )
         store.close()

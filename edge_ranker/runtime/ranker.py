@@ -386,7 +386,8 @@ class Ranker:
         if not (isinstance(now, (int, float)) and math.isfinite(now)):
             raise EdgeRankerError(f"'now' must be finite unix seconds, got {now!r}")
         query = clean_text(query).strip() if query is not None else None
-        if query and not has_word(query, self.semantic.cut_chars):  # only punctuation or emoji: nothing to match
+        # only punctuation or emoji (within what the semantic model reads, as the JVM decides): nothing to match
+        if query and not has_word(query, self.semantic.cut_chars):
             query = None
         if query and self.relevance is None:
             raise EdgeRankerError("a query needs a relevance model")

@@ -44,18 +44,47 @@ public final class OnnxWeights {
             return (int) n;
         }
 
-        /** The raw data's bytes per value, checked against the dims: a shorter buffer would underflow. */
-        private void checkRaw(int n) {
-            int width = dataType == INT8 || dataType == UINT8 ? 1 : dataType == FLOAT16 ? 2 : dataType == INT64 ? 8 : 4;
-            check(raw.remaining() == (long) n * width);
+        /**
+         * The number of values, checked against the data before anything is allocated: dims that claim more than
+         * the data holds would underflow a buffer, or allocate gigabytes.
+         */
+        private int checkedSize() {
+            int n = size();
+            long have;
+            if (raw != null) {
+                int width;
+                switch (dataType) {
+                    case UINT8:
+                    case INT8:
+                        width = 1;
+                        break;
+                    case FLOAT16:
+                        width = 2;
+                        break;
+                    case FLOAT:
+                    case INT32:
+                        width = 4;
+                        break;
+                    case INT64:
+                        width = 8;
+                        break;
+                    default:
+                        throw new IllegalStateException(name + ": unsupported data type " + dataType);
+                }
+                have = raw.remaining() / width;
+                check(raw.remaining() % width == 0);
+            } else {
+                have = dataType == FLOAT ? floatData.size() : intData.size();
+            }
+            check(have == n);
+            return n;
         }
 
         /** The values as fp32, whatever the stored type (int8 stays exact: it is the quantized integer). */
         public float[] floats() {
-            int n = size();
+            int n = checkedSize();
             float[] out = new float[n];
             if (raw != null) {
-                checkRaw(n);
                 ByteBuffer b = raw.duplicate().order(ByteOrder.LITTLE_ENDIAN);
                 for (int i = 0; i < n; i++) {
                     switch (dataType) {
@@ -82,12 +111,10 @@ public final class OnnxWeights {
                     }
                 }
             } else if (dataType == FLOAT) {
-                check(floatData.size() == n);
                 for (int i = 0; i < n; i++) {
                     out[i] = floatData.get(i);
                 }
             } else {
-                check(intData.size() == n);
                 for (int i = 0; i < n; i++) {  // int32_data holds a float16's bits, as it holds a uint8's value
                     long v = intData.get(i);
                     out[i] = dataType == FLOAT16 ? half((short) v) : v;
@@ -101,12 +128,10 @@ public final class OnnxWeights {
             if (dataType != INT8 && dataType != UINT8) {
                 throw new IllegalStateException(name + " is not int8 or uint8");
             }
-            byte[] out = new byte[size()];
+            byte[] out = new byte[checkedSize()];
             if (raw != null) {
-                checkRaw(out.length);
                 raw.duplicate().get(out);
             } else {
-                check(intData.size() == out.length);
                 for (int i = 0; i < out.length; i++) {
                     out[i] = (byte) (long) intData.get(i);
                 }
@@ -117,10 +142,7 @@ public final class OnnxWeights {
         /** The values as integers (shape constants). */
         public long[] longs() {
             float[] f = dataType == INT64 && raw != null ? null : floats();
-            long[] out = new long[size()];
-            if (f == null) {
-                checkRaw(out.length);
-            }
+            long[] out = new long[f == null ? checkedSize() : f.length];
             ByteBuffer b = raw == null ? null : raw.duplicate().order(ByteOrder.LITTLE_ENDIAN);
             for (int i = 0; i < out.length; i++) {
                 out[i] = f == null ? b.getLong() : (long) f[i];
@@ -353,11 +375,11 @@ public final class OnnxWeights {
         }
 
         ByteBuffer bytes() {
-            long n = varint();
-            ByteBuffer out = b.slice();
-            out.limit((int) Math.min(n, out.remaining()));
-            advance(n);
-            return out;
+            int at = advance(varint());
+            ByteBuffer out = b.duplicate();  // no call chain: Android's Buffer.position returns a Buffer
+            out.limit(b.position());
+            out.position(at);
+            return out.slice();
         }
 
         /** Moves past n bytes, returning where they start: a length past the message's end is a malformed model. */

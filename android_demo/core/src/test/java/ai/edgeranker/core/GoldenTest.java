@@ -9,6 +9,7 @@ import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.stream.Collectors;
 
 /**
@@ -348,7 +349,7 @@ public final class GoldenTest {
      */
     static void damagedModels(Path models) throws Exception {
         byte[] model = Files.readAllBytes(models.resolve("semantic/model.onnx"));
-        java.util.Random random = new java.util.Random(0);
+        Random random = new Random(0);
         for (int i = 0; i < 200; i++) {
             byte[] m = i % 2 == 0 ? Arrays.copyOf(model, random.nextInt(model.length)) : model.clone();
             for (int j = 0; i % 2 == 1 && j < 3; j++) {
