@@ -87,11 +87,12 @@ def unit(v: np.ndarray) -> np.ndarray:
     return v / n
 
 
-def closest(cois: list[CoI], emb: np.ndarray) -> tuple[int, float]:
-    """Index and cosine of the CoI closest to a unit vector (-1, -inf when there is none)."""
+def closest(cois: list[CoI], emb: np.ndarray, points: np.ndarray | None = None) -> tuple[int, float]:
+    """Index and cosine of the CoI closest to a unit vector (-1, -inf when there is none). ``points``: the CoIs'
+    points already stacked, for a caller that asks about many vectors."""
     if not cois:
         return -1, -math.inf
-    sims = np.stack([c.point for c in cois]) @ emb
+    sims = (np.stack([c.point for c in cois]) if points is None else points) @ emb
     i = int(np.argmax(sims))
     return i, float(sims[i])
 

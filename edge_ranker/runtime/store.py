@@ -415,7 +415,7 @@ class PreferenceStore:
                 cois = self._interests(model, True)
                 points = np.stack([c.point for c in cois])
                 for event, seconds in carried:
-                    j = int(np.argmax(points @ new_vector[event]))
+                    j, _ = closest(cois, new_vector[event], points)
                     self._db.execute("UPDATE interests SET view_time = view_time + ? WHERE id=?", (seconds, cois[j].id))
 
     def _take_dwell(self, leaving: set[int], model: str) -> list[tuple[int, float]]:
@@ -462,17 +462,15 @@ class PreferenceStore:
             "INSERT INTO interests (positive, point, view_count, view_time, last_view, model) VALUES (?,?,?,?,?,?)",
             self._replayed(),
         )
-        liked: dict[str, tuple[list[CoI], np.ndarray | None]] = {}
+        liked: dict[str, tuple[list[CoI], np.ndarray | None]] = {}  # per model, the points stacked once
         for model, point, seconds in dwell:  # dwell time whose interest is gone (no close one left) goes with it
             if model not in liked:
                 cois = self._interests(model, True)
                 liked[model] = (cois, np.stack([c.point for c in cois]) if cois else None)
             cois, points = liked[model]
-            if points is not None:
-                sims = points @ np.frombuffer(point, dtype=np.float32)
-                j = int(np.argmax(sims))
-                if float(sims[j]) >= self.config.threshold:  # as ``react`` compares, not in float32
-                    self._db.execute("UPDATE interests SET view_time = view_time + ? WHERE id=?", (seconds, cois[j].id))
+            j, sim = closest(cois, np.frombuffer(point, dtype=np.float32), points)
+            if j >= 0 and sim >= self.config.threshold:
+                self._db.execute("UPDATE interests SET view_time = view_time + ? WHERE id=?", (seconds, cois[j].id))
 
     def _replayed(self) -> list[tuple]:
         """The interests' rows that replaying every stored reaction gives, in the order they were created, so their

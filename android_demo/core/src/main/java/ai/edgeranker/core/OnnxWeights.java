@@ -103,11 +103,8 @@ public final class OnnxWeights {
                         case INT64:
                             out[i] = b.getLong();
                             break;
-                        case FLOAT16:
+                        default:  // FLOAT16: checkedSize refused every type not listed
                             out[i] = half(b.getShort());
-                            break;
-                        default:
-                            throw new IllegalStateException(name + ": unsupported data type " + dataType);
                     }
                 }
             } else if (dataType == FLOAT) {
