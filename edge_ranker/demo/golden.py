@@ -99,7 +99,7 @@ WORDLESS = Document("no-words", "\U0001f642 \u2026 !!")
 
 
 def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -> None:
-    """A scripted like/dislike history, one reaction a day from 22 to 13 days before ``now``, then the demo feed and
+    """A scripted like/dislike history, one reaction a day from 24 to 15 days before ``now``, then the demo feed and
     ``WORDLESS`` ranked without a query, with the demo's query and with ``CROSSING_QUERY``."""
     from edge_ranker.demo import load_feed
 
@@ -111,7 +111,7 @@ def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -
     events = [(d, "like") for d in history["likes"]] + [(d, "dislike") for d in history["dislikes"]]
     hist = []
     for k, (d, reaction) in enumerate(events * 2):  # repeats exercise the shift-towards path
-        ts = now - (22 - k) * DAY  # a span at which no two scores nearly tie (tests/test_golden.py)
+        ts = now - (24 - k) * DAY  # a span at which no two scores nearly tie (tests/test_golden.py)
         ranker.feedback(d, reaction, ts=ts)
         hist.append(f"{reaction}\t{ts!r}\t{_vec(ranker.interest_vectors([d['text']])[0])}\t{_b64(d['text'])}")
     (out / "history.tsv").write_text("\n".join(hist) + "\n", encoding="ascii")
