@@ -216,16 +216,15 @@ class TermCache:
 
 
 class Ranker:
-    """Ranks documents by the user's stored likes and dislikes and an optional query (the relevance model), and
-    records feedback. Interests live in both models' spaces at once when a relevance model is given: a document's
-    interest vector is its semantic and passage vectors side by side (``interest_vectors``), so its similarity to
-    an interest is the two models' cosines weighted by ``SEMANTIC_SHARE``; the two students err apart, and together
-    they keep more of USE's gain on the steadier feeds measured, the train split's sentences and article-length items
-    (bench/RESULTS.md, "Personalised feed"). Weights are those of
-    the reciprocal-rank fusion; ``config`` sets how interests move and decay. Document vectors are kept in memory
-    (``cache_vectors`` per model) and in the store's file, so a feed is embedded once, across processes too. One
-    pair of models per store: reactions stored under others are re-embedded from their text when the ranker
-    starts."""
+    """Ranks documents by the user's stored likes and dislikes and an optional query (the relevance model), and records
+    feedback. Interests live in both models' spaces at once when a relevance model is given: a document's interest
+    vector is its semantic and passage vectors side by side (``interest_vectors``), so its similarity to an interest is
+    the two models' cosines weighted by ``SEMANTIC_SHARE``; the two students err apart, and together they keep more of
+    USE's gain on the steadier feeds measured, the train split's sentences and article-length items (bench/RESULTS.md,
+    "Personalised feed"). Weights are those of the reciprocal-rank fusion; ``config`` sets how interests move and decay.
+    Document vectors are kept in memory (``cache_vectors`` per model) and in the store's file, so a feed is embedded
+    once, across processes too. One pair of models per store: reactions stored under others are re-embedded from their
+    text when the ranker starts."""
 
     def __init__(
         self,
