@@ -320,25 +320,48 @@ def cmd_prefs(a: argparse.Namespace) -> None:
         moved = PreferenceStore.recover(a.db or default_path())
         print(f"moved the damaged database to {moved}; a fresh one starts on next use")
         return
+    if a.prefs_command == "forget":
+        _forget(a.db)
+        return
     store = _existing_store(a.db)
     if a.prefs_command == "export":
         if a.out is not None and a.out != "-":
             print(f"wrote {store.export_to(a.out)}", file=sys.stderr)  # stdout may be the export (/dev/stdout)
         else:
             print(_json(store.export()))
-    elif a.prefs_command == "forget":
-        copies = store.forget()
-        print(f"deleted all feedback and interests in {store.path}")
-        for c in copies:
-            print(f"deleted the recovered copy {c}")
+
+
+def _forget(db: str | None) -> None:
+    """Forget the store at ``db`` and the copies ``recover`` left beside it; copies alone (a store recovered and
+    never used again) are the user's data too, so they go even when no database is there."""
+    from edge_ranker.runtime.store import PreferenceStore
+
+    path = _store_path(db)
+    if path.exists():
+        with PreferenceStore(path) as store:
+            copies = store.forget()
+        print(f"deleted all feedback and interests in {path}")
+    else:
+        copies = PreferenceStore.forget_recovery_copies(path)
+        if not copies:
+            raise EdgeRankerError(f"no preference database at {path}: nothing is stored there")
+    for c in copies:
+        print(f"deleted the recovered copy {c}")
+
+
+def _store_path(db: str | None):
+    """The preference store's path: ``db``, else the user's default."""
+    from edge_ranker.runtime.store import default_path, user_path
+
+    return user_path(db, "preference database path") if db is not None else default_path()
 
 
 def _existing_store(db: str | None):
     """The preference store at ``db`` (default: the user's), refusing to create one: reading or deleting a store
     that is not there should say so, not make an empty one."""
-    from edge_ranker.runtime.store import PreferenceStore, default_path, user_path
+    from edge_ranker.runtime.store import PreferenceStore
 
-    path = user_path(db, "preference database path") if db is not None else default_path()
+    path = _store_path(db)
     if not path.exists():
         raise EdgeRankerError(f"no preference database at {path}: nothing is stored there")
     return PreferenceStore(path)
@@ -646,6 +669,8 @@ EXTRAS = {
 
 
 def main(argv: list[str] | None = None) -> int:
+    if sys.stdout is None:  # started with its output closed (`>&-`): every command's result would vanish unseen
+        return _fail("standard output is closed; edge-ranker prints its results there")
     if argv is None:  # the console script: a character the output's encoding lacks is escaped, never a crash
         for stream in (sys.stdout, sys.stderr):
             if not _utf8(stream) and hasattr(stream, "reconfigure"):

@@ -67,7 +67,27 @@ def test_bad_input_messages(exported, tmp_path):
     r = cli("prefs", "recover", "--db", db)
     assert r.returncode == 0 and "moved" in r.stdout
     _one_line_error(cli("prefs", "export", "--db", db), "no preference database")  # moved, not recreated
+    r = cli("prefs", "forget", "--db", db)  # the moved copy holds the user's data: forget deletes it too
+    assert r.returncode == 0 and "deleted the recovered copy" in r.stdout, r.stderr
+    assert not list(tmp_path.glob("p.db.corrupt-*"))
+    _one_line_error(cli("prefs", "forget", "--db", db), "nothing is stored there")
     assert cli("feedback", "like", "a", "--text", "x", "--semantic", exported, "--db", db).returncode == 0
+
+
+def test_closed_output_is_an_error(tmp_path):
+    """A result printed to a closed standard output would vanish while the command reports success."""
+    r = subprocess.run(
+        f"'{sys.executable}' -m edge_ranker.cli prefs export --db '{tmp_path / 'p.db'}' >&-",
+        shell=True,
+        capture_output=False,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=300,
+    )
+    assert (
+        r.returncode == 2
+        and r.stderr.strip() == "edge-ranker: error: standard output is closed; edge-ranker prints its results there"
+    )
 
 
 def _one_line_error(r, *fragments: str) -> None:

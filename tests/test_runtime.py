@@ -121,6 +121,11 @@ def test_none_is_empty_text_and_a_non_list_is_refused(enc, tmp_path):
     for bad in (None, "a text", {"id": "a", "text": "x"}):
         with pytest.raises(EdgeRankerError, match="docs must be a list"):
             ranker.rank(bad)
+    with pytest.raises(EdgeRankerError, match="query must be str or bytes-like, got int"):
+        ranker.rank([{"id": "a", "text": "x"}], query=5)
+    ranker.store.close()
+    with pytest.raises(EdgeRankerError, match="was closed; open a new PreferenceStore"):
+        ranker.rank([{"id": "a", "text": "x"}])
 
 
 def test_bytes_and_invalid_utf8(enc):

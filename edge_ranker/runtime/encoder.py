@@ -69,14 +69,15 @@ def check_threads(threads: object) -> int:
     return int(threads)
 
 
-def clean_text(text: str | bytes | bytearray | memoryview | None) -> str:
-    """Make any input encodable: decode bytes leniently, replace lone surrogates, None -> ''."""
+def clean_text(text: str | bytes | bytearray | memoryview | None, what: str = "text") -> str:
+    """Make any input encodable: decode bytes leniently, replace lone surrogates, None -> '' (a feed item whose
+    text is null is an empty one, not an error). ``what`` names the input in the error for a non-text."""
     if text is None:
         return ""
     if isinstance(text, (bytes, bytearray, memoryview)):
         return bytes(text).decode("utf-8", errors="replace")
     if not isinstance(text, str):
-        raise EdgeRankerError(f"text must be str or bytes-like, got {type(text).__name__}")
+        raise EdgeRankerError(f"{what} must be str or bytes-like, got {type(text).__name__}")
     return text.encode("utf-8", errors="replace").decode("utf-8")
 
 

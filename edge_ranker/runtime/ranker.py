@@ -385,7 +385,7 @@ class Ranker:
         now = time.time() if now is None else now
         if not (isinstance(now, (int, float)) and math.isfinite(now)):
             raise EdgeRankerError(f"'now' must be finite unix seconds, got {now!r}")
-        query = clean_text(query).strip() if query is not None else None
+        query = clean_text(query, "query").strip() if query is not None else None
         # only punctuation or emoji (within what the semantic model reads, as the JVM decides): nothing to match
         if query and not has_word(query, self.semantic.cut_chars):
             query = None

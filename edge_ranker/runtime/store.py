@@ -119,6 +119,8 @@ def describe(exc: sqlite3.Error | str, path: Path) -> EdgeRankerError:
         return EdgeRankerError(f"preference database {path} is read-only ({msg}); make it and its folder writable")
     if code.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in msg:
         return EdgeRankerError(f"preference database {path} is locked by another process ({msg}); retry later")
+    if "closed database" in msg:
+        return EdgeRankerError(f"preference database {path} was closed; open a new PreferenceStore to use it again")
     if code.startswith("SQLITE_CANTOPEN") or "unable to open" in msg:
         return EdgeRankerError(
             f"cannot open preference database {path} ({msg}); check that it and its folder are readable and writable"
@@ -321,6 +323,15 @@ class PreferenceStore:
         """The files ``recover`` left beside ``path`` (they hold the user's data too)."""
         path = user_path(path, "preference database path")
         return sorted(path.parent.glob(f"{glob.escape(path.name)}.corrupt-*"))
+
+    @staticmethod
+    def forget_recovery_copies(path: str | Path) -> list[Path]:
+        """Delete the copies ``recover`` left beside ``path``, also when no database is there any more (recovered,
+        then never used again); returns them."""
+        copies = PreferenceStore.recovery_copies(path)
+        for p in copies:
+            p.unlink(missing_ok=True)
+        return copies
 
     def close(self) -> None:
         with self._lock:
@@ -531,9 +542,7 @@ class PreferenceStore:
                 "database, so old copies of them remain in its files; close the other apps that use it and run "
                 "`edge-ranker prefs forget` (PreferenceStore.forget) again"
             )
-        copies = self.recovery_copies(self.path)
-        for p in copies:
-            p.unlink(missing_ok=True)
+        copies = self.forget_recovery_copies(self.path)
         log.info("forgot everything stored in %s (and %d recovered copies)", self.path, len(copies))
         return copies
 
