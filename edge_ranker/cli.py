@@ -323,12 +323,11 @@ def cmd_prefs(a: argparse.Namespace) -> None:
     if a.prefs_command == "forget":
         _forget(a.db)
         return
-    store = _existing_store(a.db)
-    if a.prefs_command == "export":
-        if a.out is not None and a.out != "-":
-            print(f"wrote {store.export_to(a.out)}", file=sys.stderr)  # stdout may be the export (/dev/stdout)
-        else:
-            print(_json(store.export()))
+    store = _existing_store(a.db)  # export, the one command left
+    if a.out is not None and a.out != "-":
+        print(f"wrote {store.export_to(a.out)}", file=sys.stderr)  # stdout may be the export (/dev/stdout)
+    else:
+        print(_json(store.export()))
 
 
 def _forget(db: str | None) -> None:
@@ -349,7 +348,7 @@ def _forget(db: str | None) -> None:
         print(f"deleted the recovered copy {c}")
 
 
-def _store_path(db: str | None):
+def _store_path(db: str | None) -> Path:
     """The preference store's path: ``db``, else the user's default."""
     from edge_ranker.runtime.store import default_path, user_path
 
@@ -669,8 +668,6 @@ EXTRAS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    if sys.stdout is None:  # started with its output closed (`>&-`): every command's result would vanish unseen
-        return _fail("standard output is closed; edge-ranker prints its results there")
     if argv is None:  # the console script: a character the output's encoding lacks is escaped, never a crash
         for stream in (sys.stdout, sys.stderr):
             if not _utf8(stream) and hasattr(stream, "reconfigure"):
@@ -680,6 +677,9 @@ def main(argv: list[str] | None = None) -> int:
             # "Gr????e"; the bytes the shell passed are UTF-8 on any system this runs on
             argv = [os.fsencode(x).decode("utf-8", errors="replace") for x in sys.argv[1:]]
     args = build_parser().parse_args(argv)
+    if sys.stdout is None and _prints_result(args):  # started with its output closed (`>&-`): checked before
+        # the command runs, so a like is not stored by a command that then reports failure
+        return _fail("standard output is closed; edge-ranker prints its results there")
     try:
         args.func(args)
     except EdgeRankerError as exc:
@@ -702,8 +702,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _prints_result(a: argparse.Namespace) -> bool:
+    """Whether the command writes its result to standard output: all do but an export to a file."""
+    return not (a.command == "prefs" and a.prefs_command == "export" and a.out not in (None, "-"))
+
+
 def _fail(message: str) -> int:
-    print(f"edge-ranker: error: {' '.join(message.split())}", file=sys.stderr)
+    if sys.stderr is not None:  # closed (`2>&-`): print would send the message to stdout, into the results
+        print(f"edge-ranker: error: {' '.join(message.split())}", file=sys.stderr)
     return 2
 
 

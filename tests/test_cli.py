@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+from edge_ranker.runtime.store import PreferenceStore
+
 
 def cli(*args, stdin: str | None = None):
     return subprocess.run(
@@ -75,19 +77,21 @@ def test_bad_input_messages(exported, tmp_path):
 
 
 def test_closed_output_is_an_error(tmp_path):
-    """A result printed to a closed standard output would vanish while the command reports success."""
-    r = subprocess.run(
-        f"'{sys.executable}' -m edge_ranker.cli prefs export --db '{tmp_path / 'p.db'}' >&-",
-        shell=True,
-        capture_output=False,
-        stderr=subprocess.PIPE,
-        text=True,
-        timeout=300,
+    """A result printed to a closed standard output would vanish while the command reports success; an export to a
+    file prints nothing there and still runs."""
+
+    def closed(*args: str):
+        line = " ".join(f"'{x}'" for x in (sys.executable, "-m", "edge_ranker.cli", *args))
+        return subprocess.run(line + " >&-", shell=True, stderr=subprocess.PIPE, text=True, timeout=300)
+
+    db = tmp_path / "p.db"
+    r = closed("prefs", "export", "--db", str(db))
+    assert r.returncode == 2 and r.stderr.strip() == (
+        "edge-ranker: error: standard output is closed; edge-ranker prints its results there"
     )
-    assert (
-        r.returncode == 2
-        and r.stderr.strip() == "edge-ranker: error: standard output is closed; edge-ranker prints its results there"
-    )
+    PreferenceStore(db).close()
+    r = closed("prefs", "export", "--db", str(db), "--out", str(tmp_path / "out.json"))
+    assert r.returncode == 0 and json.loads((tmp_path / "out.json").read_text())["feedback"] == [], r.stderr
 
 
 def _one_line_error(r, *fragments: str) -> None:

@@ -121,6 +121,10 @@ def test_none_is_empty_text_and_a_non_list_is_refused(enc, tmp_path):
     for bad in (None, "a text", {"id": "a", "text": "x"}):
         with pytest.raises(EdgeRankerError, match="docs must be a list"):
             ranker.rank(bad)
+
+
+def test_a_bad_query_and_a_closed_store_are_named(enc, tmp_path):
+    ranker = Ranker(enc, enc, PreferenceStore(tmp_path / "p.db"))
     with pytest.raises(EdgeRankerError, match="query must be str or bytes-like, got int"):
         ranker.rank([{"id": "a", "text": "x"}], query=5)
     ranker.store.close()
