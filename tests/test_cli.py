@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -81,8 +82,8 @@ def test_closed_output_is_an_error(tmp_path):
     file prints nothing there and still runs."""
 
     def closed(*args: str):
-        line = " ".join(f"'{x}'" for x in (sys.executable, "-m", "edge_ranker.cli", *args))
-        return subprocess.run(line + " >&-", shell=True, stderr=subprocess.PIPE, text=True, timeout=300)
+        line = shlex.join((sys.executable, "-m", "edge_ranker.cli", *args)) + " >&-"
+        return subprocess.run(line, shell=True, stderr=subprocess.PIPE, text=True, timeout=300)
 
     db = tmp_path / "p.db"
     r = closed("prefs", "export", "--db", str(db))
