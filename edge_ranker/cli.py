@@ -336,14 +336,10 @@ def _forget(db: str | None) -> None:
     from edge_ranker.runtime.store import PreferenceStore
 
     path = _store_path(db)
-    if path.exists():
-        with PreferenceStore(path) as store:
+    if path.exists() or not (copies := PreferenceStore.forget_recovery_copies(path)):
+        with _existing_store(db) as store:  # which says so when neither a database nor a copy is there
             copies = store.forget()
         print(f"deleted all feedback and interests in {path}")
-    else:
-        copies = PreferenceStore.forget_recovery_copies(path)
-        if not copies:
-            raise EdgeRankerError(f"no preference database at {path}: nothing is stored there")
     for c in copies:
         print(f"deleted the recovered copy {c}")
 
