@@ -85,9 +85,10 @@ class LengthBucketSampler(torch.utils.data.Sampler):
         return math.ceil(len(self.lengths) / self.batch_size)
 
 
-def nearest_targets(targets: torch.Tensor, k: int, block: int = 1024, show_progress: bool = False) -> torch.Tensor:
+def nearest_targets(targets: torch.Tensor, k: int, block: int = 256, show_progress: bool = False) -> torch.Tensor:
     """Each target's ``k`` nearest other targets by cosine, as row indices (n, k); an exact copy of a row (the
-    same text in two groups) is not its neighbour. Blocks of rows keep the similarity matrix in memory."""
+    same text in two groups) is not its neighbour. Blocks of rows keep the similarity matrix in memory; 256 rows
+    against 200k targets ran about a fifth faster than 1,024 on 2 cores."""
     tn = F.normalize(targets, dim=-1)
     k = min(k, len(tn) - 1)
     out = torch.empty((len(tn), max(k, 0)), dtype=torch.long)
@@ -95,7 +96,7 @@ def nearest_targets(targets: torch.Tensor, k: int, block: int = 1024, show_progr
         return out
     for start in tqdm(range(0, len(tn), block), desc="neighbours", disable=not show_progress):
         sims = tn[start : start + block] @ tn.T
-        sims[sims > 1 - 1e-6] = -2.0  # itself and its copies
+        sims.masked_fill_(sims > 1 - 1e-6, -2.0)  # itself and its copies; in place: a third of the time indexing took
         out[start : start + block] = sims.topk(k, dim=1).indices
     return out
 

@@ -106,20 +106,22 @@ class Student(nn.Module):
         ``chunks`` > 1 sorts the rows by length and runs them in that many pieces, each cut to its own longest
         row: the same vectors (to float rounding) for about half the compute when short sentences share a
         batch with 64-token ones, as they do in the semantic recipe (bench/EXPERIMENTS.md, "Padding out of the
-        training step").
+        training step"). The word vectors are looked up once for the whole batch: the table's gradient is
+        dense, and one lookup per piece made the backward pass fill and sum a 50k-row gradient per piece.
         """
+        words = self.bert.embeddings.word_embeddings(input_ids)
         if chunks <= 1 or len(input_ids) < 2:
-            return self._pooled(input_ids, attention_mask)
+            return self._pooled(input_ids, words, attention_mask)
         lengths = attention_mask.sum(1)
         order = torch.argsort(lengths)
         pooled = []
         for rows in torch.tensor_split(order, min(chunks, len(order))):
             width = int(lengths[rows].max())
-            pooled.append(self._pooled(input_ids[rows, :width], attention_mask[rows, :width]))
+            pooled.append(self._pooled(input_ids[rows, :width], words[rows, :width], attention_mask[rows, :width]))
         return torch.cat(pooled)[torch.argsort(order)]  # the pieces are in ``order``: undo it
 
-    def _pooled(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-        out = self.bert(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+    def _pooled(self, input_ids: torch.Tensor, words: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+        out = self.bert(inputs_embeds=words, attention_mask=attention_mask).last_hidden_state
         return self.pool(input_ids, out, attention_mask)
 
     def pool(self, input_ids: torch.Tensor, hidden: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
