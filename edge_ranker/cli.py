@@ -315,9 +315,7 @@ def cmd_prefs(a: argparse.Namespace) -> None:
     if a.out is not None and a.prefs_command != "export":
         raise EdgeRankerError(f"--out is for export; {a.prefs_command} writes no file (export first to keep a copy)")
     if a.prefs_command == "recover":
-        from edge_ranker.runtime.store import default_path
-
-        moved = PreferenceStore.recover(a.db or default_path())
+        moved = PreferenceStore.recover(_store_path(a.db))
         print(f"moved the damaged database to {moved}; a fresh one starts on next use")
         return
     if a.prefs_command == "forget":
