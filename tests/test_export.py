@@ -33,6 +33,19 @@ def test_onnx_fp32_matches_torch(tiny_student, fp32_model):
     assert cos.min() >= 0.9999
 
 
+def test_the_position_table_keeps_the_rows_the_runtime_reads(tiny_student, fp32_model):
+    """The student has 128 positions and reads 64 tokens: the graph keeps 64, and a text of 64 tokens still runs."""
+    graph = onnx.load(str(fp32_model / "model.onnx")).graph
+    (table,) = [i for i in graph.initializer if "position_embeddings" in i.name]
+    assert list(table.dims) == [64, 32]
+    long = " ".join(["river stone house"] * 40)
+    np.testing.assert_allclose(
+        Encoder.load(fp32_model).encode([long], role="passage"),
+        TorchStudentEncoder(tiny_student).encode([long], role="passage"),
+        atol=1e-5,
+    )
+
+
 def test_graph_contains_pooling_and_normalisation(fp32_model):
     out = Encoder.load(fp32_model).encode(["one", "two words here"])
     assert out.shape == (2, 32)
