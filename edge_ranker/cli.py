@@ -459,7 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser(
         "distill",
-        help="distil a teacher into a 1-layer student (accelerate launch works)",
+        help="distil a teacher into a small student (accelerate launch works)",
         description="Every option below sets one field of the recipe (distill/recipes.py) or of its training "
         "config (distill/config.py); unset ones keep the recipe's value, shown in parentheses, except that "
         "--parallel or --text turns the recipe's data sets off.",

@@ -1,4 +1,4 @@
-"""Distillation: teacher targets, PCA, the 1-layer student, losses and the Accelerate training loop.
+"""Distillation: teacher targets, PCA, the student, losses and the Accelerate training loop.
 
 ``distill`` (the library function behind ``edge-ranker distill``) is importable from here.
 """

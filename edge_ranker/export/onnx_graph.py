@@ -1,4 +1,4 @@
-"""ONNX export of the whole encoder: embeddings, 1 layer, pooling (masked mean or weighted) and L2 normalisation.
+"""ONNX export of the whole encoder: embeddings, the layers, pooling (masked mean or weighted) and L2 normalisation.
 
 Exporter: ``torch.onnx.export(dynamo=False)`` (TorchScript). It yields plain MatMul/Gather graphs that
 onnxruntime's quantizer handles, and dynamic batch/sequence axes without dynamo's shape-guard issues on

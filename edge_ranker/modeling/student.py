@@ -1,4 +1,5 @@
-"""The student: a 1-layer BERT from transformers, masked mean (or learnt weighted) pooling, L2 normalisation.
+"""The student: a small BERT from transformers (1 layer, 2 for the semantic recipe), masked mean (or learnt weighted)
+pooling, L2 normalisation.
 
 Defaults: hidden 128, 2 heads of 64 (BERT's per-head width; 4 heads of 32 cost the same FLOPs with
 thinner heads), FFN 512 (the usual 4x; 1024 fits the relevance student's training texts a little better
