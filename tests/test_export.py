@@ -46,6 +46,15 @@ def test_the_position_table_keeps_the_rows_the_runtime_reads(tiny_student, fp32_
     )
 
 
+def test_a_student_shorter_than_its_max_length_is_refused(tiny_student, tmp_path):
+    student = tmp_path / "student"
+    shutil.copytree(tiny_student, student)
+    info = json.loads((student / "student.json").read_text())
+    (student / "student.json").write_text(json.dumps(info | {"max_length": 200}))
+    with pytest.raises(EdgeRankerError, match="128 positions, fewer than max_length=200"):
+        export_model(student, tmp_path / "out")
+
+
 def test_graph_contains_pooling_and_normalisation(fp32_model):
     out = Encoder.load(fp32_model).encode(["one", "two words here"])
     assert out.shape == (2, 32)

@@ -44,6 +44,8 @@ def keep_read_positions(student: Student, max_length: int) -> None:
     """Drop the position vectors past ``max_length``: the runtime reads every window in at most that many tokens,
     so those rows are never read, and the table is stored in fp32 (64 KB for 64 rows at 256-d)."""
     table = student.bert.embeddings.position_embeddings
+    if table.num_embeddings < max_length:
+        raise EdgeRankerError(f"the student has {table.num_embeddings} positions, fewer than max_length={max_length}")
     if table.num_embeddings > max_length:
         student.bert.embeddings.position_embeddings = torch.nn.Embedding.from_pretrained(
             table.weight.detach()[:max_length].clone()
