@@ -28,7 +28,7 @@ from edge_ranker.evaluate.crosslingual import DIRECTIONS, _ndcg, _unit
 from edge_ranker.evaluate.personal import ndcg_at
 from edge_ranker.evaluate.retrieval import cosine_scores, lexical_scores, scores_metrics
 from edge_ranker.paths import data_root
-from edge_ranker.runtime.encoder import Encoder, resolve_model_path
+from edge_ranker.runtime.encoder import Encoder
 from edge_ranker.runtime.fusion import SEMANTIC_QUERY_WEIGHT
 from edge_ranker.runtime.lexical import Bag, Feed, bm25, coverage, query_scores, standardise, terms
 
@@ -120,7 +120,7 @@ def main() -> None:
     parser.add_argument("--semantic", default="semantic", help="the semantic model (default: the shipped one)")
     a = parser.parse_args()
     relevance, semantic = Encoder.load(a.relevance), Encoder.load(a.semantic)
-    tok = Tokenizer.from_file(str(resolve_model_path(a.relevance) / "tokenizer.json"))
+    tok = relevance.tokenizer  # terms() reads its normaliser and pre-tokenizer, as the runtime does
     recipe = RECIPES["semantic"]
     bible = load_bible_articles(recipe.langs, recipe.bible_verses)
     others = [x for x in bible.queries if x != "en"]
@@ -137,9 +137,10 @@ def main() -> None:
         ds = load_retrieval(name, data_root(a.data))
         queries, docs = list(ds.queries.values()), list(ds.corpus.values())
         rel, sem = cosine_scores(_Role(relevance), ds), cosine_scores(_Role(semantic), ds)
-        scores = rules(rel, lexical_scores(ds), sem, query_cover(tok, queries, docs))
+        cover = query_cover(tok, queries, docs)
+        scores = rules(rel, lexical_scores(ds), sem, cover)
         out[name] = {key: round(scores_metrics(s, ds)["ndcg@10"] / 100, 3) for key, s in scores.items()}
-        out[name]["query words the documents have"] = round(float(query_cover(tok, queries, docs).mean()), 3)
+        out[name]["query words the documents have"] = round(float(cover.mean()), 3)
         out[f"{name}, feeds of {SMALL_FEED}"] = small_feeds(ds, rel, sem, tok)
     print(json.dumps(out, indent=2))
 
