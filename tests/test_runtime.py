@@ -287,6 +287,30 @@ def test_cold_start_orders(enc, tmp_path):
         r.rank([{"text": "no id"}])
 
 
+def test_interests_past_the_horizon_count_for_nothing(enc, tmp_path):
+    """A like 40 days old has faded to 0: the feed starts cold again (newest first, whatever the input order), and
+    beside a living interest it is nobody's nearest (else the documents nearest it would tie and keep input order)."""
+    r = Ranker(enc, enc, PreferenceStore(tmp_path / "faded.db"))
+    day, now = 86_400.0, 1_750_000_000.0
+    r.feedback({"id": "l", "text": "green river water"}, "like", ts=now - 40 * day)
+    texts = ["river bank", "blue water", "old stone", "green field", "house party", "cold rain"]
+    docs = [{"id": f"d{y}", "text": t, "published": f"20{y}-01-01T00:00:00Z"} for y, t in zip(range(10, 16), texts)]
+    newest = [d["id"] for d in reversed(docs)]
+    for order in (docs, docs[::-1]):
+        out = r.rank(order, now=now)
+        assert [x.id for x in out] == newest and all(set(x.contributions) == {"recency"} for x in out)
+        assert all(set(x.contributions) == {"query"} for x in r.rank(order, query="river", now=now))
+    # a faded interest exactly on one document, a living one apart from the faded one (orthogonal to it)
+    on_doc = r.interest_vectors([texts[0]])[0]
+    apart = np.random.default_rng(0).normal(size=on_doc.shape)
+    r.store.add_feedback("f", on_doc, "like", r.model_key, ts=now - 40 * day)
+    r.store.add_feedback("a", apart - (apart @ on_doc) * on_doc, "like", r.model_key, ts=now - day)
+    living = max(r.store.interests(r.model_key)[0], key=lambda c: c.last_view)
+    out = r.rank(docs, now=now)
+    assert {x.interest["positive_interest"] for x in out} == {living.id}
+    assert [x.id for x in r.rank(docs[::-1], now=now)] == [x.id for x in out]
+
+
 def test_explanations_add_up(enc, tmp_path):
     r = Ranker(enc, enc, PreferenceStore(tmp_path / "e.db"))
     r.feedback({"id": "l", "text": "green river water"}, "like")

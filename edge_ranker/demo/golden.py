@@ -94,13 +94,17 @@ def write_embeddings(enc: Encoder, path: Path) -> None:
 # A query in another language than the feed's cooking items: its words are partly missing from the documents, so
 # the semantic model's cosine joins the query score (``lexical.query_scores``).
 CROSSING_QUERY = "Tomatensuppe mit Basilikum und garlic"
+# A like of another topic 40 days before ``now``: its interest is past the 30-day horizon, so it must count for
+# nothing, not even as the nearest interest of the cooking items (``interests.alive``).
+FADED_LIKE = {"id": "h0", "text": "Ein Rezept für Tomatensuppe mit frischem Basilikum und Knoblauch."}
+FADED_DAYS = 40.0
 # A document without a word (emoji and punctuation): interests and queries rank it last (``lexical.has_word``).
 WORDLESS = Document("no-words", "\U0001f642 \u2026 !!")
 
 
 def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -> None:
-    """A scripted like/dislike history, one reaction a day from 24 to 15 days before ``now``, then the demo feed and
-    ``WORDLESS`` ranked without a query, with the demo's query and with ``CROSSING_QUERY``."""
+    """A scripted like/dislike history, ``FADED_LIKE`` then one reaction a day from 24 to 15 days before ``now``, then
+    the demo feed and ``WORDLESS`` ranked without a query, with the demo's query and with ``CROSSING_QUERY``."""
     from edge_ranker.demo import load_feed
 
     docs, history = load_feed()
@@ -110,8 +114,10 @@ def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -
     ranker = Ranker(semantic, relevance, PreferenceStore(tmp / "golden.sqlite", cfg))
     events = [(d, "like") for d in history["likes"]] + [(d, "dislike") for d in history["dislikes"]]
     hist = []
-    for k, (d, reaction) in enumerate(events * 2):  # repeats exercise the shift-towards path
-        ts = now - (24 - k) * DAY  # a span at which no two scores nearly tie (tests/test_golden.py)
+    timed = [(FADED_LIKE, "like", now - FADED_DAYS * DAY)]
+    # repeats exercise the shift-towards path; over this span no two scores nearly tie (tests/test_golden.py)
+    timed += [(d, reaction, now - (24 - k) * DAY) for k, (d, reaction) in enumerate(events * 2)]
+    for d, reaction, ts in timed:
         ranker.feedback(d, reaction, ts=ts)
         hist.append(f"{reaction}\t{ts!r}\t{_vec(ranker.interest_vectors([d['text']])[0])}\t{_b64(d['text'])}")
     (out / "history.tsv").write_text("\n".join(hist) + "\n", encoding="ascii")

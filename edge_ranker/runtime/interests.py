@@ -69,6 +69,15 @@ def decays(cois: list[CoI], now: float, cfg: CoIConfig) -> np.ndarray:
     return _fade(np.array([c.last_view for c in cois], dtype=np.float64), now, cfg)
 
 
+def alive(cois: list[CoI], now: float, cfg: CoIConfig) -> list[CoI]:
+    """The interests whose decay at ``now`` is above 0. One past the horizon scores every document 0; left in, it
+    would still be some documents' nearest interest and tie them, so that they kept their input order and, with no
+    interest alive, a month-old like would hide the newest-first order of a cold start."""
+    if not cois:
+        return []
+    return [c for c, d in zip(cois, decays(cois, now, cfg)) if d > 0.0]
+
+
 def relevances(cois: list[CoI], now: float, cfg: CoIConfig, decay_of: np.ndarray | None = None) -> np.ndarray:
     """``rel_i = (count_i/sum count + time_i/sum time) * decay_i``, sums falling back to 1 when 0."""
     if not cois:

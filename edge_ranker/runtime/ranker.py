@@ -8,8 +8,8 @@ retrieval sets here, the sum above both); BM25 weighs by the share of the query'
 the semantic model's query cosine joins by the share they lack, which carries a query in another language than
 the documents (``lexical.query_scores``). The two orders are fused by weighted reciprocal-rank fusion
 (``fusion``). Default weights favour an explicit query (1.0) over implicit interests (0.5). Cold start: no
-interests yet -> relevance alone with a query, else newest first (then input order). Every explanation's
-contributions add up to its fused score.
+interests yet, or none alive (each fades to nothing 30 days after its last reaction) -> relevance alone with a
+query, else newest first (then input order). Every explanation's contributions add up to its fused score.
 
 Ranking is arrays end to end: a ``Ranking`` builds each result's ``Ranked`` (and its explanation) only when it
 is read, so ranking 100,000 documents costs no Python object per document.
@@ -34,7 +34,7 @@ from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.cache import CACHE_VECTORS, VectorCache
 from edge_ranker.runtime.encoder import Encoder, clean_text
 from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT, SEMANTIC_QUERY_WEIGHT, rrf
-from edge_ranker.runtime.interests import PersonalScores, personal_scores
+from edge_ranker.runtime.interests import PersonalScores, alive, personal_scores
 from edge_ranker.runtime.lexical import Bag, Feed, bm25, coverage, has_word, query_scores, terms
 from edge_ranker.runtime.store import PreferenceStore, check_id, check_view_time
 
@@ -391,7 +391,7 @@ class Ranker:
             query = None
         if query and self.relevance is None:
             raise EdgeRankerError("a query needs a relevance model")
-        positive, negative = self.store.interests(self.model_key)
+        positive, negative = (alive(c, now, self.config) for c in self.store.interests(self.model_key))
         use_personal = len(positive) >= self.config.min_positive_cois or bool(negative)
         use_query = bool(query) and self.relevance is not None
         n = len(docs)

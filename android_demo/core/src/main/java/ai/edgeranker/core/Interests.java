@@ -133,12 +133,22 @@ public final class Interests {
         return Math.max(0.0, (Math.exp(s * h) - Math.exp(s * days)) / (Math.exp(s * h) - 1.0));
     }
 
+    /**
+     * Whether an interest counts at now: one past the horizon scores every document 0 and, left in, would tie the
+     * documents nearest it (as Python's interests.alive), so scoring and active(now) skip it.
+     */
+    boolean alive(CoI c, double now) {
+        return decay(c.lastView, now) > 0.0;
+    }
+
     double[] relevances(double now) {
         double cs = 0;
         double ts = 0;
         for (CoI c : positives) {
-            cs += c.viewCount;
-            ts += c.viewTime;
+            if (alive(c, now)) {
+                cs += c.viewCount;
+                ts += c.viewTime;
+            }
         }
         cs = cs == 0 ? 1 : cs;
         ts = ts == 0 ? 1 : ts;
@@ -150,8 +160,17 @@ public final class Interests {
         return r;
     }
 
-    public boolean active() {
-        return positives.size() >= config.minPositiveCois || !negatives.isEmpty();
+    /** Whether the interests alive at now order a feed; else the ranker starts cold. */
+    public boolean active(double now) {
+        return count(positives, now) >= config.minPositiveCois || count(negatives, now) > 0;
+    }
+
+    private int count(List<CoI> cois, double now) {
+        int n = 0;
+        for (CoI c : cois) {
+            n += alive(c, now) ? 1 : 0;
+        }
+        return n;
     }
 
     public PersonalScore[] score(float[][] docs, double now) {
@@ -163,7 +182,7 @@ public final class Interests {
         for (int d = 0; d < docs.length; d++) {
             PersonalScore p = new PersonalScore();
             double ps = 0, pd = 0, pr = 0, ns = 0, nd = 0;
-            int j = argmax(positives, docs[d]);
+            int j = argmax(positives, docs[d], now);
             if (j >= 0) {
                 CoI c = positives.get(j);
                 ps = dot(docs[d], c.point);
@@ -171,7 +190,7 @@ public final class Interests {
                 pr = rel[j];
                 p.positive = j;
             }
-            int k = argmax(negatives, docs[d]);
+            int k = argmax(negatives, docs[d], now);
             if (k >= 0) {
                 CoI c = negatives.get(k);
                 ns = dot(docs[d], c.point);
@@ -189,10 +208,13 @@ public final class Interests {
         return out;
     }
 
-    private static int argmax(List<CoI> cois, float[] doc) {
+    private int argmax(List<CoI> cois, float[] doc, double now) {
         int best = -1;
         float bestSim = Float.NEGATIVE_INFINITY;
         for (int i = 0; i < cois.size(); i++) {
+            if (!alive(cois.get(i), now)) {
+                continue;
+            }
             float s = dot(doc, cois.get(i).point);
             if (s > bestSim) {
                 bestSim = s;

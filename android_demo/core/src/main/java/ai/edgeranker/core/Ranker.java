@@ -194,7 +194,7 @@ public final class Ranker {
         if (!q.isEmpty() && relevance == null) {
             throw new IllegalArgumentException("a query needs a relevance model");
         }
-        boolean usePersonal = interests.active();
+        boolean usePersonal = interests.active(now);
         boolean useQuery = !q.isEmpty();
         double[] total = new double[n];
         List<Map<String, Double>> parts = new ArrayList<>();
