@@ -239,20 +239,22 @@ def _ranker(a: argparse.Namespace):
 
 
 def _read_docs(path: str | None) -> list:
-    """JSON lines (a UTF-8 BOM is allowed), each a document; every problem is reported with its line number."""
+    """JSON lines (a UTF-8 BOM is allowed), each a document; every problem is reported with its line number. Lines
+    end at a line feed only: a JSON string may hold U+2028, U+2029 or U+0085, which ``str.splitlines`` would split
+    at. A path may be a pipe (``<(cmd)``, ``/dev/stdin``)."""
     from edge_ranker.runtime.ranker import Document
 
     if path and path != "-":
         p = Path(path).expanduser()
-        if not p.is_file():
+        if p.is_dir() or not p.exists():
             raise EdgeRankerError(f"{path} is {'a folder' if p.is_dir() else 'not found'}; give a JSONL file or -")
         try:
-            lines = p.read_text(encoding="utf-8-sig", errors="replace").splitlines()
+            raw = p.read_bytes()
         except OSError as exc:
             raise EdgeRankerError(f"cannot read {path}: {exc.strerror}") from exc
     else:  # UTF-8 whatever the locale says, as files are read
         raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
-        lines = raw.decode("utf-8-sig", errors="replace").splitlines()
+    lines = raw.decode("utf-8-sig", errors="replace").split("\n")
     docs, first_line = [], {}
     for n, line in enumerate(lines, start=1):
         if not line.strip():

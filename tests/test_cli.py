@@ -7,6 +7,7 @@ import os
 import shlex
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -147,6 +148,23 @@ def test_a_utf8_bom_is_accepted(exported, tmp_path):
     assert r.returncode == 0 and [json.loads(x)["id"] for x in r.stdout.splitlines()] == ["a", "b"]
     r = cli("rank", "-", *common, stdin="\ufeff" + docs.read_text(encoding="utf-8-sig"))
     assert r.returncode == 0 and len(r.stdout.splitlines()) == 2
+
+
+def test_lines_end_at_line_feeds_only_and_a_pipe_is_read(exported, tmp_path):
+    """U+2028, U+2029 and U+0085 may stand unescaped in a JSON string, CRLF may end a line; a named pipe is read."""
+    lines = [json.dumps({"id": f"d{ord(c)}", "text": f"one{c}two"}, ensure_ascii=False) for c in "\u2028\u2029\x85"]
+    docs = tmp_path / "separators.jsonl"
+    docs.write_text("\r\n".join(lines) + "\r\n", encoding="utf-8")
+    common = ["--semantic", exported, "--relevance", exported, "--db", tmp_path / "p.db"]
+    r = cli("rank", docs, *common)
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 3
+    fifo = tmp_path / "feed.pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_bytes, args=(docs.read_bytes(),))
+    writer.start()
+    r = cli("rank", fifo, *common)
+    writer.join()
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 3
 
 
 def test_prefs_export_errors_and_a_closed_pipe(exported, tmp_path):

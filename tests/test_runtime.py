@@ -117,6 +117,11 @@ def test_none_is_empty_text_and_a_non_list_is_refused(enc, tmp_path):
     np.testing.assert_array_equal(enc.encode(None), enc.encode(""))
     with pytest.raises(EdgeRankerError, match="got int"):
         enc.encode(5)
+    with pytest.raises(EdgeRankerError, match="got dict .a document: pass its 'text'"):
+        enc.encode({"id": "a", "text": "x"})  # would embed the keys
+    with pytest.raises(EdgeRankerError, match="got set"):
+        enc.encode({"a", "b"})  # no order to return the vectors in
+    assert enc.encode(("a", "b"), batch_size=np.int64(1)).shape == (2, enc.dim)
     ranker = Ranker(enc, enc, PreferenceStore(tmp_path / "p.db"))
     for bad in (None, "a text", {"id": "a", "text": "x"}):
         with pytest.raises(EdgeRankerError, match="docs must be a list"):

@@ -13,7 +13,8 @@ import logging
 import numbers
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 
 import numpy as np
@@ -219,16 +220,22 @@ class Encoder:
                 f"call encode without role={role!r}"
             )
         single = texts is None or isinstance(texts, (str, bytes, bytearray, memoryview))
+        # a dict would give its keys' vectors and a set its texts' in no set order: neither is what was meant
+        unordered = isinstance(texts, (Mapping, AbstractSet))
         try:
             items = [texts] if single else list(texts)
         except TypeError:
+            unordered = True
+        if unordered:
+            hint = " (a document: pass its 'text')" if isinstance(texts, Mapping) else ""
             raise EdgeRankerError(
-                f"texts must be a string, bytes or a list of them, got {type(texts).__name__}"
+                f"texts must be a string, bytes or a list of them, got {type(texts).__name__}{hint}"
             ) from None
         tokens = self.tokenize(items, role)
         size = self.batch_size if batch_size is None else batch_size
-        if not (isinstance(size, int) and size >= 1):
+        if not isinstance(size, numbers.Integral) or isinstance(size, bool) or size < 1:
             raise EdgeRankerError(f"batch_size must be a whole number >= 1, got {size!r}")
+        size = int(size)
         parts = [self.windows_of(t, role) for t in tokens]
         ids = [w for p in parts for w in p]
         vecs = np.zeros((len(ids), self.dim), dtype=np.float32)
