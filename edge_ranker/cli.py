@@ -323,7 +323,7 @@ def cmd_prefs(a: argparse.Namespace) -> None:
     if a.prefs_command == "forget":
         _forget(a.db)
         return
-    store = _existing_store(a.db)  # export, the one command left
+    store = _existing_store(a.db, read_only=True)  # export, the one command left
     if a.out is not None and a.out != "-":
         print(f"wrote {store.export_to(a.out)}", file=sys.stderr)  # stdout may be the export (/dev/stdout)
     else:
@@ -351,15 +351,16 @@ def _store_path(db: str | None) -> Path:
     return user_path(db, "preference database path") if db is not None else default_path()
 
 
-def _existing_store(db: str | None):
+def _existing_store(db: str | None, read_only: bool = False):
     """The preference store at ``db`` (default: the user's), refusing to create one: reading or deleting a store
-    that is not there should say so, not make an empty one."""
+    that is not there should say so, not make an empty one. ``read_only``: opened without writing, so a store
+    in a folder the user cannot write can still be exported."""
     from edge_ranker.runtime.store import PreferenceStore
 
     path = _store_path(db)
     if not path.exists():
         raise EdgeRankerError(f"no preference database at {path}: nothing is stored there")
-    return PreferenceStore(path)
+    return PreferenceStore(path, read_only=read_only)
 
 
 def cmd_bench(a: argparse.Namespace) -> None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import threading
 
+import numpy as np
 import pytest
 
 from edge_ranker.runtime.store import PreferenceStore
@@ -165,6 +167,36 @@ def test_lines_end_at_line_feeds_only_and_a_pipe_is_read(exported, tmp_path):
     r = cli("rank", fifo, *common)
     writer.join()
     assert r.returncode == 0 and len(r.stdout.splitlines()) == 3
+
+
+def test_a_store_in_a_folder_that_cannot_be_written_is_still_exported(exported, tmp_path):
+    """``prefs export`` opens the store read-only: one on a read-only mount or in a folder the user cannot write
+    still gives its data, and a write-ahead log that cannot be read there is named instead of skipped."""
+    if os.geteuid() == 0 and not shutil.which("setpriv"):
+        pytest.skip("root ignores folder permissions, and setpriv (util-linux) is not here to drop that")
+    drop = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner"] if os.geteuid() == 0 else []
+    folder, pending = tmp_path / "ro", tmp_path / "pending"
+    folder.mkdir()
+    pending.mkdir()
+    assert cli("feedback", "like", "a", "--text", "x", "--semantic", exported, "--db", folder / "p.db").returncode == 0
+    s = PreferenceStore(tmp_path / "open.db")  # an open store's file and log, as a copy taken mid-use holds them
+    s._db.execute("PRAGMA wal_autocheckpoint=0")
+    s.add_feedback("b", np.ones(2, np.float32), "like", "m")
+    for suffix in ("", "-wal"):
+        shutil.copy(f"{tmp_path / 'open.db'}{suffix}", f"{pending / 'p.db'}{suffix}")
+    s.close()
+    folder.chmod(0o555)
+    pending.chmod(0o555)
+    try:
+        run = [*drop, sys.executable, "-m", "edge_ranker.cli", "prefs", "export", "--db"]
+        r = subprocess.run([*run, str(folder / "p.db")], capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0 and [f["doc_id"] for f in json.loads(r.stdout)["feedback"]] == ["a"], r.stderr
+        r = subprocess.run([*run, str(pending / "p.db")], capture_output=True, text=True, timeout=300)
+        assert r.returncode == 2 and "recent changes in p.db-wal" in r.stderr and "Traceback" not in r.stderr
+        assert sorted(p.name for p in folder.iterdir()) == ["p.db"]  # nothing was written beside it
+    finally:
+        folder.chmod(0o755)
+        pending.chmod(0o755)
 
 
 def test_prefs_export_errors_and_a_closed_pipe(exported, tmp_path):

@@ -207,8 +207,14 @@ class PreferenceStore:
     """
 
     def __init__(
-        self, path: str | Path | None = None, config: CoIConfig | None = None, max_vectors: int = MAX_VECTORS
+        self,
+        path: str | Path | None = None,
+        config: CoIConfig | None = None,
+        max_vectors: int = MAX_VECTORS,
+        read_only: bool = False,
     ) -> None:
+        """``read_only``: open an existing store without ever writing to it or beside it, so that one in a folder or
+        on a mount this process cannot write can still be read and exported; every write is then refused."""
         self.path = user_path(path, "preference database path") if path is not None else default_path()
         if config is not None and not isinstance(config, CoIConfig):
             raise EdgeRankerError(f"config must be a CoIConfig, got {type(config).__name__}")
@@ -219,19 +225,27 @@ class PreferenceStore:
         self._lock = threading.RLock()
         self._writes = 0  # this connection's commits; with SQLite's data_version, tells when to re-read interests
         self._interest_cache: dict[str, tuple[tuple[int, int], tuple[list[CoI], list[CoI]]]] = {}
+        if read_only and not self.path.exists():  # nothing to read; and so nothing for _check_path to create
+            raise EdgeRankerError(f"no preference database at {self.path}: nothing is stored there")
         _check_path(self.path)
         _inspect(self.path)
         try:
-            self._db = sqlite3.connect(
-                self.path.absolute(), check_same_thread=False, timeout=BUSY_TIMEOUT_S, isolation_level=None
-            )
+            if read_only:
+                self._db = _open_read_only(self.path)
+            else:
+                self._db = sqlite3.connect(
+                    self.path.absolute(), check_same_thread=False, timeout=BUSY_TIMEOUT_S, isolation_level=None
+                )
         except sqlite3.Error as exc:
             raise describe(exc, self.path) from exc
         try:
-            self._db.execute("PRAGMA secure_delete=ON")  # deleted text is overwritten, whatever the build's default
-            self._until_unlocked(lambda: self._db.execute("PRAGMA journal_mode=WAL"))
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._migrate()
+            if read_only:
+                self._check_version(self._db.execute("PRAGMA user_version").fetchone()[0])
+            else:
+                self._db.execute("PRAGMA secure_delete=ON")  # deleted text is overwritten, whatever the default
+                self._until_unlocked(lambda: self._db.execute("PRAGMA journal_mode=WAL"))
+                self._db.execute("PRAGMA synchronous=FULL")
+                self._migrate()
         except BaseException as exc:
             self._db.close()
             if isinstance(exc, sqlite3.Error):
@@ -290,6 +304,9 @@ class PreferenceStore:
                             self._db.execute(stmt)
                     self._db.execute(f"PRAGMA user_version={v + 1}")
                 self._db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+        self._check_version(version)
+
+    def _check_version(self, version: int) -> None:
         if version > SCHEMA_VERSION:
             raise EdgeRankerError(
                 f"preference database {self.path} has schema {version}, newer than this edge-ranker "
@@ -646,7 +663,12 @@ class PreferenceStore:
                 }
                 for r in it
             ]
-            seen = self._db.execute("SELECT model, role, text_hash, used FROM vectors ORDER BY used").fetchall()
+            cached = self._db.execute("SELECT 1 FROM sqlite_master WHERE name='vectors'").fetchone()  # schema 1: no
+            seen = (
+                self._db.execute("SELECT model, role, text_hash, used FROM vectors ORDER BY used").fetchall()
+                if cached
+                else []
+            )
         # cached document vectors are derived from documents the user was shown: listed by text hash, not copied
         vectors = [{"model": m, "role": r, "text_hash": h.hex(), "saved": u} for m, r, h, u in seen]
         return {
@@ -759,6 +781,36 @@ def check_id(doc_id: object, blank_ok: bool = False) -> None:
         doc_id.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise EdgeRankerError(f"document id {doc_id!r} is not valid Unicode (a lone surrogate?)") from exc
+
+
+def _open_read_only(path: Path) -> sqlite3.Connection:
+    """A connection that never writes. A WAL database in a folder this process cannot write opens read-only only
+    as immutable (no shared-memory file can be made beside it); that is safe when it has no write-ahead log, which
+    an immutable read would skip, and refused with what to do when it has one."""
+    uri = path.absolute().as_uri()
+    try:
+        return _connect_reading(f"{uri}?mode=ro")
+    except sqlite3.OperationalError:
+        if os.access(path.parent, os.W_OK):
+            raise
+    wal = Path(f"{path}-wal")
+    if wal.is_file() and wal.stat().st_size > 0:
+        raise EdgeRankerError(
+            f"preference database {path} has recent changes in {wal.name}, which can be read only where a file can "
+            f"be made beside it: copy {path.name} and {wal.name} to a writable folder and read them there"
+        )
+    return _connect_reading(f"{uri}?mode=ro&immutable=1")
+
+
+def _connect_reading(uri: str) -> sqlite3.Connection:
+    """A connection to ``uri`` that has read the schema once, so a file it cannot read fails here."""
+    con = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    try:
+        con.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error:
+        con.close()
+        raise
+    return con
 
 
 def _inspect(path: Path) -> None:
