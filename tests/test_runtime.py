@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -123,6 +124,12 @@ def test_none_is_empty_text_and_a_non_list_is_refused(enc, tmp_path):
         enc.encode({"a", "b"})  # no order to return the vectors in
     assert enc.encode(("a", "b"), batch_size=np.int64(1)).shape == (2, enc.dim)
     ranker = Ranker(enc, enc, PreferenceStore(tmp_path / "p.db"))
+    with pytest.raises(EdgeRankerError, match="item 0 is int"):
+        ranker.interest_vectors([1, 2])
+    ranker.feedback({"id": "l", "text": "green river"}, "like")
+    with warnings.catch_warnings():  # a 'now' long before the likes: they count in full, with no overflow warned
+        warnings.simplefilter("error")
+        assert ranker.rank([{"id": "a", "text": "green"}], now=0)[0].interest["positive_decay"] == 1.0
     for bad in (None, "a text", {"id": "a", "text": "x"}):
         with pytest.raises(EdgeRankerError, match="docs must be a list"):
             ranker.rank(bad)
@@ -431,3 +438,10 @@ def test_a_ranking_builds_results_when_read(enc, tmp_path):
     assert sum(ranking[0].contributions.values()) == pytest.approx(ranking[0].score)
     with pytest.raises(IndexError):
         ranking[50]
+
+
+def test_a_folder_that_is_no_model_does_not_silently_hide_a_shipped_one(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "semantic").mkdir()
+    with pytest.raises(EdgeRankerError, match="hides the shipped model"):
+        Encoder.load("semantic")

@@ -447,7 +447,7 @@ def test_recover_copies_wal_before_removing_anything(tmp_path, monkeypatch):
     assert p.exists() and Path(str(p) + "-wal").exists()  # nothing removed before the copy was whole
 
 
-@pytest.mark.parametrize("ts", [float("nan"), float("inf"), -1.0, 253402300799.0, "soon"])
+@pytest.mark.parametrize("ts", [float("nan"), float("inf"), -1.0, 253402300799.0, "soon", "123", True])
 def test_reaction_times_that_cannot_be_are_refused(tmp_path, ts):
     s = PreferenceStore(tmp_path / "p.db")
     with pytest.raises(EdgeRankerError, match="feedback time"):

@@ -39,9 +39,14 @@ def resolve_model_path(name_or_path: str | Path) -> Path:
         p = Path(name_or_path).expanduser()
     except RuntimeError as exc:  # ~user with no such user
         raise EdgeRankerError(f"cannot expand {str(name_or_path)!r}: {exc}") from exc
-    if p.is_dir():
-        return p
     shipped = MODELS_DIR / str(name_or_path)
+    if p.is_dir():  # a folder first, as sentence-transformers does; one that is no model must not hide a shipped one
+        if not (p / "manifest.json").exists() and shipped.is_dir() and not Path(str(name_or_path)).is_absolute():
+            raise EdgeRankerError(
+                f"{str(name_or_path)!r} names a folder here that is not a model (no manifest.json), which hides the "
+                f"shipped model of that name: run from another folder, or give the shipped one's path, {shipped}"
+            )
+        return p
     if shipped.is_dir():
         return shipped
     names = sorted(d.name for d in MODELS_DIR.iterdir() if d.is_dir()) if MODELS_DIR.is_dir() else []

@@ -55,7 +55,8 @@ def _fade(last_views: np.ndarray, now: float, cfg: CoIConfig) -> np.ndarray:
         return np.zeros(last_views.shape)
     days = (now - last_views) / DAY
     s, h = cfg.decay_rate_per_day, cfg.horizon_days
-    fading = np.maximum(0.0, (math.exp(s * h) - np.exp(s * days)) / (math.exp(s * h) - 1.0))
+    # a last view after ``now`` fades by nothing; clipped first, its exponential would overflow for a far future
+    fading = np.maximum(0.0, (math.exp(s * h) - np.exp(s * np.maximum(days, 0.0))) / (math.exp(s * h) - 1.0))
     return np.where(days <= 0, 1.0, fading)
 
 

@@ -291,6 +291,10 @@ class Ranker:
         passage vectors beside them, scaled so that its cosines are the two models' weighted by ``SEMANTIC_SHARE``."""
         if isinstance(texts, (str, bytes)):
             raise EdgeRankerError("interest_vectors takes a list of texts, not one text")
+        texts = list(texts)
+        odd = next((i for i, t in enumerate(texts) if not isinstance(t, str)), None)
+        if odd is not None:
+            raise EdgeRankerError(f"interest_vectors takes texts (str); item {odd} is {type(texts[odd]).__name__}")
         sem = self._embed(self.semantic, texts, None) if semantic is None else semantic
         if self.relevance is None:
             return sem.copy() if semantic is None else sem  # the cache's rows stay the cache's
@@ -483,6 +487,8 @@ def _given(vectors: np.ndarray | None, n: int, dim: int, name: str) -> np.ndarra
         v = np.asarray(vectors, dtype=np.float32)
     except (TypeError, ValueError) as exc:
         raise EdgeRankerError(f"{name} must be an array of numbers, got {type(vectors).__name__}") from exc
-    if v.shape != (n, dim) or not np.isfinite(v).all():
-        raise EdgeRankerError(f"{name} must be finite, of shape ({n}, {dim}), got shape {v.shape}")
+    if v.shape != (n, dim):
+        raise EdgeRankerError(f"{name} must have shape ({n}, {dim}): one row per document, got shape {v.shape}")
+    if not np.isfinite(v).all():
+        raise EdgeRankerError(f"{name} must be finite numbers; row {int(np.argmin(np.isfinite(v).all(axis=1)))} is not")
     return v

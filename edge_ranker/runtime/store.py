@@ -850,6 +850,8 @@ def reaction_time(ts: float | None) -> float:
     now = time.time()
     if ts is None:
         return now
+    if isinstance(ts, (bool, str, bytes)):  # float() would take True as 1970 and "123" as a time
+        raise EdgeRankerError(f"feedback time must be unix seconds (a number), got {ts!r}")
     try:
         ts = float(ts)
     except (TypeError, ValueError) as exc:
