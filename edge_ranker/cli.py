@@ -7,11 +7,12 @@ import codecs
 import json
 import math
 import os
+import re
 import sys
 from pathlib import Path
 
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.paths import DATA_HELP, cache_root, data_root
+from edge_ranker.paths import DATA_HELP, cache_root, data_root, output_folder
 from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT, SEMANTIC_QUERY_WEIGHT
 
 
@@ -41,6 +42,7 @@ def count(text: str) -> int:
     return _number(text, int, lambda v: v >= 0, "a whole number >= 0")
 
 
+OVERWRITE_HELP = "replace what --out already holds (default: refuse a folder that holds files, before any work)"
 # one help for every command that holds a Ranker: the same pair of models must store and rank a user's interests
 RELEVANCE_HELP = (
     "relevance model folder or shipped name: queries, and its passage vectors join the interests ('none': the "
@@ -72,6 +74,11 @@ def weight(text: str) -> float:
     return _number(text, float, lambda v: math.isfinite(v) and v >= 0, "a finite number >= 0")
 
 
+def seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds, more than 0 and at most an hour (a window a run can wait)."""
+    return _number(text, float, lambda v: 0 < v <= 3600, "seconds, more than 0 and at most 3600")
+
+
 def _number(text: str, kind: type, ok, what: str):
     try:
         value = kind(text)
@@ -91,11 +98,12 @@ def cmd_vocab(a: argparse.Namespace) -> None:
         corpora = {}
         for spec in a.corpus or []:
             lang, _, path = spec.partition("=")
-            if not path:
-                raise EdgeRankerError(f"--corpus expects LANG=PATH, got {spec!r}")
+            if not path or not re.fullmatch(r"[a-z]{2,3}", lang):
+                raise EdgeRankerError(f"--corpus expects LANG=PATH, LANG a code such as en or tur, got {spec!r}")
             corpora.setdefault(lang, []).append(path)
     if not corpora:
         raise EdgeRankerError("give --recipe or at least one --corpus LANG=PATH")
+    output_folder(a.out, "vocabulary", a.overwrite)
     rep = build_vocab(
         corpora,
         a.out,
@@ -112,6 +120,7 @@ def cmd_vocab(a: argparse.Namespace) -> None:
 def cmd_vocab_convert(a: argparse.Namespace) -> None:
     from edge_ranker.vocab.convert import from_sentencepiece
 
+    output_folder(a.out, "tokenizer", a.overwrite)
     print(from_sentencepiece(a.sp_model, a.out))
 
 
@@ -124,6 +133,9 @@ def cmd_distill(a: argparse.Namespace) -> None:
     overrides = given(a, Recipe, TrainConfig)
     recipe = with_overrides(load_recipe(a.recipe), overrides)
     root = data_root(a.data) if recipe.reads_data_root else None
+    output_folder(a.out, "student", a.overwrite)  # before the teacher phase, which can take an hour
+    if recipe.train.checkpoint_dir:  # resuming reads what it holds
+        output_folder(recipe.train.checkpoint_dir, "checkpoints", overwrite=True)
     log = distill(recipe, a.vocab, a.out, root, cache_root(a.cache))
     if log["process_index"]:  # under `accelerate launch` every process returns; the main one reports
         return
@@ -158,7 +170,15 @@ def cmd_eval(a: argparse.Namespace) -> None:
 
     if not a.personal and (a.topics_split != "dev" or a.item_sentences != 1):
         raise EdgeRankerError("--topics-split and --item-sentences set up --personal: add --personal")
-    reads_data = a.sts or a.retrieval or a.translation or a.personal or a.search or not a.bitext
+    if not (a.sts or a.retrieval or a.translation or a.personal or a.search or a.bitext):
+        raise EdgeRankerError(
+            "nothing to evaluate: give --sts, --retrieval, --translation, --personal, --search or --bitext"
+        )
+    if a.out:  # checked before the evaluation, which can take an hour
+        output_folder(Path(a.out).parent, "evaluation results", overwrite=True)
+        if Path(a.out).is_dir():
+            raise EdgeRankerError(f"--out {a.out} is a folder; give a file name for the JSON")
+    reads_data = a.sts or a.retrieval or a.translation or a.personal or a.search
     res = evaluate_models(
         a.models,
         data_root(a.data) if reads_data else None,
@@ -178,7 +198,6 @@ def cmd_eval(a: argparse.Namespace) -> None:
         ranker_relevance=_model_or_none(a.ranker_relevance),
     )
     if a.out:
-        Path(a.out).parent.mkdir(parents=True, exist_ok=True)
         Path(a.out).write_text(json.dumps(res, indent=2))
     _print_json(res)
 
@@ -186,16 +205,33 @@ def cmd_eval(a: argparse.Namespace) -> None:
 def cmd_export(a: argparse.Namespace) -> None:
     from edge_ranker.export.onnx_graph import export_model, export_sentence_transformers
 
-    metrics = json.loads(Path(a.metrics).read_text(encoding="utf-8")) if a.metrics else None
+    metrics = _read_metrics(a.metrics) if a.metrics else None
+    output_folder(a.out, "model", a.overwrite)
+    if a.sentence_transformers:
+        output_folder(a.sentence_transformers, "sentence-transformers model", a.overwrite)
     out = export_model(a.model_dir, a.out, quantize=a.quantize, name=a.name, metrics=metrics, windows=a.windows)
     if a.sentence_transformers:
         export_sentence_transformers(a.model_dir, a.sentence_transformers)
     print(json.dumps({"model_folder": str(out), "bytes": (out / "model.onnx").stat().st_size}))
 
 
+def _read_metrics(path: str) -> dict:
+    """The ``--metrics`` file: a JSON object, as the manifest holds it (the runtime refuses any other)."""
+    try:
+        metrics = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise EdgeRankerError(f"cannot read the metrics file {path}: {exc.strerror}") from exc
+    except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON
+        raise EdgeRankerError(f"the metrics file {path} is not JSON: {str(exc)[:120]}") from exc
+    if not isinstance(metrics, dict):
+        raise EdgeRankerError(f"the metrics file {path} must hold a JSON object, not {type(metrics).__name__}")
+    return metrics
+
+
 def cmd_quantize_compare(a: argparse.Namespace) -> None:
     from edge_ranker.export.compare import compare_variants
 
+    output_folder(a.out, "variants", a.overwrite)
     evaluate = None
     if a.sts or a.retrieval:
         evaluate = {
@@ -446,6 +482,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--corpus", action="append", help="LANG=PATH (repeatable; plain, Leipzig or .gz)")
     b.add_argument("--data", help=DATA_HELP)
     b.add_argument("--out", required=True, help="folder for tokenizer.json, vocab.txt and report.json")
+    b.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     b.add_argument("--size", type=int, default=50_000, help="vocabulary size in pieces (default 50,000)")
     b.add_argument(
         "--alpha", type=float, default=0.7, help="smoothing: each language sampled by its share^alpha (default 0.7)"
@@ -458,6 +495,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = vs.add_parser("convert-spm", help="a teacher's SentencePiece model as a tokenizer.json (baseline)")
     c.add_argument("sp_model", help="the SentencePiece .model file")
     c.add_argument("--out", required=True, help="folder for the converted tokenizer")
+    c.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     c.set_defaults(func=cmd_vocab_convert)
 
     d = sub.add_parser(
@@ -473,6 +511,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     d.add_argument("--vocab", required=True, help="folder with tokenizer.json")
     d.add_argument("--out", required=True, help="folder for the trained student")
+    d.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     d.add_argument("--data", help=DATA_HELP)
     d.add_argument("--cache", help="teacher cache folder (default $EDGE_RANKER_CACHE or the user cache)")
     add_options(d, Recipe, RECIPES)
@@ -545,13 +584,13 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--docs", help="encoder for documents (asymmetric mode), e.g. reduced:DIR")
     e.add_argument(
         "--lexical-weight",
-        type=float,
+        type=weight,
         default=0.0,
         help="also score each retrieval set by cosine + W x BM25, both standardised (reported as SET+lexical; the "
         "runtime's default W is 1, and it adds the semantic cosine by the share of the query's words no document "
         "has: bench/scripts/search_fusion.py)",
     )
-    e.add_argument("--split", default="test", help="STS split: test (default) or dev")
+    e.add_argument("--split", default="test", choices=["test", "dev"], help="STS split: test (default) or dev")
     e.add_argument("--data", help=DATA_HELP)
     e.add_argument("--cache", help="teacher embedding cache (default $EDGE_RANKER_CACHE or the user cache)")
     e.add_argument("--out", help="write JSON here")
@@ -560,6 +599,7 @@ def build_parser() -> argparse.ArgumentParser:
     x = sub.add_parser("export", help="export a student folder to an ONNX model folder with a manifest")
     x.add_argument("model_dir", help="a student folder written by distill")
     x.add_argument("--out", required=True, help="the model folder to write")
+    x.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     x.add_argument(
         "--quantize",
         default="int8-weights",
@@ -582,10 +622,11 @@ def build_parser() -> argparse.ArgumentParser:
     qc = sub.add_parser("quantize-compare", help="export every quantization variant and measure each")
     qc.add_argument("model_dir", help="a student folder written by distill")
     qc.add_argument("--out", required=True, help="folder for one model folder per variant")
+    qc.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     qc.add_argument("--variants", nargs="*", help="variants to compare (default: all)")
     qc.add_argument("--sts", action="store_true", help="also score STS")
     qc.add_argument("--retrieval", nargs="*", default=[], help="also score these retrieval sets")
-    qc.add_argument("--split", default="test", help="STS split")
+    qc.add_argument("--split", default="test", choices=["test", "dev"], help="STS split (default test)")
     qc.add_argument("--data", help=DATA_HELP)
     qc.set_defaults(func=cmd_quantize_compare)
 
@@ -629,7 +670,7 @@ def build_parser() -> argparse.ArgumentParser:
     bn.add_argument("--energy", action="store_true", help="also measure energy per inference (RAPL/powercap)")
     bn.add_argument("--threads", type=threads, default=1, help="threads per model, teachers included (default 1)")
     bn.add_argument("--runs", type=positive, default=300, help="timed batch-1 calls per model (default 300)")
-    bn.add_argument("--window", type=float, default=2.0, help="energy window seconds (default 2)")
+    bn.add_argument("--window", type=seconds, default=2.0, help="energy window seconds (default 2)")
     bn.add_argument("--repeats", type=positive, default=5, help="energy windows per model (default 5)")
     bn.add_argument(
         "--powercap-root", default="/sys/class/powercap", help="powercap sysfs folder to read energy counters from"

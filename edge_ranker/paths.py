@@ -27,3 +27,30 @@ def cache_root(arg: str | None) -> Path:
     from platformdirs import user_cache_dir
 
     return Path(user_cache_dir("edge-ranker")) / "teachers"
+
+
+def output_folder(path: str | Path, what: str, overwrite: bool = False) -> Path:
+    """The folder a command writes ``what`` to, checked and made before any work: a student or a model folder can
+    cost an hour, so a path that cannot take it is refused first, and earlier output in it is replaced only when
+    the user says so (``overwrite``; Hugging Face's Trainer has the same rule)."""
+    text = str(path)
+    if not text.strip():
+        raise EdgeRankerError(f"the folder for the {what} is empty: give a path")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise EdgeRankerError(f"the folder for the {what}, {text!r}, is not valid UTF-8: give another name") from None
+    folder = Path(text).expanduser()
+    if folder.exists() and not folder.is_dir():
+        raise EdgeRankerError(f"{folder} is a file, not a folder for the {what}")
+    if folder.is_dir() and any(folder.iterdir()) and not overwrite:
+        raise EdgeRankerError(
+            f"{folder} already holds files: give a new folder for the {what}, or --overwrite to replace them"
+        )
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise EdgeRankerError(f"cannot make the folder {folder} for the {what}: {exc.strerror}") from exc
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise EdgeRankerError(f"cannot write the {what} to {folder}: the folder is not writable")
+    return folder

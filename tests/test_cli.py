@@ -299,7 +299,7 @@ def test_every_documented_setting_is_an_option_and_every_option_a_setting():
 
     parser = cli_mod.build_parser()
     distill = next(a for a in parser._subparsers._group_actions[0].choices.items() if a[0] == "distill")[1]
-    dests = {a.dest for a in distill._actions} - {"help", "recipe", "vocab", "out", "data", "cache"}
+    dests = {a.dest for a in distill._actions} - {"help", "recipe", "vocab", "out", "overwrite", "data", "cache"}
     documented = {f.name for c in (Recipe, TrainConfig) for f in fields(c) if OPTION in f.metadata}
     assert dests == documented and len(documented) > 40
 
@@ -564,3 +564,66 @@ def test_distill_refuses_settings_out_of_range_in_one_line_before_any_work(tmp_p
     r = cli("distill", "semantic", "--vocab", tmp_path, "--out", tmp_path / "out", "--data", tmp_path, *flags)
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_an_export_replaces_a_model_only_when_asked_and_a_failed_one_leaves_it_whole(tiny_student, tmp_path):
+    out = tmp_path / "model"
+    assert cli("export", tiny_student, "--out", out, "--name", "first").returncode == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    _one_line_error(cli("export", tiny_student, "--out", out), "already holds files", "--overwrite")
+    # a failure after the student is read (an undecodable name reaches the manifest's writer) changes nothing
+    _one_line_error(cli("export", tiny_student, "--out", out, "--overwrite", "--name", "\udcff"), "not valid text")
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]  # no half-written folder beside it
+    assert cli("export", tiny_student, "--out", out, "--overwrite", "--name", "second").returncode == 0
+    assert json.loads((out / "manifest.json").read_text())["name"] == "second"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
+
+
+def test_a_damaged_student_or_metrics_file_is_named(tiny_student, tmp_path):
+    broken = tmp_path / "student"
+    shutil.copytree(tiny_student, broken)
+    (tmp_path / "list.json").write_text("[1, 2]")
+    _one_line_error(cli("export", broken, "--out", tmp_path / "m", "--metrics", tmp_path / "list.json"), "JSON object")
+    (broken / "config.json").unlink()
+    _one_line_error(cli("export", broken, "--out", tmp_path / "m"), "config.json is missing")
+    shutil.copy(tiny_student / "config.json", broken / "config.json")
+    (broken / "tokenizer.json").write_text("{")
+    _one_line_error(cli("export", broken, "--out", tmp_path / "m"), "damaged student")
+
+
+@pytest.mark.parametrize(
+    ("args", "fragments"),
+    [
+        (["distill", "semantic", "--vocab", "{v}", "--out", "{full}", "--data", "{tmp}"], ["already holds files"]),
+        (
+            ["distill", "semantic", "--vocab", "{v}", "--out", "", "--data", "{tmp}"],
+            ["folder for the student is empty"],
+        ),
+        (["distill", "semantic", "--vocab", "{v}", "--out", "{file}", "--data", "{tmp}"], ["is a file, not a folder"]),
+        (["distill", "semantic", "--vocab", "{v}", "--out", "{tmp}/o", "--pca-dim", "3"], ["multiple of heads"]),
+        (["distill", "semantic", "--vocab", "{v}", "--out", "{tmp}/o", "--seed", "-1"], ["seed must be from 0"]),
+        (["distill", "semantic", "--vocab", "{v}", "--out", "{tmp}/o", "--threads", "0"], ["threads must be 1"]),
+        (["vocab", "build", "--out", "", "--corpus", "en={file}"], ["folder for the vocabulary is empty"]),
+        (["vocab", "build", "--out", "{full}", "--corpus", "en={file}"], ["already holds files"]),
+        (["vocab", "build", "--out", "{tmp}/o", "--corpus", "={file}"], ["LANG a code"]),
+        (["vocab", "build", "--out", "{tmp}/o", "--recipe", "{file}", "--data", "{tmp}"], ["is not JSON"]),
+        (["bench", "semantic", "--runs", "1", "--tag", "../escaped", "--out", "{tmp}"], ["plain file stem"]),
+        (["bench", "semantic", "--energy", "--window", "0"], ["--window", "more than 0"]),
+        (["eval", "semantic"], ["nothing to evaluate"]),
+        (["eval", "semantic", "--sts", "--split", "train"], ["--split", "invalid choice"]),
+        (["eval", "semantic", "--bitext", "de-en={file}", "--out", "{file}/r.json"], ["is a file, not a folder"]),
+    ],
+)
+def test_outputs_and_settings_that_cannot_be_are_refused_before_any_work(tiny_vocab, tmp_path, args, fragments):
+    """Each fails in one line before a teacher, a training, a build or a measurement runs: a distill with any of
+    these would otherwise have lost an hour, or written over a trained student."""
+    full, file = tmp_path / "full", tmp_path / "a.txt"
+    full.mkdir()
+    (full / "model.safetensors").write_bytes(b"a trained student")
+    file.write_text("some text\n")
+    values = {"{v}": str(tiny_vocab), "{full}": str(full), "{tmp}": str(tmp_path), "{file}": str(file)}
+    r = cli(*[next((a.replace(k, v) for k, v in values.items() if k in a), a) for a in args])
+    _one_line_error(r, *fragments)
+    assert (full / "model.safetensors").read_bytes() == b"a trained student"
+    assert not (tmp_path.parent / "escaped.json").exists()

@@ -287,3 +287,20 @@ def test_int4_weights_keeps_a_texts_vector_whatever_its_batch(tiny_student, tmp_
     np.testing.assert_allclose(enc.encode(SENTENCES), alone, atol=1e-6)
     graph = onnx.load(str(tmp_path / "int4w" / "model.onnx")).graph
     assert not any(n.op_type in ("DynamicQuantizeLinear", "MatMulInteger") for n in graph.node)
+
+
+def test_an_export_that_fails_midway_leaves_the_earlier_model_and_nothing_else(tiny_student, tmp_path, monkeypatch):
+    from edge_ranker.export import quantize
+
+    out = tmp_path / "model"
+    export_model(tiny_student, out, quantize="fp32")
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(quantize, "quantize_model", full_disk)
+    with pytest.raises(OSError, match="No space"):
+        export_model(tiny_student, out)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert [p.name for p in tmp_path.iterdir()] == ["model"]

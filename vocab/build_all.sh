@@ -9,7 +9,7 @@ for size in 30000 50000 100000; do
   for alpha in 0.7 1.0; do
     out=vocab/build/wp$((size / 1000))k-a$alpha
     /usr/bin/time -f "%e s wall, %M KB peak: $out" edge-ranker vocab build --recipe vocab/recipe.json \
-      --size $size --alpha $alpha --out "$out" > /dev/null
+      --size $size --alpha $alpha --out "$out" --overwrite > /dev/null
   done
 done
 python - <<'PY'

@@ -22,8 +22,8 @@ if [ "$step" = all ] || [ "$step" = quant ]; then
   edge-ranker quantize-compare runs/relevance --out runs/report/quant-relevance --retrieval scifact squad-it > /dev/null
 fi
 if [ "$step" = all ] || [ "$step" = bench ]; then
-  edge-ranker export runs/semantic --out runs/semantic-fp32 --quantize fp32 --name semantic-fp32 > /dev/null
-  edge-ranker export runs/relevance --out runs/relevance-fp32 --quantize fp32 --name relevance-fp32 > /dev/null
+  edge-ranker export runs/semantic --out runs/semantic-fp32 --overwrite --quantize fp32 --name semantic-fp32 > /dev/null
+  edge-ranker export runs/relevance --out runs/relevance-fp32 --overwrite --quantize fp32 --name relevance-fp32 > /dev/null
   edge-ranker bench --energy semantic runs/semantic-fp32 teacher:use-multilingual-v3 \
     relevance runs/relevance-fp32 teacher:multilingual-e5-small --out bench/results --tag energy-bench \
     | tee runs/report/bench.txt

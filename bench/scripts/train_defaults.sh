@@ -45,10 +45,10 @@ ship() {  # kind, eval options
       "$FROM/train_log.json" > "runs/$kind.time.json"
   else
     # shellcheck disable=SC2086
-    $(distill_cmd) "$kind" --vocab $VOCAB --out runs/$kind --seed 0 ${!loss_var} | tee runs/$kind.train.json
+    $(distill_cmd) "$kind" --vocab $VOCAB --out runs/$kind --overwrite --seed 0 ${!loss_var} | tee runs/$kind.train.json
     echo "{\"train_seconds\": $((SECONDS - start))}" > runs/$kind.time.json
   fi
-  edge-ranker export runs/$kind --out runs/$kind-exported --name $kind --windows $windows --quantize $quant
+  edge-ranker export runs/$kind --out runs/$kind-exported --overwrite --name $kind --windows $windows --quantize $quant
   edge-ranker eval runs/$kind-exported runs/$kind reduced:runs/$kind "$@" --out runs/$kind.eval.json > /dev/null
   python - "$kind" <<'PY'
 import json, sys

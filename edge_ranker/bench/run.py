@@ -14,6 +14,7 @@ from pathlib import Path
 
 from edge_ranker.bench.energy import EnergyUnavailable, open_meter
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.paths import output_folder
 
 DEFAULT_MODELS = ["semantic", "teacher:use-multilingual-v3", "relevance", "teacher:multilingual-e5-small"]
 
@@ -69,6 +70,9 @@ def run_bench(
     ``default_out_dir()``; ``files`` in the result names them (``png`` is None without matplotlib).
     """
     models = models or DEFAULT_MODELS
+    if tag is not None and (not tag.strip() or tag != Path(tag).name or tag in (".", "..")):
+        raise EdgeRankerError(f"the tag {tag!r} must be a plain file stem, without a folder (--out says where)")
+    out = output_folder(out_dir or default_out_dir(), "benchmark results", overwrite=True)  # before measuring
     result: dict = {
         "machine": machine_info(threads),
         "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
@@ -115,7 +119,7 @@ def run_bench(
     if not any("error" not in m for m in result["models"]):
         reasons = [m["error"] for m in result["models"]] + [f"{s['spec']}: {s['skipped']}" for s in result["skipped"]]
         raise EdgeRankerError(f"no model could be benchmarked: {'; '.join(reasons)}")
-    result["files"] = _write(result, Path(out_dir) if out_dir else default_out_dir(), tag)
+    result["files"] = _write(result, out, tag)
     return result
 
 
@@ -126,7 +130,6 @@ def has_matplotlib() -> bool:
 
 def _write(result: dict, out: Path, tag: str | None) -> dict[str, str | None]:
     """The JSON always; the PNG chart only where matplotlib is installed."""
-    out.mkdir(parents=True, exist_ok=True)
     stem = tag or "bench-" + time.strftime("%Y%m%d-%H%M%S")
     json_path = out / f"{stem}.json"
     json_path.write_text(json.dumps(result, indent=2))

@@ -131,6 +131,12 @@ class TrainConfig:
             raise EdgeRankerError(f"dropout must be in [0, 1) and warmup in [0, 1], not {self.dropout} / {self.warmup}")
         if min(self.weight_decay, self.init_std, self.grad_clip, *self.losses.values(), 0) < 0:
             raise EdgeRankerError("weight_decay, init_std, grad_clip and the loss weights must be 0 or more")
+        if not 0 <= self.seed < 2**32:  # the range numpy and scikit-learn take
+            raise EdgeRankerError(f"seed must be from 0 to {2**32 - 1}, not {self.seed}")
+        if self.threads is not None and self.threads < 1:
+            raise EdgeRankerError(f"threads must be 1 or more, not {self.threads}")
+        if self.heads >= 1 and self.hidden % self.heads:
+            raise EdgeRankerError(f"the width (pca_dim {self.hidden}) must be a multiple of heads ({self.heads})")
         if self.epochs < 0 or min(self.batch_size, self.max_length, self.heads, self.ffn, self.layers, self.chunks) < 1:
             raise EdgeRankerError(
                 "epochs must be 0 or more; batch_size, max_length, heads, ffn, layers, chunks 1 or more"

@@ -18,6 +18,7 @@ from edge_ranker.datasets.user import spec_languages
 from edge_ranker.distill.config import TrainConfig
 from edge_ranker.distill.options import OPTION, check_types, setting
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.teachers.base import ROLES
 
 PASSAGE_SOURCES = {  # monolingual text for passage-role training (never evaluation sets)
     "en": "mono/leipzig_wiki_10k/eng_*.txt",
@@ -201,6 +202,10 @@ def with_overrides(recipe: Recipe, overrides: dict[str, Any]) -> Recipe:
     r = replace(r, train=replace(r.train, **train))
     if r.kind not in KINDS:
         raise EdgeRankerError(f"kind must be one of {KINDS}, not {r.kind!r}")
+    if not r.teacher.strip():
+        raise EdgeRankerError("teacher is empty: give an alias or a sentence-transformers model id or folder")
+    if not r.roles or not set(r.roles) <= set(ROLES):
+        raise EdgeRankerError(f"roles must be one or more of {ROLES}, not {r.roles}")
     counts = {f.name: getattr(r, f.name) for f in fields(Recipe) if f.type in ("int", "int | None")}
     negative = sorted(name for name, value in counts.items() if value is not None and value < 0)
     if negative:

@@ -9,10 +9,13 @@ transformers 5, and optimum exports the transformer only, without pooling and no
 from __future__ import annotations
 
 import json
+import os
+import secrets
 import shutil
 from pathlib import Path
 
 import torch
+from tokenizers import Tokenizer
 
 from edge_ranker import __version__
 from edge_ranker.errors import EdgeRankerError
@@ -85,17 +88,74 @@ def export_model(
     windows: int = 1,
 ) -> Path:
     """Export a student folder to a model folder with the chosen quantization variant and a manifest; ``windows``:
-    how many windows of its max length the runtime reads of a long text."""
-    from edge_ranker.export.quantize import VARIANTS, quantize_model
+    how many windows of its max length the runtime reads of a long text. The folder is written whole beside
+    ``out_dir`` and then put in its place, so a failure leaves no half-written model and an earlier one intact."""
+    from edge_ranker.export.quantize import VARIANTS
 
     if quantize not in VARIANTS:
         raise EdgeRankerError(f"unknown quantization {quantize!r}; choose from {sorted(VARIANTS)}")
     if isinstance(windows, bool) or not isinstance(windows, int) or not 1 <= windows <= MAX_WINDOWS:
         raise EdgeRankerError(f"windows must be between 1 and {MAX_WINDOWS}, got {windows}")
+    if name is not None and not _is_text(name):
+        raise EdgeRankerError(f"the model name {name!r} is not valid text (a lone surrogate from undecodable bytes?)")
     student, tokenizer, info = load_student(student_dir)
     keep_read_positions(student, info.max_length)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    final_dir = Path(out_dir)
+    final_dir.parent.mkdir(parents=True, exist_ok=True)
+    out = final_dir.parent / f".{final_dir.name}.partial-{os.getpid()}-{secrets.token_hex(4)}"
+    out.mkdir()  # with the user's umask, as the model folder itself
+    try:
+        manifest = Manifest(
+            name=name or Path(student_dir).name,
+            kind=info.kind,
+            dim=student.config.hidden_size,
+            max_length=info.max_length,
+            windows=windows,
+            prefixes=info.prefixes,
+            quantization=quantize,
+            teacher=info.teacher,
+            teacher_dim=info.teacher_dim,
+            pca={"dim": info.pca_dim, "explained_variance": info.pca_explained_variance}
+            if (Path(student_dir) / "pca.npz").exists()
+            else {},
+            languages=info.languages,
+            metrics=metrics or info.metrics,
+            created_by=f"edge-ranker {__version__}",
+        )
+        _write_model(student, tokenizer, out, quantize, manifest)
+        _put_in_place(out, final_dir)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    return final_dir
+
+
+def _is_text(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _put_in_place(new: Path, final: Path) -> None:
+    """``final`` made to be the folder ``new``: an earlier folder there is moved aside first and removed only once
+    the new one stands in its place."""
+    old = new.with_name(f"{new.name}-old")
+    if final.exists():
+        final.rename(old)
+    try:
+        new.rename(final)
+    except OSError:
+        if old.exists():
+            old.rename(final)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _write_model(student: Student, tokenizer: Tokenizer, out: Path, quantize: str, manifest: Manifest) -> None:
+    """The model folder's files, written into ``out``."""
+    from edge_ranker.export.quantize import quantize_model
+
     fp32 = out / "model.fp32.onnx"
     export_onnx(student, fp32)
     final = out / "model.onnx"
@@ -104,26 +164,7 @@ def export_model(
     tokenizer.save(str(out / "tokenizer.json"))
     vocab = sorted(tokenizer.get_vocab().items(), key=lambda kv: kv[1])  # for runtimes without a JSON parser
     (out / "vocab.txt").write_text("".join(f"{t}\n" for t, _ in vocab), encoding="utf-8")
-    pca = {}
-    if (Path(student_dir) / "pca.npz").exists():
-        pca = {"dim": info.pca_dim, "explained_variance": info.pca_explained_variance}
-    manifest = Manifest(
-        name=name or Path(student_dir).name,
-        kind=info.kind,
-        dim=student.config.hidden_size,
-        max_length=info.max_length,
-        windows=windows,
-        prefixes=info.prefixes,
-        quantization=quantize,
-        teacher=info.teacher,
-        teacher_dim=info.teacher_dim,
-        pca=pca,
-        languages=info.languages,
-        metrics=metrics or info.metrics,
-        created_by=f"edge-ranker {__version__}",
-    )
     write_manifest(out, manifest)
-    return out
 
 
 def export_sentence_transformers(student_dir: str | Path, out_dir: str | Path) -> Path:

@@ -186,11 +186,23 @@ def save_student(model: Student, tokenizer: Tokenizer, info: StudentInfo, out_di
 
 
 def load_student(path: str | Path) -> tuple[Student, Tokenizer, StudentInfo]:
+    """A student folder as ``distill`` wrote it; a file missing or damaged is named, not met as a library's error."""
     p = Path(path)
     if not (p / STUDENT_FILE).exists():
         raise EdgeRankerError(f"{p} is not a student folder (no {STUDENT_FILE})")
-    info = StudentInfo(**json.loads((p / STUDENT_FILE).read_text(encoding="utf-8")))
-    bert = BertModel.from_pretrained(p, add_pooling_layer=False, attn_implementation="eager")
+    for name in ("config.json", "model.safetensors", "tokenizer.json"):
+        if not (p / name).is_file():
+            raise EdgeRankerError(f"{p} is not a whole student folder: {name} is missing")
+    try:
+        info = StudentInfo(**json.loads((p / STUDENT_FILE).read_text(encoding="utf-8")))
+    except (ValueError, TypeError, RecursionError) as exc:  # not JSON, not an object, an unknown key
+        raise EdgeRankerError(f"{p / STUDENT_FILE} is damaged: {str(exc)[:160]}") from exc
+    try:
+        bert = BertModel.from_pretrained(p, add_pooling_layer=False, attn_implementation="eager")
+        tokenizer = Tokenizer.from_file(str(p / "tokenizer.json"))
+    except Exception as exc:  # transformers, safetensors and tokenizers each raise their own kinds
+        said = " ".join(str(exc).split())[:160]
+        raise EdgeRankerError(f"{p} holds a damaged student: {type(exc).__name__}: {said}") from exc
     model = Student(bert.config, info.pooling)
     model.bert = bert
     if info.pooling == "weighted":
@@ -202,7 +214,7 @@ def load_student(path: str | Path) -> tuple[Student, Tokenizer, StudentInfo]:
             model.hidden_logit.weight.copy_(torch.from_numpy(w["hidden_weight"]))
             model.hidden_logit.bias.copy_(torch.from_numpy(w["hidden_bias"]))
     model.eval()
-    return model, Tokenizer.from_file(str(p / "tokenizer.json")), info
+    return model, tokenizer, info
 
 
 class TorchStudentEncoder:

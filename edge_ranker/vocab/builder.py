@@ -99,6 +99,8 @@ def _wordfreq_lines(spec: str) -> list[str]:
     except ImportError as exc:
         raise EdgeRankerError(f"{spec} needs the wordfreq package: pip install 'edge-ranker[teachers]'") from exc
     parts = spec.split(":")
+    if len(parts) > 3 or (len(parts) == 3 and not parts[2].isdigit()):
+        raise EdgeRankerError(f"{spec!r} must be wordfreq:LANG or wordfreq:LANG:N, N a whole number of words")
     n = int(parts[2]) if len(parts) > 2 else 30_000
     words = wordfreq.top_n_list(parts[1], n)
     if not words:
@@ -230,11 +232,25 @@ def build_vocab(
 
 
 def load_recipe(path: str | Path, data_root: str | Path) -> dict[str, list[str | Path]]:
-    """Read a recipe JSON ``{"languages": {lang: [glob under data_root | "wordfreq:LANG:N"]}}``."""
-    recipe = json.loads(Path(path).read_text(encoding="utf-8"))
+    """Read a recipe JSON ``{"languages": {lang: [glob under data_root | "wordfreq:LANG:N"]}}``; a file of another
+    shape is refused with what it should hold."""
+    try:
+        recipe = json.loads(Path(path).read_text(encoding="utf-8-sig"))
+    except OSError as exc:
+        raise EdgeRankerError(f"cannot read the vocabulary recipe {path}: {exc.strerror}") from exc
+    except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON
+        raise EdgeRankerError(f"the vocabulary recipe {path} is not JSON: {str(exc)[:120]}") from exc
+    languages = recipe.get("languages") if isinstance(recipe, dict) else None
+    if not isinstance(languages, dict) or not all(
+        isinstance(rels, list) and all(isinstance(r, str) for r in rels) for rels in languages.values()
+    ):
+        raise EdgeRankerError(
+            f'the vocabulary recipe {path} must be {{"languages": {{LANG: [file glob under the data folder, or '
+            '"wordfreq:LANG:N", ...]}}'
+        )
     root = Path(data_root)
     corpora: dict[str, list[str | Path]] = {}
-    for lang, rels in recipe["languages"].items():
+    for lang, rels in languages.items():
         files: list[str | Path] = []
         for rel in rels:
             if rel.startswith("wordfreq:"):
