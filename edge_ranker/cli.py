@@ -166,6 +166,7 @@ def cmd_distill(a: argparse.Namespace) -> None:
 
 
 def cmd_eval(a: argparse.Namespace) -> None:
+    from edge_ranker.datasets.retrieval import check_set_name
     from edge_ranker.evaluate.report import evaluate_models
 
     if not a.personal and (a.topics_split != "dev" or a.item_sentences != 1):
@@ -174,6 +175,8 @@ def cmd_eval(a: argparse.Namespace) -> None:
         raise EdgeRankerError(
             "nothing to evaluate: give --sts, --retrieval, --translation, --personal, --search or --bitext"
         )
+    for name in a.retrieval or []:
+        check_set_name(name)
     if a.out:  # checked before the evaluation, which can take an hour
         output_folder(Path(a.out).parent, "evaluation results", overwrite=True)
         if Path(a.out).is_dir():
@@ -229,8 +232,11 @@ def _read_metrics(path: str) -> dict:
 
 
 def cmd_quantize_compare(a: argparse.Namespace) -> None:
+    from edge_ranker.datasets.retrieval import check_set_name
     from edge_ranker.export.compare import compare_variants
 
+    for name in a.retrieval:  # before every variant is exported
+        check_set_name(name)
     output_folder(a.out, "variants", a.overwrite)
     evaluate = None
     if a.sts or a.retrieval:

@@ -526,6 +526,8 @@ def test_the_shipped_recipes_are_data_files_and_a_users_recipe_file_runs_the_sam
     mine = tmp_path / "mine.json"
     mine.write_text('{"about": "x", "kind": "semantic", "teacher": "t", "train": {"epochs": 2}, "why": {}}')
     assert load_recipe(mine).train.epochs == 2 and load_recipe(str(mine)).langs == []
+    mine.write_text("\ufeff" + mine.read_text(), encoding="utf-8")  # as some editors save it
+    assert load_recipe(mine).train.epochs == 2
     for text, message in (
         ('{"kind": "semantic", "teacher": "t", "bible": 3}', r"unknown setting\(s\) \['bible'\]"),
         ('{"kind": "semantic", "teacher": "t", "train": {"epoch": 3}}', r"unknown setting\(s\) \['epoch'\]"),
@@ -536,7 +538,9 @@ def test_the_shipped_recipes_are_data_files_and_a_users_recipe_file_runs_the_sam
         ('{"kind": "semantic", "teacher": "t", "train": {"epochs": "five"}}', "epochs must be int, not 'five'"),
         ('{"kind": "semantic", "teacher": "t", "held_out": "10"}', "held_out must be int, not '10'"),
         ('{"kind": "semantic", "teacher": "t", "parallel": "sv-en=x"}', "parallel must be list"),
-        ('{"kind": "semantic", "teacher": "t", "train": {"losses": {"mse": "one"}}}', "losses must be dict"),
+        ('{"kind": "semantic", "teacher": "t", "train": {"losses": {"mse": "one"}}}', r"losses must be dict\[str"),
+        ('{"kind": "semantic", "teacher": "t", "roles": ["doc"]}', "roles must be one or more of"),
+        ('{"kind": "semantic", "teacher": " "}', "teacher is empty"),
         ('{"kind": "nonsense", "teacher": "t"}', "kind must be one of"),
         ('{"kind": "semantic", "teacher": "t", "train": {"hidden": 64}}', r"unknown setting\(s\) \['hidden'\]"),
         ('{"kind": "semantic", "teacher": "t", "pca_dim": 0}', "pca_dim, sentences_per_passage and retrieval_docs"),
@@ -611,6 +615,8 @@ def test_a_damaged_student_or_metrics_file_is_named(tiny_student, tmp_path):
         (["bench", "semantic", "--runs", "1", "--tag", "../escaped", "--out", "{tmp}"], ["plain file stem"]),
         (["bench", "semantic", "--energy", "--window", "0"], ["--window", "more than 0"]),
         (["eval", "semantic"], ["nothing to evaluate"]),
+        (["eval", "semantic", "--retrieval", "nosuch"], ["unknown retrieval set"]),
+        (["quantize-compare", "{v}", "--out", "{tmp}/q", "--retrieval", "nosuch"], ["unknown retrieval set"]),
         (["eval", "semantic", "--sts", "--split", "train"], ["--split", "invalid choice"]),
         (["eval", "semantic", "--bitext", "de-en={file}", "--out", "{file}/r.json"], ["is a file, not a folder"]),
     ],

@@ -132,7 +132,8 @@ DEV_SPLITS = {"scifact": (100, 400), "squad-it": (150, 300)}
 TRAINABLE = tuple(DEV_SPLITS)  # the sets a recipe may train on (their remainder); WikiQA never is
 
 
-def _check(name: str) -> None:
+def check_set_name(name: str) -> None:
+    """Refuse a name that is no retrieval set here, before any work that would come before reading it."""
     if name not in SETS and name.removesuffix("-dev") not in DEV_SPLITS:
         names = sorted([*SETS, *(f"{n}-dev" for n in DEV_SPLITS)])
         raise EdgeRankerError(f"unknown retrieval set {name!r}; choose from {names}")
@@ -140,7 +141,7 @@ def _check(name: str) -> None:
 
 def load_retrieval(name: str, data_root: str | Path) -> RetrievalSet:
     """The evaluation sample of a set (seeded, so training can hold out exactly these texts)."""
-    _check(name)
+    check_set_name(name)
     if name not in SETS:
         base = name.removesuffix("-dev")
         return _dev_split(base, _remainder(base, data_root))
@@ -177,7 +178,7 @@ def _dev_split(name: str, remainder: RetrievalSet) -> RetrievalSet:
 def training_remainder(name: str, data_root: str | Path, hold_dev: bool = False) -> RetrievalSet:
     """What the evaluation sample never touches (and with ``hold_dev``, what the set's dev split never touches
     either), by the rule of ``_without``."""
-    _check(name)
+    check_set_name(name)
     rest = _remainder(name, data_root)
     if hold_dev and name in DEV_SPLITS:
         rest = _without(rest, _dev_split(name, rest))

@@ -116,4 +116,7 @@ def _fits(value: Any, kind: Any) -> bool:
 
 
 def _describe(kind: Any) -> str:
+    """``dict[str, float]`` in full: an element of the wrong type is as wrong as the container."""
+    if typing.get_origin(kind) is not None:
+        return str(kind).replace("typing.", "")
     return getattr(kind, "__name__", None) or str(kind).replace("typing.", "")

@@ -162,7 +162,7 @@ def load_recipe(name_or_path: str | Path) -> Recipe:
         names = ", ".join(sorted(p.stem for p in RECIPE_DIR.glob("*.json")))
         raise EdgeRankerError(f"no recipe {name_or_path!r}: give one of {names} or a recipe JSON file")
     try:
-        spec = json.loads(path.read_text(encoding="utf-8"))
+        spec = json.loads(path.read_text(encoding="utf-8-sig"))  # an editor's BOM is no error
     except (OSError, ValueError) as exc:
         raise EdgeRankerError(f"cannot read the recipe {path}: {exc}") from exc
     if not isinstance(spec, dict) or not isinstance(spec.get("train", {}), dict):
