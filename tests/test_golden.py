@@ -97,3 +97,19 @@ def test_golden_scenario_has_no_near_ties_and_crosses_languages():
     assert float(scenario["now"]) - float(_rows(GOLDEN / "history.tsv")[0][1]) > 30 * 86_400.0
     for scores in lists:
         assert np.diff(np.sort(scores)).min() > 10 * TOL
+
+
+def test_the_jvm_unicode_table_is_the_tokenizers_librarys():
+    """The JVM tokenizer drops, spaces, splits and lowercases non-ASCII characters by a table written from the
+    tokenizers library (android_demo/core/make_unicode_table.py): a newer library with newer Unicode tables must
+    come with a new table, or the JVM reads some characters apart from Python."""
+    import importlib.util
+
+    from tokenizers import Tokenizer
+
+    script = GOLDEN.parent / "core" / "make_unicode_table.py"
+    spec = importlib.util.spec_from_file_location("make_unicode_table", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    fresh_table = module.table(Tokenizer.from_file(str(module.TOKENIZER)))
+    assert module.TABLE.read_text(encoding="ascii").splitlines() == fresh_table

@@ -16,6 +16,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 mkdir -p "$out/main" "$out/test" build
 javac -d "$out/main" $(find src/main/java -name '*.java')
+cp -r src/main/resources/. "$out/main/"  # unicode.tsv, read by WordPieceTokenizer
 javac -d "$out/test" -cp "$out/main" $(find src/test/java -name '*.java')
 java -cp "$out/main:$out/test" ai.edgeranker.core.GoldenTest ../golden ../../edge_ranker/models
 jar --create --file build/edge-ranker-core.jar --main-class ai.edgeranker.core.Main -C "$out/main" .

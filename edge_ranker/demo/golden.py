@@ -45,6 +45,9 @@ TEXTS = [
     "Ελληνικά γράμματα",
     "क्या हाल है",
     "x-ray, e-mail; (brackets) [and] {braces}",
+    # newer than Java 17's Unicode 13 (emoji 🥹 🫠 🫶, U+A7C0 with its lowercase, U+2E4F), private use, unassigned
+    "so cute \U0001f979 lol\U0001fae0 thanks \U0001faf6 \ua7c0 Dash\u2e43with \ue000 \U000e0080",
+    "Click [MASK] here, a[SEP]b [cls] [UNK]",  # special tokens written in a text
 ]
 
 

@@ -282,13 +282,20 @@ public final class Ranker {
         int[] cps = s.codePoints().toArray();
         int a = 0;
         int b = cps.length;
-        while (a < b && WordPieceTokenizer.isWhitespace(cps[a])) {
+        while (a < b && isSpace(cps[a])) {
             a++;
         }
-        while (b > a && WordPieceTokenizer.isWhitespace(cps[b - 1])) {
+        while (b > a && isSpace(cps[b - 1])) {
             b--;
         }
         return new String(cps, a, b - a);
+    }
+
+    /** Python's str.isspace: Unicode White_Space and the four ASCII separators 0x1C-0x1F. */
+    static boolean isSpace(int c) {
+        return c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F) || c == 0x85 || c == 0xA0
+                || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F
+                || c == 0x205F || c == 0x3000;
     }
 
     private void fuse(String name, double[] scores, double weight, double[] total, List<Map<String, Double>> parts) {

@@ -1,6 +1,10 @@
 package ai.edgeranker.core;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,11 +18,54 @@ import java.util.Map;
  * CJK spacing, lowercase, accents kept), BERT pre-tokenizer (whitespace and punctuation), greedy
  * longest-match WordPiece with "##" continuations, [CLS] ... [SEP], truncation to maxLength (the tokens the
  * model reads of a text, all its windows).
- * Works on Unicode code points, as the Rust tokenizers library does.
+ * Works on Unicode code points, as the Rust tokenizers library does. Which characters are dropped, spaced,
+ * split off as punctuation or lowercased comes from unicode.tsv (make_unicode_table.py), written from the
+ * tokenizers library itself, not from the JDK's Character tables: Java 17 knows Unicode 13 and would drop the
+ * emoji added since (🥹, 🫠), which the tokenizers library keeps as [UNK].
+ * Special tokens written in a text ("[SEP]") are read as those tokens, as the tokenizers library reads them.
  */
 public final class WordPieceTokenizer {
     private static final int MAX_CHARS_PER_WORD = 100;
     private static final int CHARS_PER_TOKEN_CAP = 64;
+    private static final String[] SPECIAL = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
+    private static final int[] FIRST;
+    private static final int[] LAST;
+    private static final char[] KIND;
+    private static final Map<Integer, String> LOWER = new HashMap<>();
+
+    static {
+        List<int[]> ranges = new ArrayList<>();
+        List<Character> kinds = new ArrayList<>();
+        try (InputStream in = WordPieceTokenizer.class.getResourceAsStream("unicode.tsv")) {
+            if (in == null) {
+                throw new IllegalStateException("unicode.tsv is missing from the edge-ranker core's resources");
+            }
+            BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.US_ASCII));
+            for (String line = r.readLine(); line != null; line = r.readLine()) {
+                String[] f = line.split(" ");
+                if (f[0].equals("R")) {
+                    ranges.add(new int[] {Integer.parseInt(f[1], 16), Integer.parseInt(f[2], 16)});
+                    kinds.add(f[3].charAt(0));
+                } else if (f[0].equals("L")) {
+                    StringBuilder lower = new StringBuilder();
+                    for (int i = 2; i < f.length; i++) {
+                        lower.appendCodePoint(Integer.parseInt(f[i], 16));
+                    }
+                    LOWER.put(Integer.parseInt(f[1], 16), lower.toString());
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        FIRST = new int[ranges.size()];
+        LAST = new int[ranges.size()];
+        KIND = new char[ranges.size()];
+        for (int i = 0; i < FIRST.length; i++) {
+            FIRST[i] = ranges.get(i)[0];
+            LAST[i] = ranges.get(i)[1];
+            KIND[i] = kinds.get(i);
+        }
+    }
 
     private final Map<String, Integer> vocab;
     private final int maxLength;
@@ -62,10 +109,26 @@ public final class WordPieceTokenizer {
 
     /** Token ids for text with an optional role prefix ("query: "), exactly as the Python Encoder.tokenize. */
     public int[] encode(String text, String prefix) {
-        String clean = cut(text);
+        String rest = prefix + cut(text);
         List<Integer> ids = new ArrayList<>();
-        for (String word : preTokenize(normalize(prefix + clean))) {
-            wordPiece(word, ids);
+        while (!rest.isEmpty()) {  // the text between special tokens is normalised and split; each of those is one id
+            int at = rest.length();
+            String special = null;
+            for (String s : SPECIAL) {
+                int i = rest.indexOf(s);
+                if (i >= 0 && i < at && vocab.containsKey(s)) {
+                    at = i;
+                    special = s;
+                }
+            }
+            for (String word : preTokenize(normalize(rest.substring(0, at)))) {
+                wordPiece(word, ids);
+            }
+            if (special == null) {
+                break;
+            }
+            ids.add(vocab.get(special));
+            rest = rest.substring(at + special.length());
         }
         int keep = Math.min(ids.size(), maxLength - 2);
         int[] out = new int[keep + 2];
@@ -105,43 +168,47 @@ public final class WordPieceTokenizer {
         return b.toString();
     }
 
-    static boolean isWhitespace(int c) {  // Unicode White_Space, as Rust's char::is_whitespace
-        return c == ' ' || (c >= 0x09 && c <= 0x0D) || c == 0x85 || c == 0xA0 || c == 0x1680
-                || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F
-                || c == 0x3000;
+    /** The table's class of a non-ASCII code point: D, S, C, P, or 0 for a character kept as it is. */
+    static char kind(int c) {
+        int lo = 0;
+        int hi = FIRST.length - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (c < FIRST[mid]) {
+                hi = mid - 1;
+            } else if (c > LAST[mid]) {
+                lo = mid + 1;
+            } else {
+                return KIND[mid];
+            }
+        }
+        return 0;
     }
 
-    static boolean isControl(int c) {
-        if (c == '\t' || c == '\n' || c == '\r') {
-            return false;
-        }
-        int t = Character.getType(c);
-        return t == Character.CONTROL || t == Character.FORMAT || t == Character.UNASSIGNED
-                || t == Character.PRIVATE_USE || t == Character.SURROGATE;
+    static boolean isWhitespace(int c) {
+        return c < 0x80 ? c == ' ' || (c >= 0x09 && c <= 0x0D) : kind(c) == 'S';
+    }
+
+    static boolean isControl(int c) {  // ASCII: Cc but tab, line feed and carriage return; the rest from the table
+        return c < 0x80 ? (c < 0x20 || c == 0x7F) && c != '\t' && c != '\n' && c != '\r' : kind(c) == 'D';
     }
 
     static boolean isChinese(int c) {
-        return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF)
-                || (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B920 && c <= 0x2CEAF)
-                || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
+        return c >= 0x80 && kind(c) == 'C';
     }
 
     static boolean isPunctuation(int c) {
         if ((c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126)) {
             return true;
         }
-        int t = Character.getType(c);
-        return t == Character.CONNECTOR_PUNCTUATION || t == Character.DASH_PUNCTUATION
-                || t == Character.START_PUNCTUATION || t == Character.END_PUNCTUATION
-                || t == Character.INITIAL_QUOTE_PUNCTUATION || t == Character.FINAL_QUOTE_PUNCTUATION
-                || t == Character.OTHER_PUNCTUATION;
+        return c >= 0x80 && kind(c) == 'P';
     }
 
     /** BertNormalizer(clean_text, handle_chinese_chars, strip_accents=false, lowercase=true). */
     static String normalize(String s) {
         StringBuilder b = new StringBuilder(s.length() + 8);
         s.codePoints().forEach(c -> {
-            if (c == 0 || c == 0xFFFD || isControl(c)) {
+            if (c == 0 || isControl(c)) {  // U+FFFD too: the table drops it
                 return;
             }
             if (isWhitespace(c)) {
@@ -151,10 +218,15 @@ public final class WordPieceTokenizer {
                 b.append(' ').appendCodePoint(c).append(' ');
                 return;
             }
-            if (c == 0x130) {  // the one unconditional multi-character lowercase mapping
-                b.append("i\u0307");
+            if (c < 0x80) {
+                b.appendCodePoint(c >= 'A' && c <= 'Z' ? c + 32 : c);
             } else {
-                b.appendCodePoint(Character.toLowerCase(c));
+                String lower = LOWER.get(c);
+                if (lower == null) {
+                    b.appendCodePoint(c);
+                } else {
+                    b.append(lower);
+                }
             }
         });
         return b.toString();
