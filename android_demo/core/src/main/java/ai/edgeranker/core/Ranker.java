@@ -1,7 +1,11 @@
 package ai.edgeranker.core;
 
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -123,13 +127,26 @@ public final class Ranker {
         return semantic.key + "+" + relevance.key + "@" + share;
     }
 
+    /**
+     * A cache key: what is cached and the text's SHA-256, not the text, so that a cached 5 MB document holds 45
+     * bytes of key, not 10 MB (texts with the same lone surrogates replaced read alike, so may share one).
+     */
+    static String key(char kind, String text) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+            return kind + Base64.getEncoder().encodeToString(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
+    }
+
     /** The semantic vector of a text: what a query in another language is compared with. */
     public float[] embed(String text) {
-        return (float[]) cache.computeIfAbsent("s\0" + text, key -> semantic.encode(text, null));
+        return (float[]) cache.computeIfAbsent(key('s', text), key -> semantic.encode(text, null));
     }
 
     private float[] passage(String text) {
-        return (float[]) cache.computeIfAbsent("p\0" + text, key -> relevance.encode(text, "passage"));
+        return (float[]) cache.computeIfAbsent(key('p', text), key -> relevance.encode(text, "passage"));
     }
 
     /** What a like or dislike stores and what interests score: Ranker.interest_vectors in Python. */
@@ -151,13 +168,13 @@ public final class Ranker {
 
     @SuppressWarnings("unchecked")
     private Map<String, Integer> terms(String text) {
-        return (Map<String, Integer>) cache.computeIfAbsent("t\0" + text,
+        return (Map<String, Integer>) cache.computeIfAbsent(key('t', text),
                 key -> Lexical.counts(Lexical.terms(relevance.cut(text))));
     }
 
     /** Whether a text has a word on what the semantic model reads, as Python's Ranker decides it (Lexical.hasWord). */
     private boolean hasWord(String text) {
-        return (Boolean) cache.computeIfAbsent("w\0" + text, key -> Lexical.hasWord(semantic.cut(text)));
+        return (Boolean) cache.computeIfAbsent(key('w', text), key -> Lexical.hasWord(semantic.cut(text)));
     }
 
     /** The scores with every document without a word last (Lexical.hasWord; Python's Ranker does the same). */
