@@ -90,6 +90,11 @@ public final class Interests {
 
     /** Record a like (positive) or dislike at unix time ts. */
     public void feedback(float[] embedding, boolean positive, double ts) {
+        // as Python's reaction_time: a NaN last view would never decay nor count, a future one never fade
+        if (!Double.isFinite(ts) || ts < 0 || ts > System.currentTimeMillis() / 1000.0 + DAY) {
+            throw new IllegalArgumentException("feedback time must be finite unix seconds, at most a day ahead of "
+                    + "the clock, got " + ts);
+        }
         float[] e = unit(embedding);
         checkSize(e.length);
         List<CoI> cois = positive ? positives : negatives;
@@ -174,8 +179,11 @@ public final class Interests {
     }
 
     public PersonalScore[] score(float[][] docs, double now) {
-        if (docs.length > 0) {
-            checkSize(docs[0].length);
+        if (!Double.isFinite(now)) {
+            throw new IllegalArgumentException("'now' must be finite unix seconds, got " + now);
+        }
+        for (float[] doc : docs) {  // every one: a shorter vector would give a partial cosine
+            checkSize(doc.length);
         }
         double[] rel = relevances(now);
         PersonalScore[] out = new PersonalScore[docs.length];

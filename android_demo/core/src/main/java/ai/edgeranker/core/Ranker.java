@@ -199,6 +199,9 @@ public final class Ranker {
     }
 
     public List<Ranked> rank(List<Document> docs, String query, double now) {
+        if (!Double.isFinite(now)) {  // as Python's Ranker.rank: it would rank every feed cold
+            throw new IllegalArgumentException("'now' must be finite unix seconds, got " + now);
+        }
         int n = docs.size();
         List<Ranked> out = new ArrayList<>();
         if (n == 0) {

@@ -323,6 +323,27 @@ public final class GoldenTest {
         }
     }
 
+    /** What Python refuses, refused here too: a NaN or far-future reaction time (a NaN last view left the interest
+     * never alive), a NaN 'now', and a vector of another size after one of the right size (a partial cosine). */
+    static void timesAndMixedSizes() {
+        Interests interests = new Interests(new Interests.Config());
+        interests.feedback(new float[] {1f, 0f}, true, 0.0);
+        double future = System.currentTimeMillis() / 1000.0 + 2 * Interests.DAY;
+        for (Runnable r : new Runnable[] {() -> interests.feedback(new float[] {0f, 1f}, true, Double.NaN),
+                () -> interests.feedback(new float[] {0f, 1f}, true, future),
+                () -> interests.score(new float[][] {{1f, 0f}}, Double.NaN),
+                () -> interests.score(new float[][] {{1f, 0f}, {1f}}, 0.0)}) {
+            try {
+                r.run();
+                check(false, "a time or vector Python refuses was taken in");
+            } catch (IllegalArgumentException e) {
+                check(e.getMessage().contains("unix seconds") || e.getMessage().contains("a vector of 1 numbers"),
+                        e.getMessage());
+            }
+        }
+        check(interests.active(0.0) && interests.positives.size() == 1, "a refused reaction changed the interests");
+    }
+
     /** What Python's Document refuses, refused here too; and hasWord on the texts Python's has_word is tested on. */
     static void documents() {
         for (Runnable r : new Runnable[] {() -> new Ranker.Document("  ", "x", null),
@@ -378,6 +399,7 @@ public final class GoldenTest {
         tokens(golden, models, "relevance");
         splits(golden);
         sizes();
+        timesAndMixedSizes();
         documents();
         erf();
         damagedModels(models);
