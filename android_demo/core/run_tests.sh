@@ -25,3 +25,10 @@ jar --create --file build/edge-ranker-core.jar --main-class ai.edgeranker.core.M
   --history edge_ranker/demo/history.json --query "tomato recipe" | wc -l | grep -qx 24) \
   || { echo "FAIL Main rank on the demo feed" >&2; exit 1; }
 echo "Main rank: the demo feed ranked from the jar"
+# a feed Python refuses: one line that says why, exit 2, never a stack trace
+printf '{"id": "a", "text": "x"}\n{"id": "a", "text": "y"}\n' > "$out/twice.jsonl"
+status=0
+java -jar build/edge-ranker-core.jar rank "$out/twice.jsonl" 2> "$out/err" || status=$?
+[ "$status" = 2 ] && [ "$(wc -l < "$out/err")" = 1 ] && grep -q "line 2: id 'a' was already given on line 1" "$out/err" \
+  || { echo "FAIL Main rank on a feed with an id twice: exit $status, $(head -c 300 "$out/err")" >&2; exit 1; }
+echo "Main rank: a bad feed refused in one line"

@@ -1,5 +1,6 @@
 package ai.edgeranker.core;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,6 +11,7 @@ import java.time.ZoneId;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -35,13 +37,65 @@ public final class Main {
                     + "[--models DIR]\n       Main bench [--runs N] [--models DIR]");
             System.exit(2);
         }
-        List<String> rest = new ArrayList<>(Arrays.asList(args).subList(1, args.length));
-        Path models = Path.of(option(rest, "--models", "edge_ranker/models"));
-        if (args[0].equals("rank")) {
-            rank(rest, models);
-        } else {
-            bench(Integer.parseInt(option(rest, "--runs", "500")), models);
+        try {
+            List<String> rest = new ArrayList<>(Arrays.asList(args).subList(1, args.length));
+            Path models = Path.of(option(rest, "--models", "edge_ranker/models"));
+            if (args[0].equals("rank")) {
+                rank(rest, models);
+            } else {
+                bench(count(option(rest, "--runs", "500"), "--runs", 1), models);
+            }
+        } catch (Exception | StackOverflowError e) {  // one line, as the Python command line: never a stack trace
+            System.err.println("edge-ranker-core: error: " + describe(e));
+            System.exit(2);
         }
+    }
+
+    /** What went wrong, in one line: the message, or for an error without one (a file) its kind and subject. */
+    static String describe(Throwable e) {
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            return e.getMessage() + " is not found";
+        }
+        if (e instanceof StackOverflowError) {
+            return "a JSON document nested too deep to read";
+        }
+        String message = e.getMessage() == null ? "" : e.getMessage().replaceAll("\\s+", " ").strip();
+        String kind = e.getClass().getSimpleName();
+        return message.isEmpty() ? kind : (e instanceof IllegalArgumentException ? message : kind + ": " + message);
+    }
+
+    /** A file's text, or standard input's for "-": UTF-8, invalid bytes replaced and a BOM dropped, as Python reads. */
+    static String text(String path) throws IOException {
+        byte[] bytes = path.equals("-") ? System.in.readAllBytes() : Files.readAllBytes(Path.of(path));
+        String s = new String(bytes, StandardCharsets.UTF_8);
+        return s.startsWith("\uFEFF") ? s.substring(1) : s;
+    }
+
+    /** A document id as Python's rank takes it: a string, or a whole number written without a fraction. */
+    static String docId(Object id) {
+        if (id instanceof String) {
+            return (String) id;
+        }
+        if (id instanceof Double) {
+            double v = (Double) id;
+            if (v == Math.rint(v) && Math.abs(v) <= 9007199254740992.0) {  // exact in a double
+                return Long.toString((long) v);
+            }
+        }
+        throw new IllegalArgumentException("'id' must be a string or a whole number, got " + Json.write(id));
+    }
+
+    /** A whole-number option of at least min, or an error that names it. */
+    static int count(String value, String name, int min) {
+        try {
+            int n = Integer.parseInt(value);
+            if (n >= min) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // the message below says what is wanted
+        }
+        throw new IllegalArgumentException(name + " must be a whole number >= " + min + ", got " + value);
     }
 
     private static String option(List<String> args, String name, String fallback) {
@@ -61,38 +115,53 @@ public final class Main {
     private static void rank(List<String> args, Path models) throws Exception {
         String query = option(args, "--query", null);
         String history = option(args, "--history", null);
-        int top = Integer.parseInt(option(args, "--top", "0"));
+        int top = count(option(args, "--top", "0"), "--top", 0);
         if (args.size() != 1) {
             throw new IllegalArgumentException("rank needs one JSONL file of documents, got " + args);
         }
         List<Ranker.Document> docs = new ArrayList<>();
+        Map<String, Integer> firstLine = new HashMap<>();
         int line = 0;
-        for (String s : Files.readAllLines(Path.of(args.get(0)), StandardCharsets.UTF_8)) {
+        for (String s : text(args.get(0)).split("\n", -1)) {  // line feeds only, as Python's rank reads JSON lines
             line++;
             if (s.isBlank()) {
                 continue;
             }
-            Map<String, Object> d = Json.object(s);
-            if (!d.containsKey("id")) {
-                throw new IllegalArgumentException("documents line " + line + " has no 'id'");
-            }
-            Object id = d.get("id");
             try {
-                docs.add(new Ranker.Document(id instanceof Double ? Json.write(id) : String.valueOf(id),
-                        (String) d.get("text"), published(d.get("published"))));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("documents line " + line + ": " + e.getMessage(), e);
+                Map<String, Object> d = Json.object(s);
+                if (!(d.get("text") instanceof String) || !d.containsKey("id")) {
+                    throw new IllegalArgumentException("a document needs an 'id' and a 'text' (a string)");
+                }
+                String id = docId(d.get("id"));
+                Integer seen = firstLine.putIfAbsent(id, line);
+                if (seen != null) {
+                    throw new IllegalArgumentException("id '" + id + "' was already given on line " + seen);
+                }
+                docs.add(new Ranker.Document(id, (String) d.get("text"), published(d.get("published"))));
+            } catch (IllegalArgumentException | ClassCastException e) {
+                throw new IllegalArgumentException("documents line " + line + ": " + describe(e), e);
             }
         }
         Ranker ranker = new Ranker(Encoder.load(models.resolve("semantic")), Encoder.load(models.resolve("relevance")),
                 new Interests(new Interests.Config()));
         double now = System.currentTimeMillis() / 1000.0;
         if (history != null) {
-            Map<String, Object> h = Json.object(Files.readString(Path.of(history), StandardCharsets.UTF_8));
+            Map<String, Object> h = Json.object(text(history));
             for (String key : new String[] {"likes", "dislikes"}) {
-                for (Object o : (List<Object>) h.getOrDefault(key, List.of())) {
-                    ranker.feedback((String) ((Map<String, Object>) o).get("text"), key.equals("likes"),
-                            now - Interests.DAY);
+                Object list = h.getOrDefault(key, List.of());
+                int i = 0;
+                for (Object o : list instanceof List ? (List<Object>) list : List.of((Object) "not a list")) {
+                    i++;
+                    Object text = o instanceof Map ? ((Map<String, Object>) o).get("text") : null;
+                    if (!(text instanceof String)) {
+                        throw new IllegalArgumentException(history + ": '" + key + "' must be a list of objects with "
+                                + "a 'text' string; item " + i + " is not");
+                    }
+                    try {
+                        ranker.feedback((String) text, key.equals("likes"), now - Interests.DAY);
+                    } catch (IllegalArgumentException e) {
+                        throw new IllegalArgumentException(history + ": " + key + " item " + i + ": " + e.getMessage());
+                    }
                 }
             }
         }
