@@ -8,6 +8,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -142,6 +143,10 @@ public final class Encoder {
     private final List<Layer> layers = new ArrayList<>();
 
     /** A model folder on disk, e.g. edge_ranker/models/semantic. */
+    static final int SCHEMA_VERSION = 1;  // the manifest schema this core reads: edge_ranker/runtime/manifest.py's
+    static final int MAX_LENGTH_MIN = 2;  // [CLS] and [SEP]; with MAX_LENGTH_MAX, Python's MAX_LENGTH_RANGE
+    static final int MAX_LENGTH_MAX = 8192;
+
     public static Encoder load(Path folder) throws IOException {
         return read(name -> Files.readAllBytes(folder.resolve(name)));
     }
@@ -149,33 +154,68 @@ public final class Encoder {
     @SuppressWarnings("unchecked")
     public static Encoder read(ModelFiles files) throws IOException {
         Map<String, Object> manifest = Json.object(new String(files.read("manifest.json"), StandardCharsets.UTF_8));
+        int schema = whole(manifest, "schema_version", 1, Integer.MAX_VALUE);
+        if (schema > SCHEMA_VERSION) {
+            throw new IllegalArgumentException("manifest.json uses schema " + schema + ", newer than this core reads ("
+                    + SCHEMA_VERSION + "); update the app's edge-ranker core");
+        }
+        if (!(manifest.get("files") instanceof Map)) {
+            throw new IllegalArgumentException("manifest.json: files must be an object of file names");
+        }
         Map<String, Object> listed = (Map<String, Object>) manifest.get("files");
-        String onnx = (String) manifest.get("onnx");
-        String vocab = (String) manifest.get("vocab");
+        String onnx = fileName(manifest, "onnx");
+        String vocab = fileName(manifest, "vocab");
         byte[] model = verified(files, onnx, listed);
         String[] tokens = new String(verified(files, vocab, listed), StandardCharsets.UTF_8).split("\n", -1);
+        int lines = tokens.length > 0 && tokens[tokens.length - 1].isEmpty() ? tokens.length - 1 : tokens.length;
         List<String> vocabulary = new ArrayList<>();
-        for (String t : tokens) {
-            if (!t.isEmpty()) {
-                vocabulary.add(t.endsWith("\r") ? t.substring(0, t.length() - 1) : t);
+        for (int i = 0; i < lines; i++) {  // id = line number: an empty or repeated line would shift every id after it
+            String t = tokens[i].endsWith("\r") ? tokens[i].substring(0, tokens[i].length() - 1) : tokens[i];
+            if (t.isEmpty()) {
+                throw new IllegalArgumentException(vocab + " line " + (i + 1) + " is empty: a token per line");
             }
+            vocabulary.add(t);
+        }
+        if (new HashSet<>(vocabulary).size() != vocabulary.size()) {
+            throw new IllegalArgumentException(vocab + " holds a token twice: ids would not match the model's rows");
         }
         Map<String, String> prefixes = new LinkedHashMap<>();
-        Object p = manifest.get("prefixes");
-        if (p instanceof Map) {
-            ((Map<String, Object>) p).forEach((role, prefix) -> prefixes.put(role, (String) prefix));
+        Object p = manifest.getOrDefault("prefixes", Map.of());
+        if (!(p instanceof Map) || !((Map<String, Object>) p).values().stream().allMatch(v -> v instanceof String)) {
+            throw new IllegalArgumentException("manifest.json: prefixes must map each role to a text prefix");
         }
-        int maxLength = ((Number) manifest.get("max_length")).intValue();
-        Object w = manifest.get("windows");
-        if (w != null && !(w instanceof Double d && d == Math.rint(d) && d >= 1 && d <= 64)) {
-            throw new IllegalArgumentException("manifest.json: windows must be a whole number from 1 to 64, got " + w);
+        ((Map<String, Object>) p).forEach((role, prefix) -> prefixes.put(role, (String) prefix));
+        int maxLength = whole(manifest, "max_length", MAX_LENGTH_MIN, MAX_LENGTH_MAX);
+        int windows = manifest.containsKey("windows") ? whole(manifest, "windows", 1, 64) : 1;
+        if (!(manifest.get("name") instanceof String)) {
+            throw new IllegalArgumentException("manifest.json: name must be a string");
         }
-        int windows = w == null ? 1 : ((Number) w).intValue();
         String name = (String) manifest.get("name");
         String sha = (String) ((Map<String, Object>) listed.get(onnx)).get("sha256");
         String key = name + ":" + sha.substring(0, 16) + (windows == 1 ? "" : ":" + windows + "w");
-        return new Encoder(name, key, ((Number) manifest.get("dim")).intValue(), maxLength, windows, prefixes,
+        return new Encoder(name, key, whole(manifest, "dim", 1, 1 << 16), maxLength, windows, prefixes,
                 new WordPieceTokenizer(vocabulary, maxLength * windows), OnnxWeights.read(model));
+    }
+
+    /** A whole number of the manifest from min to max, or an error that names it (as Python's read_manifest). */
+    static int whole(Map<String, Object> manifest, String key, int min, int max) {
+        Object v = manifest.get(key);
+        if (!(v instanceof Double d && d == Math.rint(d) && d >= min && d <= max)) {
+            throw new IllegalArgumentException("manifest.json: " + key + " must be a whole number from " + min + " to "
+                    + max + ", got " + (v == null ? "nothing" : Json.write(v)));
+        }
+        return (int) (double) d;
+    }
+
+    /** A file the manifest names, which must lie in the model folder itself, as Python's runtime requires. */
+    static String fileName(Map<String, Object> manifest, String key) {
+        Object v = manifest.get(key);
+        if (!(v instanceof String f) || f.isEmpty() || f.equals(".") || f.equals("..") || f.contains("/")
+                || f.contains("\\")) {
+            throw new IllegalArgumentException("manifest.json: " + key + " " + (v == null ? "is missing" : Json.write(v)
+                    + " is not a file inside the model folder"));
+        }
+        return f;
     }
 
     /** A file's bytes after checking its size and sha256 against the manifest, as the Python runtime does. */
@@ -187,6 +227,9 @@ public final class Encoder {
         }
         byte[] data = files.read(name);
         Map<String, Object> m = (Map<String, Object>) meta;
+        if (!(m.get("bytes") instanceof Double) || !(m.get("sha256") instanceof String)) {
+            throw new IllegalArgumentException("manifest.json: files." + name + " needs its bytes and sha256");
+        }
         long bytes = ((Number) m.get("bytes")).longValue();
         String sha = sha256(data);
         if (data.length != bytes || !sha.equals(m.get("sha256"))) {
@@ -255,6 +298,10 @@ public final class Encoder {
         wordScale = s.floats();
         wordBlock = (int) (dim / blocks);
         position = g.tensor(gatheredBy(g, "/position_embeddings/")).floats();
+        if (position.length < (long) maxLength * dim) {  // each window reads positions 0 to maxLength - 1
+            throw new IllegalArgumentException(name + ": max_length " + maxLength + " is past the model's "
+                    + position.length / dim + " positions");
+        }
         tokenType = g.tensor(gatheredBy(g, "/token_type_embeddings/")).floats();
         embeddingNorm = norm(g, "/embeddings/LayerNorm/");
         for (int l = 0; has(g, "/layer." + l + "/"); l++) {

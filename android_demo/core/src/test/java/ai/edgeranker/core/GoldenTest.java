@@ -368,6 +368,43 @@ public final class GoldenTest {
      * an IllegalArgumentException or IllegalStateException naming what is wrong, never a buffer or arithmetic
      * error from deep in the reader; seeded, so a failure repeats.
      */
+    static void hostileManifests(Path models) throws Exception {
+        Path folder = models.resolve("semantic");
+        String manifest = Files.readString(folder.resolve("manifest.json"));
+        byte[] vocab = Files.readAllBytes(folder.resolve("vocab.txt"));
+        String[][] cases = {  // what to replace in manifest.json, with what, and words the refusal must hold
+            {"\"onnx\": \"model.onnx\"", "\"onnx\": \"../semantic/model.onnx\"", "not a file inside"},
+            {"\"max_length\": 64", "\"max_length\": 600", "past the model's"},
+            {"\"max_length\": 64", "\"max_length\": 1000000000", "max_length must be a whole number"},
+            {"\"max_length\": 64", "\"max_length\": 64.5", "max_length must be a whole number"},
+            {"\"schema_version\": 1", "\"schema_version\": 99", "newer than this core"},
+            {"\"prefixes\": {}", "\"prefixes\": [\"query: \"]", "prefixes must map"},
+        };
+        for (String[] c : cases) {
+            check(manifest.contains(c[0]), "the shipped manifest holds " + c[0]);
+            String changed = manifest.replace(c[0], c[1]);
+            refused(name -> name.equals("manifest.json") ? changed.getBytes(StandardCharsets.UTF_8)
+                    : Files.readAllBytes(folder.resolve(name)), c[2]);
+        }
+        // an empty line in vocab.txt (its listed hash updated to match) would shift every later id
+        String text = new String(vocab, StandardCharsets.UTF_8);
+        int cut = text.indexOf('\n', text.length() / 2) + 1;
+        byte[] holed = (text.substring(0, cut) + "\n" + text.substring(cut)).getBytes(StandardCharsets.UTF_8);
+        String listed = manifest.replace(Encoder.sha256(vocab), Encoder.sha256(holed))
+                .replace("\"bytes\": " + vocab.length, "\"bytes\": " + holed.length);
+        refused(name -> name.equals("manifest.json") ? listed.getBytes(StandardCharsets.UTF_8)
+                : name.equals("vocab.txt") ? holed : Files.readAllBytes(folder.resolve(name)), "is empty");
+    }
+
+    static void refused(Encoder.ModelFiles files, String words) throws Exception {
+        try {
+            Encoder.read(files);
+            check(false, "a model folder that should be refused (" + words + ") loaded");
+        } catch (IllegalArgumentException e) {
+            check(e.getMessage().contains(words), "refusal says '" + words + "': " + e.getMessage());
+        }
+    }
+
     static void damagedModels(Path models) throws Exception {
         byte[] model = Files.readAllBytes(models.resolve("semantic/model.onnx"));
         Random random = new Random(0);
@@ -403,6 +440,7 @@ public final class GoldenTest {
         documents();
         erf();
         damagedModels(models);
+        hostileManifests(models);
         Encoder semantic = vectors(golden, models, "semantic");
         Encoder relevance = vectors(golden, models, "relevance");
         System.out.println(forwardChecks + " forward-pass checks (every golden text and role, within " + VECTOR_TOL
