@@ -42,7 +42,7 @@ def count(text: str) -> int:
     return _number(text, int, lambda v: v >= 0, "a whole number >= 0")
 
 
-OVERWRITE_HELP = "replace what --out already holds (default: refuse a folder that holds files, before any work)"
+OVERWRITE_HELP = "write over what --out already holds (default: refuse a folder that holds files, before any work)"
 # one help for every command that holds a Ranker: the same pair of models must store and rank a user's interests
 RELEVANCE_HELP = (
     "relevance model folder or shipped name: queries, and its passage vectors join the interests ('none': the "
@@ -90,6 +90,7 @@ def _number(text: str, kind: type, ok, what: str):
 
 
 def cmd_vocab(a: argparse.Namespace) -> None:
+    from edge_ranker.datasets.user import LANGUAGE_CODE
     from edge_ranker.vocab.builder import build_vocab, load_recipe
 
     if a.recipe:
@@ -98,12 +99,12 @@ def cmd_vocab(a: argparse.Namespace) -> None:
         corpora = {}
         for spec in a.corpus or []:
             lang, _, path = spec.partition("=")
-            if not path or not re.fullmatch(r"[a-z]{2,3}", lang):
+            if not path or not re.fullmatch(LANGUAGE_CODE, lang):
                 raise EdgeRankerError(f"--corpus expects LANG=PATH, LANG a code such as en or tur, got {spec!r}")
             corpora.setdefault(lang, []).append(path)
     if not corpora:
         raise EdgeRankerError("give --recipe or at least one --corpus LANG=PATH")
-    output_folder(a.out, "vocabulary", a.overwrite)
+    a.out = output_folder(a.out, "vocabulary", a.overwrite)
     rep = build_vocab(
         corpora,
         a.out,
@@ -120,7 +121,7 @@ def cmd_vocab(a: argparse.Namespace) -> None:
 def cmd_vocab_convert(a: argparse.Namespace) -> None:
     from edge_ranker.vocab.convert import from_sentencepiece
 
-    output_folder(a.out, "tokenizer", a.overwrite)
+    a.out = output_folder(a.out, "tokenizer", a.overwrite)
     print(from_sentencepiece(a.sp_model, a.out))
 
 
@@ -133,9 +134,10 @@ def cmd_distill(a: argparse.Namespace) -> None:
     overrides = given(a, Recipe, TrainConfig)
     recipe = with_overrides(load_recipe(a.recipe), overrides)
     root = data_root(a.data) if recipe.reads_data_root else None
-    output_folder(a.out, "student", a.overwrite)  # before the teacher phase, which can take an hour
+    a.out = output_folder(a.out, "student", a.overwrite)  # before the teacher phase, which can take an hour
     if recipe.train.checkpoint_dir:  # resuming reads what it holds
-        output_folder(recipe.train.checkpoint_dir, "checkpoints", overwrite=True)
+        checkpoints = output_folder(recipe.train.checkpoint_dir, "checkpoints", overwrite=True)
+        recipe = with_overrides(recipe, {"checkpoint_dir": str(checkpoints)})
     log = distill(recipe, a.vocab, a.out, root, cache_root(a.cache))
     if log["process_index"]:  # under `accelerate launch` every process returns; the main one reports
         return
@@ -177,10 +179,11 @@ def cmd_eval(a: argparse.Namespace) -> None:
         )
     for name in a.retrieval or []:
         check_set_name(name)
-    if a.out:  # checked before the evaluation, which can take an hour
-        output_folder(Path(a.out).parent, "evaluation results", overwrite=True)
-        if Path(a.out).is_dir():
-            raise EdgeRankerError(f"--out {a.out} is a folder; give a file name for the JSON")
+    out = Path(a.out).expanduser() if a.out else None
+    if out:  # checked before the evaluation, which can take an hour
+        output_folder(out.parent, "evaluation results", overwrite=True)
+        if out.is_dir():
+            raise EdgeRankerError(f"--out {out} is a folder; give a file name for the JSON")
     reads_data = a.sts or a.retrieval or a.translation or a.personal or a.search
     res = evaluate_models(
         a.models,
@@ -200,8 +203,9 @@ def cmd_eval(a: argparse.Namespace) -> None:
         ranker_semantic=a.ranker_semantic,
         ranker_relevance=_model_or_none(a.ranker_relevance),
     )
-    if a.out:
-        Path(a.out).write_text(json.dumps(res, indent=2))
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(res, indent=2))
     _print_json(res)
 
 
@@ -209,9 +213,9 @@ def cmd_export(a: argparse.Namespace) -> None:
     from edge_ranker.export.onnx_graph import export_model, export_sentence_transformers
 
     metrics = _read_metrics(a.metrics) if a.metrics else None
-    output_folder(a.out, "model", a.overwrite)
+    a.out = output_folder(a.out, "model", a.overwrite)
     if a.sentence_transformers:
-        output_folder(a.sentence_transformers, "sentence-transformers model", a.overwrite)
+        a.sentence_transformers = output_folder(a.sentence_transformers, "sentence-transformers model", a.overwrite)
     out = export_model(a.model_dir, a.out, quantize=a.quantize, name=a.name, metrics=metrics, windows=a.windows)
     if a.sentence_transformers:
         export_sentence_transformers(a.model_dir, a.sentence_transformers)
@@ -237,7 +241,7 @@ def cmd_quantize_compare(a: argparse.Namespace) -> None:
 
     for name in a.retrieval:  # before every variant is exported
         check_set_name(name)
-    output_folder(a.out, "variants", a.overwrite)
+    a.out = output_folder(a.out, "variants", a.overwrite)
     evaluate = None
     if a.sts or a.retrieval:
         evaluate = {

@@ -30,9 +30,9 @@ def cache_root(arg: str | None) -> Path:
 
 
 def output_folder(path: str | Path, what: str, overwrite: bool = False) -> Path:
-    """The folder a command writes ``what`` to, checked and made before any work: a student or a model folder can
-    cost an hour, so a path that cannot take it is refused first, and earlier output in it is replaced only when
-    the user says so (``overwrite``; Hugging Face's Trainer has the same rule)."""
+    """The folder a command will write ``what`` to, checked before any work (a student or a model can cost an hour):
+    a path that cannot take it is refused first, and a folder that already holds files is written over only when the
+    user says so (``overwrite``). Nothing is made here, so a command that fails leaves no empty folder behind."""
     text = str(path)
     if not text.strip():
         raise EdgeRankerError(f"the folder for the {what} is empty: give a path")
@@ -45,12 +45,11 @@ def output_folder(path: str | Path, what: str, overwrite: bool = False) -> Path:
         raise EdgeRankerError(f"{folder} is a file, not a folder for the {what}")
     if folder.is_dir() and any(folder.iterdir()) and not overwrite:
         raise EdgeRankerError(
-            f"{folder} already holds files: give a new folder for the {what}, or --overwrite to replace them"
+            f"{folder} already holds files: give a new folder for the {what}, or --overwrite to write over them"
         )
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise EdgeRankerError(f"cannot make the folder {folder} for the {what}: {exc.strerror}") from exc
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise EdgeRankerError(f"cannot write the {what} to {folder}: the folder is not writable")
+    existing = next(p for p in (folder, *folder.absolute().parents) if p.exists())
+    if not existing.is_dir():
+        raise EdgeRankerError(f"cannot make the folder {folder} for the {what}: {existing} is a file")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise EdgeRankerError(f"cannot write the {what} to {folder}: {existing} is not writable")
     return folder

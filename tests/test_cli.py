@@ -575,13 +575,18 @@ def test_an_export_replaces_a_model_only_when_asked_and_a_failed_one_leaves_it_w
     assert cli("export", tiny_student, "--out", out, "--name", "first").returncode == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     _one_line_error(cli("export", tiny_student, "--out", out), "already holds files", "--overwrite")
-    # a failure after the student is read (an undecodable name reaches the manifest's writer) changes nothing
+    # a refused export changes nothing (test_export.py fails one midway, after the folder is being written)
     _one_line_error(cli("export", tiny_student, "--out", out, "--overwrite", "--name", "\udcff"), "not valid text")
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]  # no half-written folder beside it
     assert cli("export", tiny_student, "--out", out, "--overwrite", "--name", "second").returncode == 0
     assert json.loads((out / "manifest.json").read_text())["name"] == "second"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
+
+
+def test_a_refused_command_leaves_no_output_folder(tmp_path):
+    _one_line_error(cli("export", tmp_path / "no-student", "--out", tmp_path / "m"), "not a student folder")
+    assert not (tmp_path / "m").exists()
 
 
 def test_a_damaged_student_or_metrics_file_is_named(tiny_student, tmp_path):

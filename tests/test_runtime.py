@@ -126,6 +126,9 @@ def test_none_is_empty_text_and_a_non_list_is_refused(enc, tmp_path):
     ranker = Ranker(enc, enc, PreferenceStore(tmp_path / "p.db"))
     with pytest.raises(EdgeRankerError, match="item 0 is int"):
         ranker.interest_vectors([1, 2])
+    for bad in ({"id": "a", "text": "x"}, {"a", "b"}, None):
+        with pytest.raises(EdgeRankerError, match="texts must be"):
+            ranker.interest_vectors(bad)
     ranker.feedback({"id": "l", "text": "green river"}, "like")
     with warnings.catch_warnings():  # a 'now' long before the likes: they count in full, with no overflow warned
         warnings.simplefilter("error")

@@ -600,3 +600,15 @@ def test_a_version_2_store_keeps_its_reactions_and_starts_its_vector_cache_again
     s.save_vectors("m", "", [b"\x01"], np.ones((1, 2), np.float32))
     assert list(s.load_vectors("m", "", [b"\x01"])) == [b"\x01"]
     assert s.export()["schema_version"] == SCHEMA_VERSION == 3
+
+
+def test_a_read_only_export_in_a_writable_folder_leaves_nothing_beside_the_store(tmp_path):
+    s = PreferenceStore(tmp_path / "p.db")
+    s.add_feedback("a", vec(1, 0), "like", "m")
+    s.close()
+    r = PreferenceStore(tmp_path / "p.db", read_only=True)
+    assert [f["doc_id"] for f in r.export()["feedback"]] == ["a"]
+    with pytest.raises(EdgeRankerError, match="read-only"):
+        r.add_feedback("b", vec(0, 1), "like", "m")
+    r.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.db"]

@@ -17,7 +17,7 @@ mkdir -p "$WORK/debs" "$WORK/unpacked"
 for deb in "$WORK"/debs/*.deb; do dpkg-deb -x "$deb" "$WORK/unpacked"; done
 python "$HERE/gettext_pairs.py" "$WORK/unpacked" "$WORK/corpora" sv fi --hold gnucash
 C=$WORK/corpora
-edge-ranker vocab build --size 20000 --out "$WORK/vocab" --corpus en="$C/en.txt" \
+edge-ranker vocab build --size 20000 --out "$WORK/vocab" --overwrite --corpus en="$C/en.txt" \
   --corpus sv="$C/sv.txt" --corpus sv=wordfreq:sv:20000 --corpus fi="$C/fi.txt" --corpus fi=wordfreq:fi:20000 \
   > "$WORK/vocab.json"
 rm -rf "$WORK/cache"  # from an empty teacher cache, as a new user starts
@@ -25,8 +25,8 @@ rm -rf "$WORK/cache"  # from an empty teacher cache, as a new user starts
 /usr/bin/time -f "distill wall %e s" edge-ranker distill semantic --teacher multilingual-e5-small \
   --pca-dim 128 --epochs 5 \
   --vocab "$WORK/vocab" --parallel sv-en="$C/sv-en.tsv" --parallel fi-en="$C/fi-en.tsv" \
-  --cache "$WORK/cache" --out "$WORK/student" | tee "$WORK/distill.json"
-edge-ranker export "$WORK/student" --out "$WORK/model"
+  --cache "$WORK/cache" --out "$WORK/student" --overwrite | tee "$WORK/distill.json"
+edge-ranker export "$WORK/student" --out "$WORK/model" --overwrite
 edge-ranker eval "$WORK/model" teacher:multilingual-e5-small --cache "$WORK/cache" \
   --bitext sv-en="$C/sv-en.held.tsv" --bitext fi-en="$C/fi-en.held.tsv" | tee "$WORK/eval.json"
 rm -f "$WORK/prefs.db"

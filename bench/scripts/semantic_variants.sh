@@ -10,7 +10,7 @@ mkdir -p $OUT
 run() {  # name, vocab folder, extra distill options
   local name=$1 vocab=$2; shift 2
   [ -f "$OUT/$name.eval.json" ] && return 0
-  edge-ranker distill semantic --vocab "$vocab" --out "$OUT/$name" --max-pairs 3000 --epochs 2 --bible 0 \
+  edge-ranker distill semantic --vocab "$vocab" --out "$OUT/$name" --overwrite --max-pairs 3000 --epochs 2 --bible 0 \
     --loss mse=1 "$@" > "$OUT/$name.log" 2>&1
   edge-ranker eval "$OUT/$name" --sts --split dev --out "$OUT/$name.eval.json" > /dev/null
 }

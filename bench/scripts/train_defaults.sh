@@ -63,8 +63,7 @@ metrics["teacher_pca"] = {k: {m: round(x, 2) for m, x in v.items() if m in ("avg
                           for k, v in ev[f"reduced:runs/{kind}"].items() if isinstance(v, dict)}
 json.dump(metrics, open(f"runs/{kind}.metrics.json", "w"), indent=2)
 PY
-  rm -rf "edge_ranker/models/$kind"
-  edge-ranker export runs/$kind --out edge_ranker/models/$kind --name $kind --windows $windows --quantize $quant \
+  edge-ranker export runs/$kind --out edge_ranker/models/$kind --overwrite --name $kind --windows $windows --quantize $quant \
     --metrics runs/$kind.metrics.json
 }
 if [ "$WHICH" = semantic ] || [ "$WHICH" = both ]; then ship semantic --sts; fi

@@ -130,6 +130,7 @@ def has_matplotlib() -> bool:
 
 def _write(result: dict, out: Path, tag: str | None) -> dict[str, str | None]:
     """The JSON always; the PNG chart only where matplotlib is installed."""
+    out.mkdir(parents=True, exist_ok=True)
     stem = tag or "bench-" + time.strftime("%Y%m%d-%H%M%S")
     json_path = out / f"{stem}.json"
     json_path.write_text(json.dumps(result, indent=2))

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from edge_ranker.errors import EdgeRankerError
 
-_LANG = r"[a-z]{2,3}"
-_PARALLEL = re.compile(rf"^(?P<src>{_LANG})-(?P<tgt>{_LANG})=(?P<paths>.+)$")
-_TEXT = re.compile(rf"^(?P<lang>{_LANG})=(?P<path>.+)$")
+LANGUAGE_CODE = r"[a-z]{2,3}"  # what --parallel, --text and vocab build --corpus take as a language
+_PARALLEL = re.compile(rf"^(?P<src>{LANGUAGE_CODE})-(?P<tgt>{LANGUAGE_CODE})=(?P<paths>.+)$")
+_TEXT = re.compile(rf"^(?P<lang>{LANGUAGE_CODE})=(?P<path>.+)$")
 
 
 @dataclass(frozen=True)

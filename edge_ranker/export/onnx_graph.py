@@ -89,21 +89,29 @@ def export_model(
 ) -> Path:
     """Export a student folder to a model folder with the chosen quantization variant and a manifest; ``windows``:
     how many windows of its max length the runtime reads of a long text. The folder is written whole beside
-    ``out_dir`` and then put in its place, so a failure leaves no half-written model and an earlier one intact."""
+    ``out_dir`` and then put in its place, so a failure leaves no half-written model and an earlier one intact;
+    where nothing can be put in its place (a mount point, a folder whose parent the user cannot write), it is
+    written into as it stands."""
     from edge_ranker.export.quantize import VARIANTS
 
     if quantize not in VARIANTS:
         raise EdgeRankerError(f"unknown quantization {quantize!r}; choose from {sorted(VARIANTS)}")
     if isinstance(windows, bool) or not isinstance(windows, int) or not 1 <= windows <= MAX_WINDOWS:
         raise EdgeRankerError(f"windows must be between 1 and {MAX_WINDOWS}, got {windows}")
-    if name is not None and not _is_text(name):
+    if name is not None and name != name.encode("utf-8", "replace").decode("utf-8"):
         raise EdgeRankerError(f"the model name {name!r} is not valid text (a lone surrogate from undecodable bytes?)")
     student, tokenizer, info = load_student(student_dir)
     keep_read_positions(student, info.max_length)
-    final_dir = Path(out_dir)
-    final_dir.parent.mkdir(parents=True, exist_ok=True)
-    out = final_dir.parent / f".{final_dir.name}.partial-{os.getpid()}-{secrets.token_hex(4)}"
-    out.mkdir()  # with the user's umask, as the model folder itself
+    final_dir = Path(out_dir).expanduser()
+    in_place = final_dir.is_dir() and (
+        os.path.ismount(final_dir) or not os.access(final_dir.absolute().parent, os.W_OK)
+    )
+    if in_place:
+        out = final_dir
+    else:
+        final_dir.parent.mkdir(parents=True, exist_ok=True)
+        out = final_dir.parent / f".{final_dir.name}.partial-{os.getpid()}-{secrets.token_hex(4)}"
+        out.mkdir()  # with the user's umask, as the model folder itself
     try:
         manifest = Manifest(
             name=name or Path(student_dir).name,
@@ -123,18 +131,12 @@ def export_model(
             created_by=f"edge-ranker {__version__}",
         )
         _write_model(student, tokenizer, out, quantize, manifest)
-        _put_in_place(out, final_dir)
+        if not in_place:
+            _put_in_place(out, final_dir)
     finally:
-        shutil.rmtree(out, ignore_errors=True)
+        if not in_place:
+            shutil.rmtree(out, ignore_errors=True)
     return final_dir
-
-
-def _is_text(value: str) -> bool:
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _put_in_place(new: Path, final: Path) -> None:

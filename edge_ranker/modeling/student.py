@@ -200,6 +200,8 @@ def load_student(path: str | Path) -> tuple[Student, Tokenizer, StudentInfo]:
     try:
         bert = BertModel.from_pretrained(p, add_pooling_layer=False, attn_implementation="eager")
         tokenizer = Tokenizer.from_file(str(p / "tokenizer.json"))
+    except ImportError:  # a missing package: the command line names the extra to install
+        raise
     except Exception as exc:  # transformers, safetensors and tokenizers each raise their own kinds
         said = " ".join(str(exc).split())[:160]
         raise EdgeRankerError(f"{p} holds a damaged student: {type(exc).__name__}: {said}") from exc

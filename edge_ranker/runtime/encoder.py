@@ -41,7 +41,8 @@ def resolve_model_path(name_or_path: str | Path) -> Path:
         raise EdgeRankerError(f"cannot expand {str(name_or_path)!r}: {exc}") from exc
     shipped = MODELS_DIR / str(name_or_path)
     if p.is_dir():  # a folder first, as sentence-transformers does; one that is no model must not hide a shipped one
-        if not (p / "manifest.json").exists() and shipped.is_dir() and not Path(str(name_or_path)).is_absolute():
+        bare = str(name_or_path) not in (".", "..") and Path(str(name_or_path)).name == str(name_or_path)
+        if bare and not (p / "manifest.json").exists() and (shipped / "manifest.json").exists():
             raise EdgeRankerError(
                 f"{str(name_or_path)!r} names a folder here that is not a model (no manifest.json), which hides the "
                 f"shipped model of that name: run from another folder, or give the shipped one's path, {shipped}"
@@ -51,6 +52,18 @@ def resolve_model_path(name_or_path: str | Path) -> Path:
         return shipped
     names = sorted(d.name for d in MODELS_DIR.iterdir() if d.is_dir()) if MODELS_DIR.is_dir() else []
     raise EdgeRankerError(f"no model folder at {name_or_path!r}; shipped models: {', '.join(names) or 'none'}")
+
+
+def text_list(texts: object) -> list:
+    """A batch of texts as a list. A dict would give its keys' vectors and a set its texts' in no set order, and
+    neither is what was meant; what is not iterable is no batch."""
+    if not isinstance(texts, (Mapping, AbstractSet)):
+        try:
+            return list(texts)
+        except TypeError:
+            pass
+    hint = " (a document: pass its 'text')" if isinstance(texts, Mapping) else ""
+    raise EdgeRankerError(f"texts must be a string, bytes or a list of them, got {type(texts).__name__}{hint}")
 
 
 def split_windows(ids: list[int], max_length: int, windows: int, head: int = 0) -> list[list[int]]:
@@ -225,17 +238,7 @@ class Encoder:
                 f"call encode without role={role!r}"
             )
         single = texts is None or isinstance(texts, (str, bytes, bytearray, memoryview))
-        # a dict would give its keys' vectors and a set its texts' in no set order: neither is what was meant
-        unordered = isinstance(texts, (Mapping, AbstractSet))
-        try:
-            items = [texts] if single else list(texts)
-        except TypeError:
-            unordered = True
-        if unordered:
-            hint = " (a document: pass its 'text')" if isinstance(texts, Mapping) else ""
-            raise EdgeRankerError(
-                f"texts must be a string, bytes or a list of them, got {type(texts).__name__}{hint}"
-            ) from None
+        items = [texts] if single else text_list(texts)
         tokens = self.tokenize(items, role)
         size = self.batch_size if batch_size is None else batch_size
         if not isinstance(size, numbers.Integral) or isinstance(size, bool) or size < 1:

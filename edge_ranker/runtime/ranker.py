@@ -32,7 +32,7 @@ import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.cache import CACHE_VECTORS, VectorCache
-from edge_ranker.runtime.encoder import Encoder, clean_text
+from edge_ranker.runtime.encoder import Encoder, clean_text, text_list
 from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT, SEMANTIC_QUERY_WEIGHT, rrf
 from edge_ranker.runtime.interests import PersonalScores, alive, personal_scores
 from edge_ranker.runtime.lexical import Bag, Feed, bm25, coverage, has_word, query_scores, terms
@@ -291,7 +291,7 @@ class Ranker:
         passage vectors beside them, scaled so that its cosines are the two models' weighted by ``SEMANTIC_SHARE``."""
         if isinstance(texts, (str, bytes)):
             raise EdgeRankerError("interest_vectors takes a list of texts, not one text")
-        texts = list(texts)
+        texts = text_list(texts)
         odd = next((i for i, t in enumerate(texts) if not isinstance(t, str)), None)
         if odd is not None:
             raise EdgeRankerError(f"interest_vectors takes texts (str); item {odd} is {type(texts[odd]).__name__}")

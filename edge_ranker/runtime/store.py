@@ -97,7 +97,7 @@ APPLICATION_ID = 0x45524B52  # "ERKR" in the file header: this file is an edge-r
 FUTURE_SLACK_S = DAY  # a device clock may run ahead; a reaction further in the future is refused
 MAX_VIEW_S = DAY  # one view longer than a day is a unit or clock error, and summed it could reach infinity
 VIEW_TIME_CAP = 1e300  # dwell time is read back at most this: a store may hold infinity, which makes scores NaN
-MAX_VECTORS = 100_000  # document vectors kept in the file (67 MB at 128-d, 145 MB at 256-d); the least recent go
+MAX_VECTORS = 100_000  # document vectors kept (10,000 fill 6.7 MB at 128-d, 14.5 MB at 256-d); the least recent go
 SQL_CHUNK = 500  # host parameters per statement, well under SQLite's limit
 DB_FILE_SUFFIXES = ("", "-wal", "-shm", "-journal")  # the database file and SQLite's files beside it
 WAL_MAGIC = (b"\x37\x7f\x06\x82", b"\x37\x7f\x06\x83")  # a WAL file's first bytes (sqlite.org/fileformat.html)
@@ -213,8 +213,8 @@ class PreferenceStore:
         max_vectors: int = MAX_VECTORS,
         read_only: bool = False,
     ) -> None:
-        """``read_only``: open an existing store without ever writing to it or beside it, so that one in a folder or
-        on a mount this process cannot write can still be read and exported; every write is then refused."""
+        """``read_only``: open an existing store without changing it, so that one in a folder or on a mount this
+        process cannot write can still be read and exported; every write is then refused."""
         self.path = user_path(path, "preference database path") if path is not None else default_path()
         if config is not None and not isinstance(config, CoIConfig):
             raise EdgeRankerError(f"config must be a CoIConfig, got {type(config).__name__}")
@@ -663,6 +663,7 @@ class PreferenceStore:
                 }
                 for r in it
             ]
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]  # a store read as it is has its own
             cached = self._db.execute("SELECT 1 FROM sqlite_master WHERE name='vectors'").fetchone()  # schema 1: no
             seen = (
                 self._db.execute("SELECT model, role, text_hash, used FROM vectors ORDER BY used").fetchall()
@@ -672,7 +673,7 @@ class PreferenceStore:
         # cached document vectors are derived from documents the user was shown: listed by text hash, not copied
         vectors = [{"model": m, "role": r, "text_hash": h.hex(), "saved": u} for m, r, h, u in seen]
         return {
-            "schema_version": SCHEMA_VERSION,
+            "schema_version": version,
             "path": str(self.path),
             "feedback": feedback,
             "interests": interests,
@@ -784,15 +785,20 @@ def check_id(doc_id: object, blank_ok: bool = False) -> None:
 
 
 def _open_read_only(path: Path) -> sqlite3.Connection:
-    """A connection that never writes. A WAL database in a folder this process cannot write opens read-only only
-    as immutable (no shared-memory file can be made beside it); that is safe when it has no write-ahead log, which
-    an immutable read would skip, and refused with what to do when it has one."""
+    """A connection that changes nothing. In a folder this process can write, an ordinary one held to reading
+    (``query_only``): it removes the WAL files it makes when it closes, where a ``mode=ro`` one would leave them.
+    Elsewhere ``mode=ro``; a WAL database there opens only as immutable (no shared-memory file can be made beside
+    it), which is safe when it has no write-ahead log, which an immutable read would skip, and refused with what to
+    do when it has one."""
+    if os.access(path.absolute().parent, os.W_OK):
+        con = sqlite3.connect(path.absolute(), check_same_thread=False, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        con.execute("PRAGMA query_only=ON")
+        return con
     uri = path.absolute().as_uri()
     try:
         return _connect_reading(f"{uri}?mode=ro")
     except sqlite3.OperationalError:
-        if os.access(path.parent, os.W_OK):
-            raise
+        pass  # no shared-memory file could be made: immutable, if no log would be skipped
     wal = Path(f"{path}-wal")
     if wal.is_file() and wal.stat().st_size > 0:
         raise EdgeRankerError(
@@ -850,7 +856,7 @@ def reaction_time(ts: float | None) -> float:
     now = time.time()
     if ts is None:
         return now
-    if isinstance(ts, (bool, str, bytes)):  # float() would take True as 1970 and "123" as a time
+    if isinstance(ts, (bool, np.bool_, str, bytes)):  # float() would take True as 1970 and "123" as a time
         raise EdgeRankerError(f"feedback time must be unix seconds (a number), got {ts!r}")
     try:
         ts = float(ts)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -99,7 +100,7 @@ def _wordfreq_lines(spec: str) -> list[str]:
     except ImportError as exc:
         raise EdgeRankerError(f"{spec} needs the wordfreq package: pip install 'edge-ranker[teachers]'") from exc
     parts = spec.split(":")
-    if len(parts) > 3 or (len(parts) == 3 and not parts[2].isdigit()):
+    if len(parts) > 3 or (len(parts) == 3 and not re.fullmatch(r"[0-9]+", parts[2])):
         raise EdgeRankerError(f"{spec!r} must be wordfreq:LANG or wordfreq:LANG:N, N a whole number of words")
     n = int(parts[2]) if len(parts) > 2 else 30_000
     words = wordfreq.top_n_list(parts[1], n)

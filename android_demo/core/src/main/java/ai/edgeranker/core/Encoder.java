@@ -142,11 +142,12 @@ public final class Encoder {
     private final Norm embeddingNorm;
     private final List<Layer> layers = new ArrayList<>();
 
-    /** A model folder on disk, e.g. edge_ranker/models/semantic. */
     static final int SCHEMA_VERSION = 1;  // the manifest schema this core reads: edge_ranker/runtime/manifest.py's
     static final int MAX_LENGTH_MIN = 2;  // [CLS] and [SEP]; with MAX_LENGTH_MAX, Python's MAX_LENGTH_RANGE
     static final int MAX_LENGTH_MAX = 8192;
+    static final int MAX_WINDOWS = 64;  // Python's manifest.MAX_WINDOWS
 
+    /** A model folder on disk, e.g. edge_ranker/models/semantic. */
     public static Encoder load(Path folder) throws IOException {
         return read(name -> Files.readAllBytes(folder.resolve(name)));
     }
@@ -186,7 +187,7 @@ public final class Encoder {
         }
         ((Map<String, Object>) p).forEach((role, prefix) -> prefixes.put(role, (String) prefix));
         int maxLength = whole(manifest, "max_length", MAX_LENGTH_MIN, MAX_LENGTH_MAX);
-        int windows = manifest.containsKey("windows") ? whole(manifest, "windows", 1, 64) : 1;
+        int windows = manifest.containsKey("windows") ? whole(manifest, "windows", 1, MAX_WINDOWS) : 1;
         if (!(manifest.get("name") instanceof String)) {
             throw new IllegalArgumentException("manifest.json: name must be a string");
         }

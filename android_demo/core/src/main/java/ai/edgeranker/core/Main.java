@@ -33,8 +33,8 @@ public final class Main {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 0 || !(args[0].equals("rank") || args[0].equals("bench"))) {
-            System.err.println("usage: Main rank FEED.jsonl [--query Q] [--history HISTORY.json] [--top N] "
-                    + "[--models DIR]\n       Main bench [--runs N] [--models DIR]");
+            System.err.println("edge-ranker-core: usage: rank FEED.jsonl [--query Q] [--history HISTORY.json] "
+                    + "[--top N] [--models DIR] | bench [--runs N] [--models DIR]");
             System.exit(2);
         }
         try {
@@ -78,7 +78,7 @@ public final class Main {
         }
         if (id instanceof Double) {
             double v = (Double) id;
-            if (v == Math.rint(v) && Math.abs(v) <= 9007199254740992.0) {  // exact in a double
+            if (v == Math.rint(v) && Math.abs(v) < 9007199254740992.0) {  // below 2^53: exact in a double
                 return Long.toString((long) v);
             }
         }
@@ -179,15 +179,22 @@ public final class Main {
         if (v == null || v instanceof Double) {
             return (Double) v;
         }
-        String s = (String) v;
+        if (!(v instanceof String s)) {
+            throw new IllegalArgumentException("'published' must be ISO-8601 or unix seconds, got " + Json.write(v));
+        }
         try {
             OffsetDateTime t = OffsetDateTime.parse(s);
             return t.toEpochSecond() + t.getNano() / 1e9;
         } catch (DateTimeParseException e) {
             try {
-                return (double) LocalDateTime.parse(s).atZone(ZoneId.systemDefault()).toEpochSecond();
+                LocalDateTime t = LocalDateTime.parse(s);
+                return t.atZone(ZoneId.systemDefault()).toEpochSecond() + t.getNano() / 1e9;
             } catch (DateTimeParseException e2) {
-                return (double) LocalDate.parse(s).atStartOfDay(ZoneId.systemDefault()).toEpochSecond();
+                try {
+                    return (double) LocalDate.parse(s).atStartOfDay(ZoneId.systemDefault()).toEpochSecond();
+                } catch (DateTimeParseException e3) {
+                    throw new IllegalArgumentException("'published' is not ISO-8601: " + Json.write(v));
+                }
             }
         }
     }

@@ -364,9 +364,9 @@ public final class GoldenTest {
     }
 
     /**
-     * A damaged model.onnx (cut short, or bytes changed where the graph and the first tensors lie) is refused with
-     * an IllegalArgumentException or IllegalStateException naming what is wrong, never a buffer or arithmetic
-     * error from deep in the reader; seeded, so a failure repeats.
+     * A manifest Python's read_manifest refuses is refused here too, in words (the files it names are the shipped
+     * ones, so each refusal is for the field changed): a file outside the folder, max_length out of range or past
+     * the position table, a newer schema, prefixes that are not texts, a vocab.txt with an empty or repeated line.
      */
     static void hostileManifests(Path models) throws Exception {
         Path folder = models.resolve("semantic");
@@ -394,6 +394,17 @@ public final class GoldenTest {
                 .replace("\"bytes\": " + vocab.length, "\"bytes\": " + holed.length);
         refused(name -> name.equals("manifest.json") ? listed.getBytes(StandardCharsets.UTF_8)
                 : name.equals("vocab.txt") ? holed : Files.readAllBytes(folder.resolve(name)), "is empty");
+        // a token twice (the last line repeated in place of the one before it) would give two rows one id
+        String[] lines = text.split("\n", -1);
+        lines[lines.length - 3] = lines[lines.length - 2];
+        byte[] twice = String.join("\n", lines).getBytes(StandardCharsets.UTF_8);
+        String listedTwice = manifest.replace(Encoder.sha256(vocab), Encoder.sha256(twice))
+                .replace("\"bytes\": " + vocab.length, "\"bytes\": " + twice.length);
+        refused(name -> name.equals("manifest.json") ? listedTwice.getBytes(StandardCharsets.UTF_8)
+                : name.equals("vocab.txt") ? twice : Files.readAllBytes(folder.resolve(name)), "holds a token twice");
+        String nameless = manifest.replace("\"name\": \"semantic\"", "\"name\": 5");
+        refused(name -> name.equals("manifest.json") ? nameless.getBytes(StandardCharsets.UTF_8)
+                : Files.readAllBytes(folder.resolve(name)), "name must be a string");
     }
 
     static void refused(Encoder.ModelFiles files, String words) throws Exception {
@@ -405,6 +416,11 @@ public final class GoldenTest {
         }
     }
 
+    /**
+     * A damaged model.onnx (cut short, or bytes changed where the graph and the first tensors lie) is refused with
+     * an IllegalArgumentException or IllegalStateException naming what is wrong, never a buffer or arithmetic
+     * error from deep in the reader; seeded, so a failure repeats.
+     */
     static void damagedModels(Path models) throws Exception {
         byte[] model = Files.readAllBytes(models.resolve("semantic/model.onnx"));
         Random random = new Random(0);
