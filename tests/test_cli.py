@@ -621,6 +621,7 @@ def test_a_damaged_student_or_metrics_file_is_named(tiny_student, tmp_path):
         (["bench", "semantic", "--energy", "--window", "0"], ["--window", "more than 0"]),
         (["eval", "semantic"], ["nothing to evaluate"]),
         (["eval", "semantic", "--retrieval", "nosuch"], ["unknown retrieval set"]),
+        (["eval", "semantic", "nosuchmodel", "--bitext", "de-en={file}"], ["no model folder at 'nosuchmodel'"]),
         (["quantize-compare", "{v}", "--out", "{tmp}/q", "--retrieval", "nosuch"], ["unknown retrieval set"]),
         (["eval", "semantic", "--sts", "--split", "train"], ["--split", "invalid choice"]),
         (["eval", "semantic", "--bitext", "de-en={file}", "--out", "{file}/r.json"], ["is a file, not a folder"]),

@@ -9,6 +9,24 @@ from pathlib import Path
 from edge_ranker.errors import EdgeRankerError
 
 
+def check_spec(spec: str) -> None:
+    """Refuse a spec that names nothing before any model is evaluated: found only when its turn came, an unknown
+    second model cost the first one's whole evaluation. A ``teacher:`` id is any sentence-transformers model, which
+    only loading it can tell."""
+    if spec.startswith("teacher:"):
+        return
+    if spec.startswith("reduced:"):
+        folder = Path(spec.split(":", 1)[1])
+        for name in ("student.json", "pca.npz"):
+            if not (folder / name).is_file():
+                raise EdgeRankerError(f"{spec!r}: {folder} has no {name} (reduced: takes a student folder of distill)")
+        return
+    if not (Path(spec) / "student.json").exists():
+        from edge_ranker.runtime.encoder import resolve_model_path
+
+        resolve_model_path(spec)  # a model folder or a shipped name, else what is wrong
+
+
 def resolve_encoder(spec: str, cache_dir: str | Path):
     from edge_ranker.teachers import CachedTeacher, load_teacher
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from edge_ranker.datasets.retrieval import load_retrieval
 from edge_ranker.datasets.user import read_parallel
-from edge_ranker.evaluate.encoders import resolve_encoder
+from edge_ranker.evaluate.encoders import check_spec, resolve_encoder
 from edge_ranker.evaluate.retrieval import cosine_scores, fused_scores, lexical_scores, scores_metrics
 from edge_ranker.evaluate.sts import evaluate_sts
 from edge_ranker.evaluate.translation import evaluate_bitext, evaluate_translation
@@ -39,6 +39,8 @@ def evaluate_models(
     ``search`` the cross-language search benchmark (``evaluate.crosslingual``), under ``search``, with
     ``ranker_semantic`` as the ranker's semantic model beside each model; each of ``bitexts``
     (the user's ``XX-YY=FILE``) translation retrieval, under ``bitext:SPEC``."""
+    for spec in [*models, *([docs] if docs else [])]:
+        check_spec(spec)
     sets = {name: load_retrieval(name, data_root) for name in retrieval or []}
     pairs = {spec: read_parallel(spec, "--bitext") for spec in bitexts or []}  # read and checked before any model runs
     words = {name: lexical_scores(ds) for name, ds in sets.items()} if lexical_weight else {}  # encoder-free
