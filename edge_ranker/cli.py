@@ -14,6 +14,7 @@ from pathlib import Path
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.paths import DATA_HELP, cache_root, data_root, output_folder
 from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT, SEMANTIC_QUERY_WEIGHT
+from edge_ranker.textio import read_json
 
 
 def _json(obj, **kw) -> str:
@@ -224,12 +225,7 @@ def cmd_export(a: argparse.Namespace) -> None:
 
 def _read_metrics(path: str) -> dict:
     """The ``--metrics`` file: a JSON object, as the manifest holds it (the runtime refuses any other)."""
-    try:
-        metrics = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise EdgeRankerError(f"cannot read the metrics file {path}: {exc.strerror}") from exc
-    except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON
-        raise EdgeRankerError(f"the metrics file {path} is not JSON: {str(exc)[:120]}") from exc
+    metrics = read_json(path, "metrics file")
     if not isinstance(metrics, dict):
         raise EdgeRankerError(f"the metrics file {path} must hold a JSON object, not {type(metrics).__name__}")
     return metrics

@@ -6,6 +6,7 @@ Invalid UTF-8 never crashes a run: the line is skipped and counted, so a report 
 from __future__ import annotations
 
 import gzip
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -14,6 +15,16 @@ from pathlib import Path
 from edge_ranker.errors import EdgeRankerError
 
 _LEIPZIG = re.compile(rb"^\d+\t")
+
+
+def read_json(path: str | Path, what: str) -> object:
+    """A JSON file the user gave (a UTF-8 BOM allowed), or a one-line error naming ``what`` it is and the fault."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8-sig"))
+    except OSError as exc:
+        raise EdgeRankerError(f"cannot read the {what} {path}: {exc.strerror}") from exc
+    except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON
+        raise EdgeRankerError(f"the {what} {path} is not JSON: {str(exc)[:120]}") from exc
 
 
 @dataclass

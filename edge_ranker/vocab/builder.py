@@ -23,7 +23,7 @@ from pathlib import Path
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.textio import ReadStats, read_lines
+from edge_ranker.textio import ReadStats, read_json, read_lines
 from edge_ranker.vocab.sampling import sample_to_budget, smoothed_weights
 
 SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
@@ -235,12 +235,7 @@ def build_vocab(
 def load_recipe(path: str | Path, data_root: str | Path) -> dict[str, list[str | Path]]:
     """Read a recipe JSON ``{"languages": {lang: [glob under data_root | "wordfreq:LANG:N"]}}``; a file of another
     shape is refused with what it should hold."""
-    try:
-        recipe = json.loads(Path(path).read_text(encoding="utf-8-sig"))
-    except OSError as exc:
-        raise EdgeRankerError(f"cannot read the vocabulary recipe {path}: {exc.strerror}") from exc
-    except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON
-        raise EdgeRankerError(f"the vocabulary recipe {path} is not JSON: {str(exc)[:120]}") from exc
+    recipe = read_json(path, "vocabulary recipe")
     languages = recipe.get("languages") if isinstance(recipe, dict) else None
     if not isinstance(languages, dict) or not all(
         isinstance(rels, list) and all(isinstance(r, str) for r in rels) for rels in languages.values()
