@@ -230,12 +230,7 @@ class PreferenceStore:
         _check_path(self.path)
         _inspect(self.path)
         try:
-            if read_only:
-                self._db = _open_read_only(self.path)
-            else:
-                self._db = sqlite3.connect(
-                    self.path.absolute(), check_same_thread=False, timeout=BUSY_TIMEOUT_S, isolation_level=None
-                )
+            self._db = _open_read_only(self.path) if read_only else _connect(self.path.absolute())
         except sqlite3.Error as exc:
             raise describe(exc, self.path) from exc
         try:
@@ -791,7 +786,7 @@ def _open_read_only(path: Path) -> sqlite3.Connection:
     it), which is safe when it has no write-ahead log, which an immutable read would skip, and refused with what to
     do when it has one."""
     if os.access(path.absolute().parent, os.W_OK):
-        con = sqlite3.connect(path.absolute(), check_same_thread=False, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        con = _connect(path.absolute())
         con.execute("PRAGMA query_only=ON")
         return con
     uri = path.absolute().as_uri()
@@ -808,9 +803,15 @@ def _open_read_only(path: Path) -> sqlite3.Connection:
     return _connect_reading(f"{uri}?mode=ro&immutable=1")
 
 
+def _connect(database: Path | str, uri: bool = False) -> sqlite3.Connection:
+    """The store's connection: shared by its threads under its lock, waiting for other processes' locks, and in
+    autocommit mode, its transactions begun explicitly."""
+    return sqlite3.connect(database, uri=uri, check_same_thread=False, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+
+
 def _connect_reading(uri: str) -> sqlite3.Connection:
     """A connection to ``uri`` that has read the schema once, so a file it cannot read fails here."""
-    con = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    con = _connect(uri, uri=True)
     try:
         con.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
     except sqlite3.Error:
