@@ -379,37 +379,35 @@ public final class GoldenTest {
             {"\"max_length\": 64", "\"max_length\": 64.5", "max_length must be a whole number"},
             {"\"schema_version\": 1", "\"schema_version\": 99", "newer than this core"},
             {"\"prefixes\": {}", "\"prefixes\": [\"query: \"]", "prefixes must map"},
+            {"\"name\": \"semantic\"", "\"name\": 5", "name must be a string"},
         };
         for (String[] c : cases) {
             check(manifest.contains(c[0]), "the shipped manifest holds " + c[0]);
-            String changed = manifest.replace(c[0], c[1]);
-            refused(name -> name.equals("manifest.json") ? changed.getBytes(StandardCharsets.UTF_8)
-                    : Files.readAllBytes(folder.resolve(name)), c[2]);
+            refused(folder, manifest.replace(c[0], c[1]), vocab, c[2]);
         }
-        // an empty line in vocab.txt (its listed hash updated to match) would shift every later id
+        // an empty line in vocab.txt would shift every later id
         String text = new String(vocab, StandardCharsets.UTF_8);
         int cut = text.indexOf('\n', text.length() / 2) + 1;
         byte[] holed = (text.substring(0, cut) + "\n" + text.substring(cut)).getBytes(StandardCharsets.UTF_8);
-        String listed = manifest.replace(Encoder.sha256(vocab), Encoder.sha256(holed))
-                .replace("\"bytes\": " + vocab.length, "\"bytes\": " + holed.length);
-        refused(name -> name.equals("manifest.json") ? listed.getBytes(StandardCharsets.UTF_8)
-                : name.equals("vocab.txt") ? holed : Files.readAllBytes(folder.resolve(name)), "is empty");
+        refused(folder, listing(manifest, vocab, holed), holed, "is empty");
         // a token twice (the last line repeated in place of the one before it) would give two rows one id
         String[] lines = text.split("\n", -1);
         lines[lines.length - 3] = lines[lines.length - 2];
         byte[] twice = String.join("\n", lines).getBytes(StandardCharsets.UTF_8);
-        String listedTwice = manifest.replace(Encoder.sha256(vocab), Encoder.sha256(twice))
-                .replace("\"bytes\": " + vocab.length, "\"bytes\": " + twice.length);
-        refused(name -> name.equals("manifest.json") ? listedTwice.getBytes(StandardCharsets.UTF_8)
-                : name.equals("vocab.txt") ? twice : Files.readAllBytes(folder.resolve(name)), "holds a token twice");
-        String nameless = manifest.replace("\"name\": \"semantic\"", "\"name\": 5");
-        refused(name -> name.equals("manifest.json") ? nameless.getBytes(StandardCharsets.UTF_8)
-                : Files.readAllBytes(folder.resolve(name)), "name must be a string");
+        refused(folder, listing(manifest, vocab, twice), twice, "holds a token twice");
     }
 
-    static void refused(Encoder.ModelFiles files, String words) throws Exception {
+    /** The manifest listing another vocab.txt by its size and hash, as a tampered folder would. */
+    static String listing(String manifest, byte[] vocab, byte[] other) {
+        return manifest.replace(Encoder.sha256(vocab), Encoder.sha256(other))
+                .replace("\"bytes\": " + vocab.length, "\"bytes\": " + other.length);
+    }
+
+    /** The model folder with this manifest and vocab.txt must be refused with an error that holds words. */
+    static void refused(Path folder, String manifest, byte[] vocab, String words) throws Exception {
         try {
-            Encoder.read(files);
+            Encoder.read(name -> name.equals("manifest.json") ? manifest.getBytes(StandardCharsets.UTF_8)
+                    : name.equals("vocab.txt") ? vocab : Files.readAllBytes(folder.resolve(name)));
             check(false, "a model folder that should be refused (" + words + ") loaded");
         } catch (IllegalArgumentException e) {
             check(e.getMessage().contains(words), "refusal says '" + words + "': " + e.getMessage());
