@@ -139,41 +139,46 @@ public final class Interests {
     }
 
     /**
-     * Whether an interest counts at now: one past the horizon scores every document 0 and, left in, would tie the
-     * documents nearest it (as Python's interests.alive), so scoring and active(now) skip it.
+     * Each interest's decay at now. One at 0, past the horizon, does not count (as Python's interests.alive): it
+     * scores every document 0 and, left in, would tie the documents nearest it, so scoring and active(now) skip it.
      */
-    boolean alive(CoI c, double now) {
-        return decay(c.lastView, now) > 0.0;
+    double[] decays(List<CoI> cois, double now) {
+        double[] d = new double[cois.size()];
+        for (int i = 0; i < d.length; i++) {
+            d[i] = decay(cois.get(i).lastView, now);
+        }
+        return d;
     }
 
-    double[] relevances(double now) {
+    /** Each positive interest's relevance, its share of the living ones' views and view time, times its decay. */
+    double[] relevances(double[] decay) {
         double cs = 0;
         double ts = 0;
-        for (CoI c : positives) {
-            if (alive(c, now)) {
-                cs += c.viewCount;
-                ts += c.viewTime;
+        for (int i = 0; i < decay.length; i++) {
+            if (decay[i] > 0.0) {
+                cs += positives.get(i).viewCount;
+                ts += positives.get(i).viewTime;
             }
         }
         cs = cs == 0 ? 1 : cs;
         ts = ts == 0 ? 1 : ts;
-        double[] r = new double[positives.size()];
+        double[] r = new double[decay.length];
         for (int i = 0; i < r.length; i++) {
             CoI c = positives.get(i);
-            r[i] = (c.viewCount / cs + c.viewTime / ts) * decay(c.lastView, now);
+            r[i] = (c.viewCount / cs + c.viewTime / ts) * decay[i];
         }
         return r;
     }
 
     /** Whether the interests alive at now order a feed; else the ranker starts cold. */
     public boolean active(double now) {
-        return count(positives, now) >= config.minPositiveCois || count(negatives, now) > 0;
+        return living(decays(positives, now)) >= config.minPositiveCois || living(decays(negatives, now)) > 0;
     }
 
-    private int count(List<CoI> cois, double now) {
+    private static int living(double[] decay) {
         int n = 0;
-        for (CoI c : cois) {
-            n += alive(c, now) ? 1 : 0;
+        for (double d : decay) {
+            n += d > 0.0 ? 1 : 0;
         }
         return n;
     }
@@ -185,24 +190,24 @@ public final class Interests {
         for (float[] doc : docs) {  // every one: a shorter vector would give a partial cosine
             checkSize(doc.length);
         }
-        double[] rel = relevances(now);
+        double[] posDecay = decays(positives, now);
+        double[] negDecay = decays(negatives, now);
+        double[] rel = relevances(posDecay);
         PersonalScore[] out = new PersonalScore[docs.length];
         for (int d = 0; d < docs.length; d++) {
             PersonalScore p = new PersonalScore();
             double ps = 0, pd = 0, pr = 0, ns = 0, nd = 0;
-            int j = argmax(positives, docs[d], now);
+            int j = argmax(positives, posDecay, docs[d]);
             if (j >= 0) {
-                CoI c = positives.get(j);
-                ps = dot(docs[d], c.point);
-                pd = decay(c.lastView, now);
+                ps = dot(docs[d], positives.get(j).point);
+                pd = posDecay[j];
                 pr = rel[j];
                 p.positive = j;
             }
-            int k = argmax(negatives, docs[d], now);
+            int k = argmax(negatives, negDecay, docs[d]);
             if (k >= 0) {
-                CoI c = negatives.get(k);
-                ns = dot(docs[d], c.point);
-                nd = decay(c.lastView, now);
+                ns = dot(docs[d], negatives.get(k).point);
+                nd = negDecay[k];
                 p.negative = k;
             }
             p.score = ps * pd + pr - ns * nd;
@@ -216,11 +221,12 @@ public final class Interests {
         return out;
     }
 
-    private int argmax(List<CoI> cois, float[] doc, double now) {
+    /** The living interest (decay above 0) nearest doc, or -1. */
+    private static int argmax(List<CoI> cois, double[] decay, float[] doc) {
         int best = -1;
         float bestSim = Float.NEGATIVE_INFINITY;
         for (int i = 0; i < cois.size(); i++) {
-            if (!alive(cois.get(i), now)) {
+            if (decay[i] <= 0.0) {
                 continue;
             }
             float s = dot(doc, cois.get(i).point);
