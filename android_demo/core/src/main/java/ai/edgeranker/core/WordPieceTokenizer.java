@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * WordPiece tokenization identical to the Python runtime's tokenizer.json: BERT normaliser (clean text,
@@ -27,7 +29,7 @@ import java.util.Map;
 public final class WordPieceTokenizer {
     private static final int MAX_CHARS_PER_WORD = 100;
     private static final int CHARS_PER_TOKEN_CAP = 64;
-    private static final String[] SPECIAL = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
+    private static final Pattern SPECIAL = Pattern.compile("\\[(?:PAD|UNK|CLS|SEP|MASK)\\]");
     private static final int[] FIRST;
     private static final int[] LAST;
     private static final char[] KIND;
@@ -111,24 +113,19 @@ public final class WordPieceTokenizer {
     public int[] encode(String text, String prefix) {
         String rest = prefix + cut(text);
         List<Integer> ids = new ArrayList<>();
-        while (!rest.isEmpty()) {  // the text between special tokens is normalised and split; each of those is one id
-            int at = rest.length();
-            String special = null;
-            for (String s : SPECIAL) {
-                int i = rest.indexOf(s);
-                if (i >= 0 && i < at && vocab.containsKey(s)) {
-                    at = i;
-                    special = s;
+        int from = 0;  // the text between special tokens is normalised and split; each of those is one id
+        for (Matcher m = SPECIAL.matcher(rest); m.find(); ) {
+            Integer special = vocab.get(m.group());
+            if (special != null) {
+                for (String word : preTokenize(normalize(rest.substring(from, m.start())))) {
+                    wordPiece(word, ids);
                 }
+                ids.add(special);
+                from = m.end();
             }
-            for (String word : preTokenize(normalize(rest.substring(0, at)))) {
-                wordPiece(word, ids);
-            }
-            if (special == null) {
-                break;
-            }
-            ids.add(vocab.get(special));
-            rest = rest.substring(at + special.length());
+        }
+        for (String word : preTokenize(normalize(rest.substring(from)))) {
+            wordPiece(word, ids);
         }
         int keep = Math.min(ids.size(), maxLength - 2);
         int[] out = new int[keep + 2];
