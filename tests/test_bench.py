@@ -175,10 +175,20 @@ def test_teacher_size_is_the_files_it_names(tmp_path):
 
 
 def test_a_model_that_cannot_be_benchmarked_fails_the_command_after_the_others(tiny_model, tmp_path):
-    args = ["bench", str(tiny_model), str(tmp_path / "nosuch"), "--runs", "5", "--out", str(tmp_path), "--tag", "e"]
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "manifest.json").write_text("{not json")
+    args = ["bench", str(tiny_model), str(broken), "--runs", "5", "--out", str(tmp_path), "--tag", "e"]
     r = subprocess.run([sys.executable, "-m", "edge_ranker.cli", *args], capture_output=True, text=True, timeout=600)
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
-    assert "not benchmarked" in r.stderr and "no model folder" in r.stderr and (tmp_path / "e.json").is_file()
+    assert "not benchmarked" in r.stderr and "broken" in r.stderr and (tmp_path / "e.json").is_file()
+
+
+def test_an_unknown_model_name_is_refused_before_anything_is_measured(tiny_model, tmp_path):
+    args = ["bench", str(tiny_model), "semantc", "--runs", "5", "--out", str(tmp_path / "out"), "--tag", "e"]
+    r = subprocess.run([sys.executable, "-m", "edge_ranker.cli", *args], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert "no model folder at 'semantc'" in r.stderr and not (tmp_path / "out").exists()
 
 
 def test_bench_skips_a_teacher_that_is_not_installed(tiny_model, tmp_path):

@@ -15,6 +15,7 @@ from pathlib import Path
 from edge_ranker.bench.energy import EnergyUnavailable, open_meter
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.paths import output_folder
+from edge_ranker.runtime.encoder import resolve_model_path
 
 DEFAULT_MODELS = ["semantic", "teacher:use-multilingual-v3", "relevance", "teacher:multilingual-e5-small"]
 
@@ -70,6 +71,9 @@ def run_bench(
     ``default_out_dir()``; ``files`` in the result names them (``png`` is None without matplotlib).
     """
     models = models or DEFAULT_MODELS
+    for spec in models:  # a mistyped name is refused now, not after minutes of measuring the models before it
+        if not spec.startswith("teacher:"):
+            resolve_model_path(spec)
     if tag is not None and (not tag.strip() or tag != Path(tag).name or tag in (".", "..")):
         raise EdgeRankerError(f"the tag {tag!r} must be a plain file stem, without a folder (--out says where)")
     out = output_folder(out_dir or default_out_dir(), "benchmark results", overwrite=True)  # before measuring
