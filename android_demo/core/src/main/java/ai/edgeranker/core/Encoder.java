@@ -201,11 +201,11 @@ public final class Encoder {
     /** A whole number of the manifest from min to max, or an error that names it (as Python's read_manifest). */
     static int whole(Map<String, Object> manifest, String key, int min, int max) {
         Object v = manifest.get(key);
-        if (!(v instanceof Double d && d == Math.rint(d) && d >= min && d <= max)) {
+        if (!(v instanceof Long n && n >= min && n <= max)) {  // an integer, as Python's json reads 64 and not 64.0
             throw new IllegalArgumentException("manifest.json: " + key + " must be a whole number from " + min + " to "
                     + max + ", got " + (v == null ? "nothing" : Json.write(v)));
         }
-        return (int) (double) d;
+        return (int) (long) n;
     }
 
     /** A file the manifest names, which must lie in the model folder itself, as Python's runtime requires. */
@@ -228,7 +228,7 @@ public final class Encoder {
         }
         byte[] data = files.read(name);
         Map<String, Object> m = (Map<String, Object>) meta;
-        if (!(m.get("bytes") instanceof Double) || !(m.get("sha256") instanceof String)) {
+        if (!(m.get("bytes") instanceof Long) || !(m.get("sha256") instanceof String)) {
             throw new IllegalArgumentException("manifest.json: files." + name + " needs its bytes and sha256");
         }
         long bytes = ((Number) m.get("bytes")).longValue();

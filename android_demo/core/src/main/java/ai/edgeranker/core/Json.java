@@ -1,5 +1,6 @@
 package ai.edgeranker.core;
 
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -7,7 +8,8 @@ import java.util.Map;
 
 /**
  * The little JSON the core reads (model manifests, feed lines, a history file) and writes (ranked lines):
- * objects become LinkedHashMap, arrays ArrayList, numbers Double, plus String, Boolean and null.
+ * objects become LinkedHashMap, arrays ArrayList, numbers Long (or BigInteger past a long) when written without a
+ * fraction or exponent and Double otherwise, as Python's json tells int from float, plus String, Boolean and null.
  */
 public final class Json {
     private final String s;
@@ -182,7 +184,7 @@ public final class Json {
         }
     }
 
-    private Double number() {
+    private Object number() {
         int start = i;
         while (i < s.length() && "+-0123456789.eE".indexOf(s.charAt(i)) >= 0) {
             i++;
@@ -190,7 +192,11 @@ public final class Json {
         if (start == i) {
             throw error("unexpected character");
         }
-        return Double.valueOf(s.substring(start, i));
+        String t = s.substring(start, i);
+        if (t.matches("-?[0-9]+")) {
+            return t.length() < 19 ? (Object) Long.valueOf(t) : new BigInteger(t);
+        }
+        return Double.valueOf(t);
     }
 
     /** Compact JSON of maps, lists, strings, numbers, booleans and null; non-ASCII text kept as is. */

@@ -1,6 +1,7 @@
 package ai.edgeranker.core;
 
 import java.io.IOException;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,8 +23,9 @@ import java.util.Map;
  *     documents (JSONL: id, text, published) ranked, one JSON line each, as `edge-ranker rank` prints them;
  *     HISTORY.json ({"likes": [{"text": ...}], "dislikes": [...]}, as edge_ranker/demo/history.json) is
  *     replayed a day ago, as `edge-ranker demo` does, since the JVM core keeps no preference database
- * bench [--runs N] [--models DIR]
- *     p50/p90 of the forward pass, one thread, for a 16- and a 128-token input of each model
+ * bench [--runs N] [--models DIR] [--feed FEED.jsonl]
+ *     p50/p90 of the forward pass, one thread, for a 16- and a 128-token input of each model, cut from the feed's
+ *     texts (default edge_ranker/demo/feed.jsonl, from the repository root)
  * </pre>
  * DIR holds the model folders semantic/ and relevance/ (default edge_ranker/models, from the repository root).
  */
@@ -34,7 +36,7 @@ public final class Main {
     public static void main(String[] args) throws Exception {
         if (args.length == 0 || !(args[0].equals("rank") || args[0].equals("bench"))) {
             System.err.println("edge-ranker-core: usage: rank FEED.jsonl [--query Q] [--history HISTORY.json] "
-                    + "[--top N] [--models DIR] | bench [--runs N] [--models DIR]");
+                    + "[--top N] [--models DIR] | bench [--runs N] [--models DIR] [--feed FEED.jsonl]");
             System.exit(2);
         }
         try {
@@ -43,7 +45,12 @@ public final class Main {
             if (args[0].equals("rank")) {
                 rank(rest, models);
             } else {
-                bench(count(option(rest, "--runs", "500"), "--runs", 1), models);
+                int runs = count(option(rest, "--runs", "500"), "--runs", 1);
+                Path feed = Path.of(option(rest, "--feed", "edge_ranker/demo/feed.jsonl"));
+                if (!rest.isEmpty()) {
+                    throw new IllegalArgumentException("bench takes only --runs, --models and --feed, got " + rest);
+                }
+                bench(runs, models, feed);
             }
         } catch (Exception | StackOverflowError e) {  // one line, as the Python command line: never a stack trace
             System.err.println("edge-ranker-core: error: " + describe(e));
@@ -71,18 +78,12 @@ public final class Main {
         return s.startsWith("\uFEFF") ? s.substring(1) : s;
     }
 
-    /** A document id as Python's rank takes it: a string, or a whole number written without a fraction. */
+    /** A document id as Python's rank takes it: a non-empty string, or an integer (1, not 1.0). */
     static String docId(Object id) {
-        if (id instanceof String) {
-            return (String) id;
+        if ((id instanceof String t && !t.isEmpty()) || id instanceof Long || id instanceof BigInteger) {
+            return id.toString();
         }
-        if (id instanceof Double) {
-            double v = (Double) id;
-            if (v == Math.rint(v) && Math.abs(v) < 9007199254740992.0) {  // below 2^53: exact in a double
-                return Long.toString((long) v);
-            }
-        }
-        throw new IllegalArgumentException("'id' must be a string or a whole number, got " + Json.write(id));
+        throw new IllegalArgumentException("'id' must be a non-blank string or an integer, got " + Json.write(id));
     }
 
     /** A whole-number option of at least min, or an error that names it. */
@@ -176,8 +177,8 @@ public final class Main {
 
     /** ISO-8601 (a date-time without offset is local time, as Python's fromisoformat) or unix seconds. */
     static Double published(Object v) {
-        if (v == null || v instanceof Double) {
-            return (Double) v;
+        if (v == null || v instanceof Number) {
+            return v == null ? null : ((Number) v).doubleValue();
         }
         if (!(v instanceof String s)) {
             throw new IllegalArgumentException("'published' must be ISO-8601 or unix seconds, got " + Json.write(v));
@@ -200,15 +201,18 @@ public final class Main {
     }
 
     /**
-     * Token ids of the demo feed's texts joined by spaces, cut to length tokens (at most the model's
+     * Token ids of a feed's texts joined by spaces, cut to length tokens (at most the model's
      * max_length) and closed with [SEP]: the inputs android_demo/core/bench_onnxruntime.py gives onnxruntime.
      */
-    static int[] benchIds(Encoder enc, int length) throws Exception {
+    static int[] benchIds(Encoder enc, Path feed, int length) throws Exception {
         List<String> texts = new ArrayList<>();
-        for (String s : Files.readAllLines(Path.of("edge_ranker/demo/feed.jsonl"), StandardCharsets.UTF_8)) {
-            if (!s.isBlank()) {
-                texts.add((String) Json.object(s).get("text"));
+        for (String s : text(feed.toString()).split("\n")) {
+            if (!s.isBlank() && Json.object(s).get("text") instanceof String text) {
+                texts.add(text);
             }
+        }
+        if (texts.isEmpty()) {
+            throw new IllegalArgumentException(feed + " holds no document with a 'text' to benchmark");
         }
         int[] ids = enc.tokenize(String.join(" ", texts), null);
         int n = Math.min(Math.min(length, enc.maxLength), ids.length);
@@ -217,13 +221,13 @@ public final class Main {
         return out;
     }
 
-    private static void bench(int runs, Path models) throws Exception {
+    private static void bench(int runs, Path models, Path feed) throws Exception {
         System.out.println("model      tokens  p50_ms  p90_ms  (java " + System.getProperty("java.version") + ", "
                 + runs + " runs after as many warm-up runs)");
         for (String name : new String[] {"semantic", "relevance"}) {
             Encoder enc = Encoder.load(models.resolve(name));
             for (int length : new int[] {16, 128}) {
-                int[] ids = benchIds(enc, length);
+                int[] ids = benchIds(enc, feed, length);
                 double[] ms = new double[runs];
                 for (int i = 0; i < runs; i++) {
                     enc.forward(ids);

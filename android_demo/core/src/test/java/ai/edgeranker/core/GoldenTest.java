@@ -355,6 +355,18 @@ public final class GoldenTest {
                 check(e.getMessage().contains("non-blank") || e.getMessage().contains("milliseconds"), e.getMessage());
             }
         }
+        // ids as Python's rank takes them: 1 and integers past a long as text, 1.0 and "" refused
+        check(Main.docId(Json.parse("1")).equals("1") && Main.docId(Json.parse("-7")).equals("-7"), "integer ids");
+        check(Main.docId(Json.parse("123456789012345678901234567890")).equals("123456789012345678901234567890"),
+                "an id past a long");
+        for (String id : new String[] {"1.0", "1e3", "\"\"", "true", "null"}) {
+            try {
+                Main.docId(Json.parse(id));
+                check(false, "the id " + id + ", which Python refuses, was taken");
+            } catch (IllegalArgumentException e) {
+                check(e.getMessage().contains("non-blank string or an integer"), e.getMessage());
+            }
+        }
         for (String t : new String[] {"", "   ", "...", "\uD83D\uDE80\uD83C\uDF89", "\u0000\n", "\u2026 !!"}) {
             check(!Lexical.hasWord(t), "no word in " + t);
         }
@@ -377,6 +389,7 @@ public final class GoldenTest {
             {"\"max_length\": 64", "\"max_length\": 600", "past the model's"},
             {"\"max_length\": 64", "\"max_length\": 1000000000", "max_length must be a whole number"},
             {"\"max_length\": 64", "\"max_length\": 64.5", "max_length must be a whole number"},
+            {"\"max_length\": 64", "\"max_length\": 64.0", "max_length must be a whole number"},
             {"\"schema_version\": 1", "\"schema_version\": 99", "newer than this core"},
             {"\"prefixes\": {}", "\"prefixes\": [\"query: \"]", "prefixes must map"},
             {"\"name\": \"semantic\"", "\"name\": 5", "name must be a string"},
