@@ -181,7 +181,7 @@ def test_a_model_that_cannot_be_benchmarked_fails_the_command_after_the_others(t
     args = ["bench", str(tiny_model), str(broken), "--runs", "5", "--out", str(tmp_path), "--tag", "e"]
     r = subprocess.run([sys.executable, "-m", "edge_ranker.cli", *args], capture_output=True, text=True, timeout=600)
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
-    assert "not benchmarked" in r.stderr and "broken" in r.stderr and (tmp_path / "e.json").is_file()
+    assert "not benchmarked" in r.stderr and "corrupted" in r.stderr and (tmp_path / "e.json").is_file()
 
 
 def test_an_unknown_model_name_is_refused_before_anything_is_measured(tiny_model, tmp_path):

@@ -65,7 +65,8 @@ def run_bench(
     out_dir: str | Path | None = None,
     tag: str | None = None,
 ) -> dict:
-    """Benchmark each model in its own process; teachers that are not installed land in ``skipped``.
+    """Benchmark each model in its own process; teachers that are not installed land in ``skipped``. A model
+    that is neither a folder nor a shipped name is refused before anything is measured.
 
     Writes ``STEM.json`` (and ``STEM.png`` when matplotlib is installed) under ``out_dir``, by default
     ``default_out_dir()``; ``files`` in the result names them (``png`` is None without matplotlib).

@@ -155,7 +155,7 @@ public final class Encoder {
     @SuppressWarnings("unchecked")
     public static Encoder read(ModelFiles files) throws IOException {
         Map<String, Object> manifest = Json.object(new String(files.read("manifest.json"), StandardCharsets.UTF_8));
-        int schema = whole(manifest, "schema_version", 1, Integer.MAX_VALUE);
+        int schema = whole(manifest, "schema_version", 0, Integer.MAX_VALUE);
         if (schema > SCHEMA_VERSION) {
             throw new IllegalArgumentException("manifest.json uses schema " + schema + ", newer than this core reads ("
                     + SCHEMA_VERSION + "); update the app's edge-ranker core");
@@ -228,10 +228,9 @@ public final class Encoder {
         }
         byte[] data = files.read(name);
         Map<String, Object> m = (Map<String, Object>) meta;
-        if (!(m.get("bytes") instanceof Long) || !(m.get("sha256") instanceof String)) {
+        if (!(m.get("bytes") instanceof Long bytes) || !(m.get("sha256") instanceof String)) {
             throw new IllegalArgumentException("manifest.json: files." + name + " needs its bytes and sha256");
         }
-        long bytes = ((Number) m.get("bytes")).longValue();
         String sha = sha256(data);
         if (data.length != bytes || !sha.equals(m.get("sha256"))) {
             throw new IOException(name + " does not match manifest.json (" + data.length + " bytes, sha256 " + sha

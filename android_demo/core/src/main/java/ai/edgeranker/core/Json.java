@@ -5,13 +5,20 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The little JSON the core reads (model manifests, feed lines, a history file) and writes (ranked lines):
  * objects become LinkedHashMap, arrays ArrayList, numbers Long (or BigInteger past a long) when written without a
- * fraction or exponent and Double otherwise, as Python's json tells int from float, plus String, Boolean and null.
+ * fraction or exponent and Double otherwise (NaN and Infinity included), as Python's json tells int from float,
+ * plus String, Boolean and null.
  */
 public final class Json {
+    // JSON's number grammar: no leading zeros, '+', bare '.' or dangling exponent, which Python's json refuses too
+    private static final Pattern NUMBER = Pattern.compile("-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?");
+    // Python refuses to read an integer of more digits (sys.int_info.default_max_str_digits)
+    private static final int MAX_DIGITS = 4300;
     private final String s;
     private int i;
 
@@ -67,6 +74,10 @@ public final class Json {
                 return literal("false", Boolean.FALSE);
             case 'n':
                 return literal("null", null);
+            case 'N':  // NaN and Infinity, which Python's json reads and writes
+                return literal("NaN", Double.NaN);
+            case 'I':
+                return literal("Infinity", Double.POSITIVE_INFINITY);
             default:
                 return number();
         }
@@ -185,18 +196,27 @@ public final class Json {
     }
 
     private Object number() {
-        int start = i;
-        while (i < s.length() && "+-0123456789.eE".indexOf(s.charAt(i)) >= 0) {
-            i++;
+        if (s.startsWith("-Infinity", i)) {
+            return literal("-Infinity", Double.NEGATIVE_INFINITY);
         }
-        if (start == i) {
+        Matcher m = NUMBER.matcher(s).region(i, s.length());
+        if (!m.lookingAt()) {
             throw error("unexpected character");
         }
-        String t = s.substring(start, i);
-        if (t.matches("-?[0-9]+")) {
-            return t.length() < 19 ? (Object) Long.valueOf(t) : new BigInteger(t);
+        String t = m.group();
+        if (m.group(1) != null || m.group(2) != null) {
+            i = m.end();
+            return Double.valueOf(t);
         }
-        return Double.valueOf(t);
+        if (t.length() - (t.charAt(0) == '-' ? 1 : 0) > MAX_DIGITS) {
+            throw error("an integer of more than " + MAX_DIGITS + " digits");
+        }
+        i = m.end();
+        try {
+            return Long.parseLong(t);
+        } catch (NumberFormatException e) {  // past a long
+            return new BigInteger(t);
+        }
     }
 
     /** Compact JSON of maps, lists, strings, numbers, booleans and null; non-ASCII text kept as is. */

@@ -46,11 +46,11 @@ public final class Main {
                 rank(rest, models);
             } else {
                 int runs = count(option(rest, "--runs", "500"), "--runs", 1);
-                Path feed = Path.of(option(rest, "--feed", "edge_ranker/demo/feed.jsonl"));
+                String feed = option(rest, "--feed", "edge_ranker/demo/feed.jsonl");
                 if (!rest.isEmpty()) {
                     throw new IllegalArgumentException("bench takes only --runs, --models and --feed, got " + rest);
                 }
-                bench(runs, models, feed);
+                bench(runs, models, benchTexts(feed));
             }
         } catch (Exception | StackOverflowError e) {  // one line, as the Python command line: never a stack trace
             System.err.println("edge-ranker-core: error: " + describe(e));
@@ -177,8 +177,11 @@ public final class Main {
 
     /** ISO-8601 (a date-time without offset is local time, as Python's fromisoformat) or unix seconds. */
     static Double published(Object v) {
-        if (v == null || v instanceof Number) {
-            return v == null ? null : ((Number) v).doubleValue();
+        if (v == null) {
+            return null;
+        }
+        if (v instanceof Number n) {
+            return n.doubleValue();
         }
         if (!(v instanceof String s)) {
             throw new IllegalArgumentException("'published' must be ISO-8601 or unix seconds, got " + Json.write(v));
@@ -200,20 +203,35 @@ public final class Main {
         }
     }
 
-    /**
-     * Token ids of a feed's texts joined by spaces, cut to length tokens (at most the model's
-     * max_length) and closed with [SEP]: the inputs android_demo/core/bench_onnxruntime.py gives onnxruntime.
-     */
-    static int[] benchIds(Encoder enc, Path feed, int length) throws Exception {
+    /** The texts of a feed to benchmark on, read once (it may be standard input), each line checked as rank does. */
+    static List<String> benchTexts(String feed) throws IOException {
         List<String> texts = new ArrayList<>();
-        for (String s : text(feed.toString()).split("\n")) {
-            if (!s.isBlank() && Json.object(s).get("text") instanceof String text) {
-                texts.add(text);
+        int line = 0;
+        for (String s : text(feed).split("\n", -1)) {
+            line++;
+            if (s.isBlank()) {
+                continue;
+            }
+            try {
+                if (!(Json.object(s).get("text") instanceof String t)) {
+                    throw new IllegalArgumentException("a document needs a 'text' (a string)");
+                }
+                texts.add(t);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(feed + " line " + line + ": " + describe(e), e);
             }
         }
         if (texts.isEmpty()) {
-            throw new IllegalArgumentException(feed + " holds no document with a 'text' to benchmark");
+            throw new IllegalArgumentException(feed + " holds no document to benchmark on");
         }
+        return texts;
+    }
+
+    /**
+     * Token ids of the texts joined by spaces, cut to length tokens (at most the model's max_length) and closed
+     * with [SEP]: for the demo feed, the inputs android_demo/core/bench_onnxruntime.py gives onnxruntime.
+     */
+    static int[] benchIds(Encoder enc, List<String> texts, int length) {
         int[] ids = enc.tokenize(String.join(" ", texts), null);
         int n = Math.min(Math.min(length, enc.maxLength), ids.length);
         int[] out = Arrays.copyOf(ids, n);
@@ -221,13 +239,13 @@ public final class Main {
         return out;
     }
 
-    private static void bench(int runs, Path models, Path feed) throws Exception {
+    private static void bench(int runs, Path models, List<String> texts) throws Exception {
         System.out.println("model      tokens  p50_ms  p90_ms  (java " + System.getProperty("java.version") + ", "
                 + runs + " runs after as many warm-up runs)");
         for (String name : new String[] {"semantic", "relevance"}) {
             Encoder enc = Encoder.load(models.resolve(name));
             for (int length : new int[] {16, 128}) {
-                int[] ids = benchIds(enc, feed, length);
+                int[] ids = benchIds(enc, texts, length);
                 double[] ms = new double[runs];
                 for (int i = 0; i < runs; i++) {
                     enc.forward(ids);

@@ -375,6 +375,24 @@ public final class GoldenTest {
         }
     }
 
+    /** Numbers as Python's json reads them: integers apart from floats, its grammar, NaN and Infinity, 4300 digits. */
+    static void json() {
+        check(Json.parse("1000000000000000000").equals(1000000000000000000L), "an integer in a long is a Long");
+        check(Json.parse("-9223372036854775809").equals(new java.math.BigInteger("-9223372036854775809")), "past a long");
+        check(Json.parse("1.0").equals(1.0) && Json.parse("-0.5e1").equals(-5.0), "floats are Double");
+        check(Double.isNaN((Double) Json.parse("NaN")) && Json.parse("[Infinity, -Infinity]")
+                .equals(List.of(Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY)), "NaN and Infinity");
+        check(Json.parse("9".repeat(4300)) instanceof java.math.BigInteger, "4300 digits");
+        for (String bad : new String[] {"01", "-01", "+1", ".5", "1.", "1.5e", "-", "--1", "1-2", "9".repeat(4301)}) {
+            try {
+                Json.parse(bad);
+                check(false, "Python's json refuses " + bad.substring(0, Math.min(bad.length(), 12)));
+            } catch (IllegalArgumentException e) {
+                check(e.getMessage().startsWith("JSON: "), e.getMessage());
+            }
+        }
+    }
+
     /**
      * A manifest Python's read_manifest refuses is refused here too, in words (the files it names are the shipped
      * ones, so each refusal is for the field changed): a file outside the folder, max_length out of range or past
@@ -465,6 +483,7 @@ public final class GoldenTest {
         sizes();
         timesAndMixedSizes();
         documents();
+        json();
         erf();
         damagedModels(models);
         hostileManifests(models);
