@@ -79,7 +79,7 @@ def test_bad_input_messages(exported, tmp_path):
     _one_line_error(cli("prefs", "forget", "--db", db), "nothing is stored there")
     for command in ("recover", "forget", "export"):  # an empty path is refused, not taken as the user's default
         _one_line_error(cli("prefs", command, "--db", ""), "must be a non-empty path")
-    assert cli("feedback", "like", "a", "--text", "x", "--semantic", exported, "--db", db).returncode == 0
+    assert cli("feedback", "like", "a", "--text", "the cat", "--semantic", exported, "--db", db).returncode == 0
 
 
 def test_closed_output_is_an_error(tmp_path):
@@ -178,7 +178,7 @@ def test_a_store_in_a_folder_that_cannot_be_written_is_still_exported(exported, 
     folder, pending = tmp_path / "ro", tmp_path / "pending"
     folder.mkdir()
     pending.mkdir()
-    assert cli("feedback", "like", "a", "--text", "x", "--semantic", exported, "--db", folder / "p.db").returncode == 0
+    assert cli("feedback", "like", "a", "--text", "the cat", "--semantic", exported, "--db", folder / "p.db").returncode == 0
     s = PreferenceStore(tmp_path / "open.db")  # an open store's file and log, as a copy taken mid-use holds them
     s._db.execute("PRAGMA wal_autocheckpoint=0")
     s.add_feedback("b", np.ones(2, np.float32), "like", "m")
@@ -201,7 +201,7 @@ def test_a_store_in_a_folder_that_cannot_be_written_is_still_exported(exported, 
 
 def test_prefs_export_errors_and_a_closed_pipe(exported, tmp_path):
     db = tmp_path / "p.db"
-    assert cli("feedback", "like", "a", "--text", "x", "--semantic", exported, "--db", db).returncode == 0
+    assert cli("feedback", "like", "a", "--text", "the cat", "--semantic", exported, "--db", db).returncode == 0
     _one_line_error(cli("prefs", "export", "--db", db, "--out", tmp_path / "no" / "x.json"), "does not exist")
     _one_line_error(cli("prefs", "export", "--db", tmp_path), "is a folder")
     feed = tmp_path / "big.jsonl"  # well over a pipe's 64 kB, so the writer meets the closed pipe
@@ -410,7 +410,7 @@ def test_the_table_shows_ids_without_control_characters():
 
 def test_options_that_do_not_apply_are_refused_and_nothing_is_deleted(exported, tmp_path):
     db = tmp_path / "p.db"
-    assert cli("feedback", "like", "a", "--text", "x", "--semantic", exported, "--db", db).returncode == 0
+    assert cli("feedback", "like", "a", "--text", "the cat", "--semantic", exported, "--db", db).returncode == 0
     _one_line_error(cli("prefs", "forget", "--db", db, "--out", tmp_path / "b.json"), "--out is for export")
     _one_line_error(cli("feedback", "undo", "a", "--text", "x", "--db", db), "--text is for like and dislike")
     _one_line_error(cli("prefs", "export", "--db", db, "--out", db), "SQLite database")
@@ -422,7 +422,7 @@ def test_options_that_do_not_apply_are_refused_and_nothing_is_deleted(exported, 
 
 def test_output_in_another_encoding_loses_nothing(exported, tmp_path):
     db = tmp_path / "p.db"
-    text = "Gr\u00fc\u00dfe \u4e2d\u6587 \U0001f600"
+    text = "the green river: Gr\u00fc\u00dfe \u4e2d\u6587 \U0001f600"  # words the tiny model reads, and others
     assert cli("feedback", "like", "a", "--text", text, "--semantic", exported, "--db", db).returncode == 0
     env = {**os.environ, "PYTHONIOENCODING": "ascii"}
     r = subprocess.run(
@@ -471,7 +471,7 @@ def test_an_ascii_locale_keeps_non_ascii_arguments(exported, tmp_path):
 def test_a_home_relative_database_is_found_by_every_command(exported, tmp_path):
     env = {**os.environ, "HOME": str(tmp_path)}
     for args in (
-        ["feedback", "like", "a", "--text", "x", "--semantic", str(exported)],
+        ["feedback", "like", "a", "--text", "the cat", "--semantic", str(exported)],
         ["prefs", "export"],
         ["feedback", "undo", "a"],
     ):

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import VARIED
+from conftest import VARIED, make_sentences
 from tokenizers import Tokenizer
 
 from edge_ranker.errors import EdgeRankerError
@@ -53,8 +53,8 @@ def test_fusion_standardises_both_and_leaves_the_cosine_alone_without_shared_wor
 
 def test_ranker_orders_by_cosine_without_and_by_words_with_a_heavy_lexical_weight(tiny_model, tmp_path):
     enc = Encoder.load(tiny_model)
-    docs = [{"id": str(i), "text": t} for i, t in enumerate(VARIED[3:12])]
-    query = VARIED[5]
+    docs = [{"id": str(i), "text": t} for i, t in enumerate(make_sentences("en", 9, seed=3))]  # words it reads
+    query = docs[2]["text"]
     plain = Ranker(enc, enc, PreferenceStore(tmp_path / "a.db"), lexical_weight=0.0).rank(docs, query=query)
     cos = enc.encode([d["text"] for d in docs], role="passage") @ enc.encode([query], role="query")[0]
     assert [r.id for r in plain] == [docs[i]["id"] for i in np.argsort(-cos, kind="stable")]

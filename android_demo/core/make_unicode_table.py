@@ -4,13 +4,16 @@ does whatever Unicode version its JDK knows: Java 17 knows Unicode 13, and drops
 unassigned where the tokenizers library keeps them as [UNK].
 
 Each line: ``R FIRST LAST CLASS`` (hex code points; D dropped, S whitespace, C a CJK character spaced apart,
-P punctuation split off; every other character is kept) or ``L CHAR LOWER...`` (its lowercase, when not itself).
+P punctuation split off; every other character is kept), ``L CHAR LOWER...`` (its lowercase, when not itself) or
+``A FIRST LAST`` (letters and numbers, Unicode L* and N* as Python's unicodedata has them: what BM25 counts words by
+and what makes a text have a word, so that the JVM decides both as the Python runtime does).
 Usage: python android_demo/core/make_unicode_table.py [OUT]
 """
 
 from __future__ import annotations
 
 import sys
+import unicodedata
 from pathlib import Path
 
 from tokenizers import Tokenizer
@@ -39,6 +42,7 @@ def table(tokenizer: Tokenizer) -> list[str]:
     lines = [
         "# edge-ranker JVM tokenizer: non-ASCII characters as the tokenizers library normalises and splits them",
         "# R FIRST LAST CLASS (D dropped, S whitespace, C CJK, P punctuation) | L CHAR LOWERCASE (hex)",
+        "# A FIRST LAST (letters and numbers, Unicode L* and N*)",
     ]
     start, current = None, ""
     lowers = []
@@ -52,7 +56,20 @@ def table(tokenizer: Tokenizer) -> list[str]:
             lowers.append(f"L {c:x} {' '.join(f'{ord(x):x}' for x in norm)}")
     if current:
         lines.append(f"R {start:x} {0x10FFFF:x} {current}")
-    return lines + lowers
+    return lines + lowers + letters_and_numbers()
+
+
+def letters_and_numbers() -> list[str]:
+    """The runs of non-ASCII code points of Unicode category L* or N* (``lexical.has_word`` and ``lexical.terms``)."""
+    runs, start = [], None
+    for c in range(0x80, 0x110001):
+        inside = c <= 0x10FFFF and unicodedata.category(chr(c))[0] in "LN"
+        if inside and start is None:
+            start = c
+        elif not inside and start is not None:
+            runs.append(f"A {start:x} {c - 1:x}")
+            start = None
+    return runs
 
 
 def main() -> None:

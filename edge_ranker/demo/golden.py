@@ -16,6 +16,7 @@ import numpy as np
 from edge_ranker.runtime.encoder import Encoder, split_windows
 from edge_ranker.runtime.interests import DAY, CoIConfig
 from edge_ranker.runtime.ranker import Document, Ranker
+from edge_ranker.runtime.readable import Reader
 from edge_ranker.runtime.store import PreferenceStore
 
 TEXTS = [
@@ -88,6 +89,12 @@ def write_splits(path: Path) -> None:
     path.write_text("\n".join(rows) + "\n", encoding="ascii")
 
 
+def write_unknown(enc: Encoder, path: Path) -> None:
+    """Each text's share of words the model's vocabulary cannot spell (``readable.Reader.unknown_share``)."""
+    reader = Reader(enc, len(TEXTS))
+    path.write_text("\n".join(f"{_b64(t)}\t{reader.unknown_share(t)!r}" for t in TEXTS) + "\n", encoding="ascii")
+
+
 def write_embeddings(enc: Encoder, path: Path) -> None:
     """Every text's vector, each encoded alone (a batch of one: no padding), as the JVM forward pass runs."""
     rows = [f"{_b64(t)}\t{role or '-'}\t{_vec(enc.encode([t], role=role)[0])}" for role in _roles(enc) for t in TEXTS]
@@ -103,15 +110,21 @@ FADED_LIKE = {"id": "h0", "text": "Ein Rezept für Tomatensuppe mit frischem Bas
 FADED_DAYS = 40.0
 # A document without a word (emoji and punctuation): interests and queries rank it last (``lexical.has_word``).
 WORDLESS = Document("no-words", "\U0001f642 \u2026 !!")
+# A document in a script the vocabulary lacks (Thai): the interests rank it last and its query cosines are neutral
+# (``readable``); ``SCRIPT_QUERY``, in Thai too, shares a word with it, which BM25 alone then matches.
+SCRIPT_QUERY = "\u0e1f\u0e38\u0e15\u0e1a\u0e2d\u0e25"  # football
+# "football team wins"
+UNREADABLE = Document("thai", SCRIPT_QUERY + " \u0e17\u0e35\u0e21\u0e0a\u0e32\u0e15\u0e34 \u0e0a\u0e19\u0e30")
 
 
 def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -> None:
     """A scripted like/dislike history, ``FADED_LIKE`` then one reaction a day from 24 to 15 days before ``now``, then
-    the demo feed and ``WORDLESS`` ranked without a query, with the demo's query and with ``CROSSING_QUERY``."""
+    the demo feed, ``WORDLESS`` and ``UNREADABLE`` ranked without a query, with the demo's query, with
+    ``CROSSING_QUERY`` and with ``SCRIPT_QUERY``."""
     from edge_ranker.demo import load_feed
 
     docs, history = load_feed()
-    docs = [*docs, WORDLESS]
+    docs = [*docs, WORDLESS, UNREADABLE]
     now = 1_750_000_000.0  # a fixed past instant: reaction times may not lie in the future
     cfg = CoIConfig()
     ranker = Ranker(semantic, relevance, PreferenceStore(tmp / "golden.sqlite", cfg))
@@ -126,8 +139,12 @@ def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -
     (out / "history.tsv").write_text("\n".join(hist) + "\n", encoding="ascii")
     sem = semantic.encode([d.text for d in docs])
     rel = relevance.encode([d.text for d in docs], role="passage")
+    unread = ranker.reader.unreadable([d.text for d in docs])
     (out / "documents.tsv").write_text(
-        "\n".join(f"{d.id}\t{_vec(s)}\t{_vec(r)}\t{_b64(d.text)}" for d, s, r in zip(docs, sem, rel)) + "\n",
+        "\n".join(
+            f"{d.id}\t{_vec(s)}\t{_vec(r)}\t{_b64(d.text)}\t{int(u)}" for d, s, r, u in zip(docs, sem, rel, unread)
+        )
+        + "\n",
         encoding="ascii",
     )
     scenario = (
@@ -137,12 +154,14 @@ def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -
         f"lexical_weight\t{ranker.lexical_weight}\nsemantic_query_weight\t{ranker.semantic_query_weight}\n"
         f"k\t{ranker.k}\nmodel_key\t{ranker.model_key}\n"
     )
-    for name, query in (("personal", None), ("search", history["query"]), ("crossing", CROSSING_QUERY)):
+    queries = (("personal", None), ("search", history["query"]), ("crossing", CROSSING_QUERY), ("script", SCRIPT_QUERY))
+    for name, query in queries:
         ranked = ranker.rank([Document(d.id, d.text, d.published) for d in docs], query=query, now=now)
         if query is not None:
             scenario += (
                 f"{name}_text\t{_b64(query)}\n{name}_relevance\t{_vec(relevance.encode([query], role='query')[0])}\n"
                 f"{name}_semantic\t{_vec(semantic.encode([query])[0])}\n{name}_coverage\t{ranked.query_coverage!r}\n"
+                f"{name}_blind\t{int(not ranker.reader.readable(query))}\n"
             )
         (out / f"expected_{name}.tsv").write_text(
             "\n".join(
@@ -171,6 +190,7 @@ def generate(out_dir: str | Path, semantic: str = "semantic", relevance: str = "
             encoding="ascii",
         )
         write_tokens(enc, out / f"{name}_tokens.tsv")
+        write_unknown(enc, out / f"{name}_unknown.tsv")
         write_embeddings(enc, out / f"{name}_embeddings.tsv")
     write_splits(out / "windows.tsv")
     with tempfile.TemporaryDirectory() as tmp:

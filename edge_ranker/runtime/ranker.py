@@ -9,7 +9,9 @@ the semantic model's query cosine joins by the share they lack, which carries a 
 the documents (``lexical.query_scores``). The two orders are fused by weighted reciprocal-rank fusion
 (``fusion``). Default weights favour an explicit query (1.0) over implicit interests (0.5). Cold start: no
 interests yet, or none alive (each fades to nothing 30 days after its last reaction) -> relevance alone with a
-query, else newest first (then input order). Every explanation's contributions add up to its fused score.
+query, else newest first (then input order). A document without a word goes last in each order; one the models
+cannot read (``readable``: a script their vocabulary lacks) goes last for the interests and its query cosines are
+neutral, as are all when the query is such a text. Every explanation's contributions add up to its fused score.
 
 Ranking is arrays end to end: a ``Ranking`` builds each result's ``Ranked`` (and its explanation) only when it
 is read, so ranking 100,000 documents costs no Python object per document.
@@ -36,6 +38,7 @@ from edge_ranker.runtime.encoder import Encoder, clean_text, text_list
 from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT, SEMANTIC_QUERY_WEIGHT, rrf
 from edge_ranker.runtime.interests import PersonalScores, alive, personal_scores
 from edge_ranker.runtime.lexical import Bag, Feed, bm25, coverage, has_word, query_scores, terms
+from edge_ranker.runtime.readable import Reader
 from edge_ranker.runtime.store import PreferenceStore, check_id, check_view_time
 
 log = logging.getLogger("edge_ranker")
@@ -104,7 +107,8 @@ class Ranked:
     are the fused parts (they add up to ``score``). ``interest``: ``positive_interest`` / ``negative_interest`` are the
     ids of the closest liked / disliked center of interest, ``*_similarity`` the document's cosine to it,
     ``*_decay`` its freshness (1 now, 0 after 30 days), and ``interest_relevance`` how much the user has engaged
-    with the liked one (its share of reactions and view time, decayed)."""
+    with the liked one (its share of reactions and view time, decayed). A document without a word, or one the models
+    cannot read, goes last for the interests whatever its ``personal_score`` (``Ranker.rank``)."""
 
     id: str
     score: float
@@ -264,6 +268,7 @@ class Ranker:
             raise EdgeRankerError(f"cache_vectors must be a whole number >= 1, got {cache_vectors!r}")
         self.vectors = VectorCache(cache_vectors, store)
         self.terms = TermCache(cache_vectors)
+        self.reader = Reader(semantic, cache_vectors)  # which texts the models can read, by the semantic vocabulary
         self._queries: dict[tuple[str, str, str], np.ndarray] = {}
         self._query_lock = threading.Lock()
         pair = f"+{model_key(relevance)}@{SEMANTIC_SHARE:g}" if relevance is not None else ""
@@ -339,14 +344,22 @@ class Ranker:
             raise EdgeRankerError(
                 f"document {doc.id!r} has no word to learn an interest from (empty, or only punctuation or emoji)"
             )
+        if not self.reader.readable(doc.text):  # nor would the vector of a script the models lack
+            raise EdgeRankerError(
+                f"document {doc.id!r} is not one the models can read ({self.reader.unknown_share(doc.text):.0%} of its"
+                " words are unknown to their vocabulary, as in a script it lacks): no interest is learnt from it"
+            )
         emb = self.interest_vectors([doc.text])[0]
         return self.store.add_feedback(doc.id, emb, reaction, self.model_key, text=doc.text, ts=ts)
 
     def viewed(self, doc: Document | dict, seconds: float) -> None:
-        """Time the user spent on a document: it adds to the closest liked interest's weight."""
+        """Time the user spent on a document: it adds to the closest liked interest's weight. Time on a document no
+        interest can be learnt from (``feedback`` refuses it: no word, or not one the models can read) counts
+        towards none, since its closest interest would be chance."""
         (doc,) = _documents([doc])
         check_view_time(seconds)  # before the model runs
-        self.store.add_view_time(self.interest_vectors([doc.text])[0], seconds, self.model_key)
+        if has_word(doc.text, self.semantic.cut_chars) and self.reader.readable(doc.text):
+            self.store.add_view_time(self.interest_vectors([doc.text])[0], seconds, self.model_key)
 
     def forget(self, doc_id: str | int) -> int:
         """Undo the user's reactions to ``doc_id`` (the interests are rebuilt without them); returns how many
@@ -408,13 +421,16 @@ class Ranker:
         passages = _given(passage_vectors, n, self.relevance.dim, "passage_vectors") if self.relevance else None
         # a document without a word goes last, for the interests, the query and the newest-first order alike
         wordless = np.array([not has_word(t, self.semantic.cut_chars) for t in texts], bool)
+        # one the models cannot read goes last for the interests, and its vectors say nothing for the query
+        unread = self.reader.unreadable(texts) if use_personal or use_query else np.zeros(n, bool)
         if use_personal:
             emb = self._embed(self.semantic, texts, None) if emb is None else emb
             if self.relevance is not None:
                 passages = self._embed(self.relevance, texts, "passage") if passages is None else passages
             interest = self.interest_vectors(texts, emb, passages)
             personal = personal_scores(interest, positive, negative, now, self.config)
-            parts["personal"] = rrf(np.where(wordless, -np.inf, personal.score), self.personal_weight, self.k)
+            unknown = wordless | unread
+            parts["personal"] = rrf(np.where(unknown, -np.inf, personal.score), self.personal_weight, self.k)
         if use_query:
             rel = self.relevance
             passages = self._embed(rel, texts, "passage") if passages is None else passages
@@ -428,11 +444,12 @@ class Ranker:
                 if self.semantic_query_weight and cover < 1.0:
                     emb = self._embed(self.semantic, texts, None) if emb is None else emb
                     semantic = emb @ self._query_vector(self.semantic, query, None)
+            blind = not self.reader.readable(query)
             score = query_scores(
-                relevance,
+                _neutral(relevance, unread, blind),
                 lexical,
                 self.lexical_weight,
-                semantic=semantic,
+                semantic=None if semantic is None else _neutral(semantic, unread, blind),
                 cover=1.0 if cover is None else cover,
                 semantic_weight=self.semantic_query_weight,
             )
@@ -452,6 +469,18 @@ def model_key(encoder: Encoder) -> str:
     m = encoder.manifest
     key = f"{m.name}:{m.files.get(m.onnx, {}).get('sha256', '')[:16]}"
     return key if m.windows == 1 else f"{key}:{m.windows}w"
+
+
+def _neutral(cosine: np.ndarray, unread: np.ndarray, blind: bool) -> np.ndarray:
+    """A query's cosines where those that say nothing are neutral: all of them when the models cannot read the
+    query (``blind``), else those of the documents they cannot read, at the mean of the others'. BM25 then ranks
+    by the words alone."""
+    if blind:
+        return np.zeros_like(cosine)
+    if not unread.any():
+        return cosine
+    known = cosine[~unread]
+    return np.where(unread, known.mean() if known.size else 0.0, cosine)
 
 
 def _documents(docs: Iterable[Document | dict]) -> list[Document]:

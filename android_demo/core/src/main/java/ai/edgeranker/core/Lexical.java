@@ -31,21 +31,9 @@ public final class Lexical {
         return out;
     }
 
-    /** Unicode general category L* or N*, as Python's unicodedata.category(c)[0] in "LN". */
+    /** Unicode category L* or N*, as Python's unicodedata.category(c)[0] in "LN" (from WordPieceTokenizer's table). */
     static boolean isLetterOrNumber(int c) {
-        switch (Character.getType(c)) {
-            case Character.UPPERCASE_LETTER:
-            case Character.LOWERCASE_LETTER:
-            case Character.TITLECASE_LETTER:
-            case Character.MODIFIER_LETTER:
-            case Character.OTHER_LETTER:
-            case Character.DECIMAL_DIGIT_NUMBER:
-            case Character.LETTER_NUMBER:
-            case Character.OTHER_NUMBER:
-                return true;
-            default:
-                return false;
-        }
+        return WordPieceTokenizer.isLetterOrNumber(c);
     }
 
     public static Map<String, Integer> counts(List<String> terms) {

@@ -18,8 +18,10 @@ import java.util.Map;
  * documents, BM25 weighed by the share of the query's words the documents have and the semantic model's query
  * cosine joining by the share they lack (Lexical.queryScores); the two orders fused by weighted reciprocal ranks;
  * cold start without either: newest first, then input order. A document without a word goes last in each order
- * (Lexical.hasWord). Document vectors, terms and whether a text has a word are cached by text, so a feed is read
- * once.
+ * (Lexical.hasWord); one the models cannot read (more than UNKNOWN_LIMIT of its words unknown to the semantic
+ * vocabulary, as in a script it lacks) goes last for the interests, and its cosines to a query are neutral, as are
+ * all when the query is such a text (edge_ranker/runtime/readable.py). Document vectors, terms and whether a text has
+ * a word or can be read are cached by text, so a feed is read once.
  */
 public final class Ranker {
     public static final class Document {
@@ -92,6 +94,8 @@ public final class Ranker {
     /** What each model's unit vector is multiplied by in an interest vector: float, as numpy's float32 in Python. */
     private static final float SEMANTIC_SCALE = (float) Math.sqrt(SEMANTIC_SHARE);
     private static final float PASSAGE_SCALE = (float) Math.sqrt(1 - SEMANTIC_SHARE);
+    /** A text with a larger share of unknown words is one the models cannot read: UNKNOWN_LIMIT of readable.py. */
+    public static final double UNKNOWN_LIMIT = 0.5;
 
     public final Encoder semantic;
     public final Encoder relevance;  // null: no queries
@@ -177,6 +181,35 @@ public final class Ranker {
         return (Boolean) cache.computeIfAbsent(key('w', text), key -> Lexical.hasWord(semantic.cut(text)));
     }
 
+    /** Whether the models can read a text (Encoder.unknownShare, by the semantic vocabulary), as Python decides it. */
+    private boolean readable(String text) {
+        return (Boolean) cache.computeIfAbsent(key('r', text), key -> semantic.unknownShare(text) <= UNKNOWN_LIMIT);
+    }
+
+    /**
+     * A query's cosines where those that say nothing are neutral: all 0 when the models cannot read the query
+     * (blind), else those of the documents they cannot read at the mean of the others' (Python's ranker._neutral).
+     */
+    static double[] neutral(double[] cosine, boolean[] unread, boolean blind) {
+        double[] out = new double[cosine.length];
+        if (blind) {
+            return out;
+        }
+        double sum = 0;
+        int known = 0;
+        for (int i = 0; i < cosine.length; i++) {
+            if (!unread[i]) {
+                sum += cosine[i];
+                known++;
+            }
+        }
+        double mean = known == 0 ? 0.0 : sum / known;
+        for (int i = 0; i < cosine.length; i++) {
+            out[i] = unread[i] ? mean : cosine[i];
+        }
+        return out;
+    }
+
     /** The scores with every document without a word last (Lexical.hasWord; Python's Ranker does the same). */
     static double[] wordlessLast(double[] scores, boolean[] wordless) {
         double[] out = scores.clone();
@@ -192,6 +225,11 @@ public final class Ranker {
     public float[] feedback(String text, boolean like, double ts) {
         if (!hasWord(text)) {  // its vector would pull every document alike (as in Python)
             throw new IllegalArgumentException("no word to learn an interest from (empty, or only punctuation or emoji)");
+        }
+        if (!readable(text)) {  // nor would the vector of a script the models lack (as in Python)
+            long share = Math.round(100 * semantic.unknownShare(text));
+            throw new IllegalArgumentException("not a text the models can read (" + share + "% of its words are "
+                    + "unknown to their vocabulary, as in a script it lacks): no interest is learnt from it");
         }
         float[] v = interestVector(text);
         interests.feedback(v, like, ts);
@@ -226,8 +264,12 @@ public final class Ranker {
         double[] lexical = null;
         double[] semanticCosine = null;
         boolean[] wordless = new boolean[n];
+        boolean[] unread = new boolean[n];
+        boolean[] unknown = new boolean[n];
         for (int i = 0; i < n; i++) {
             wordless[i] = !hasWord(docs.get(i).text);
+            unread[i] = (usePersonal || useQuery) && !readable(docs.get(i).text);
+            unknown[i] = wordless[i] || unread[i];
         }
         if (usePersonal) {
             float[][] sem = new float[n][];
@@ -239,7 +281,7 @@ public final class Ranker {
             for (int i = 0; i < n; i++) {
                 scores[i] = personal[i].score;
             }
-            fuse("personal", wordlessLast(scores, wordless), personalWeight, total, parts);
+            fuse("personal", wordlessLast(scores, unknown), personalWeight, total, parts);
         }
         if (useQuery) {
             float[] qv = relevance.encode(q, "query");
@@ -266,8 +308,9 @@ public final class Ranker {
                     }
                 }
             }
-            double[] scores = Lexical.queryScores(cosine, lexical, lexicalWeight, semanticCosine, cover,
-                    semanticQueryWeight);
+            boolean blind = !readable(q);
+            double[] scores = Lexical.queryScores(neutral(cosine, unread, blind), lexical, lexicalWeight,
+                    semanticCosine == null ? null : neutral(semanticCosine, unread, blind), cover, semanticQueryWeight);
             fuse("query", wordlessLast(scores, wordless), queryWeight, total, parts);
         }
         if (!usePersonal && !useQuery) {  // unknown dates last; the tiny step keeps input order among equals

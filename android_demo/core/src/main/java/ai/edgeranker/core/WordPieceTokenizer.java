@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
  * Works on Unicode code points, as the Rust tokenizers library does. Which characters are dropped, spaced,
  * split off as punctuation or lowercased comes from unicode.tsv (make_unicode_table.py), written from the
  * tokenizers library itself, not from the JDK's Character tables: Java 17 knows Unicode 13 and would drop the
- * emoji added since (🥹, 🫠), which the tokenizers library keeps as [UNK].
+ * emoji added since (🥹, 🫠), which the tokenizers library keeps as [UNK]. The same table gives the letters and
+ * numbers (Unicode L* and N*) by Python's unicodedata, which Lexical counts words by.
  * Special tokens written in a text ("[SEP]") are read as those tokens, as the tokenizers library reads them.
  */
 public final class WordPieceTokenizer {
@@ -32,11 +33,14 @@ public final class WordPieceTokenizer {
     private static final Pattern SPECIAL = Pattern.compile("\\[(?:PAD|UNK|CLS|SEP|MASK)\\]");
     private static final int[] FIRST;
     private static final int[] LAST;
+    private static final int[] ALNUM_FIRST;
+    private static final int[] ALNUM_LAST;
     private static final char[] KIND;
     private static final Map<Integer, String> LOWER = new HashMap<>();
 
     static {
         List<int[]> ranges = new ArrayList<>();
+        List<int[]> alnum = new ArrayList<>();
         List<Character> kinds = new ArrayList<>();
         try (InputStream in = WordPieceTokenizer.class.getResourceAsStream("unicode.tsv")) {
             if (in == null) {
@@ -48,6 +52,8 @@ public final class WordPieceTokenizer {
                 if (f[0].equals("R")) {
                     ranges.add(new int[] {Integer.parseInt(f[1], 16), Integer.parseInt(f[2], 16)});
                     kinds.add(f[3].charAt(0));
+                } else if (f[0].equals("A")) {
+                    alnum.add(new int[] {Integer.parseInt(f[1], 16), Integer.parseInt(f[2], 16)});
                 } else if (f[0].equals("L")) {
                     StringBuilder lower = new StringBuilder();
                     for (int i = 2; i < f.length; i++) {
@@ -59,6 +65,8 @@ public final class WordPieceTokenizer {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        ALNUM_FIRST = alnum.stream().mapToInt(r -> r[0]).toArray();
+        ALNUM_LAST = alnum.stream().mapToInt(r -> r[1]).toArray();
         FIRST = new int[ranges.size()];
         LAST = new int[ranges.size()];
         KIND = new char[ranges.size()];
@@ -167,19 +175,36 @@ public final class WordPieceTokenizer {
 
     /** The table's class of a non-ASCII code point: D, S, C, P, or 0 for a character kept as it is. */
     static char kind(int c) {
+        int i = range(c, FIRST, LAST);
+        return i < 0 ? 0 : KIND[i];
+    }
+
+    /**
+     * Unicode category L* or N* as the table has it from Python's unicodedata, whatever Unicode version the JDK
+     * knows: what Python's lexical.terms and has_word count words by.
+     */
+    static boolean isLetterOrNumber(int c) {
+        if (c < 0x80) {
+            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        }
+        return range(c, ALNUM_FIRST, ALNUM_LAST) >= 0;
+    }
+
+    /** The index of the sorted, disjoint range [first[i], last[i]] holding c, or -1. */
+    private static int range(int c, int[] first, int[] last) {
         int lo = 0;
-        int hi = FIRST.length - 1;
+        int hi = first.length - 1;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
-            if (c < FIRST[mid]) {
+            if (c < first[mid]) {
                 hi = mid - 1;
-            } else if (c > LAST[mid]) {
+            } else if (c > last[mid]) {
                 lo = mid + 1;
             } else {
-                return KIND[mid];
+                return mid;
             }
         }
-        return 0;
+        return -1;
     }
 
     static boolean isWhitespace(int c) {
@@ -252,6 +277,16 @@ public final class WordPieceTokenizer {
             words.add(cur.toString());
             cur.setLength(0);
         }
+    }
+
+    /**
+     * Whether WordPiece can give a word (normalised and pre-tokenized, as Lexical.terms gives it) only as [UNK]: the
+     * Python runtime's Reader counts such words to tell a text the model cannot read (edge_ranker/runtime/readable.py).
+     */
+    public boolean unknown(String word) {
+        List<Integer> out = new ArrayList<>();
+        wordPiece(word, out);
+        return out.size() == 1 && out.get(0) == unk;
     }
 
     private void wordPiece(String word, List<Integer> out) {

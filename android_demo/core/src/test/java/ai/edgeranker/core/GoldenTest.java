@@ -17,15 +17,16 @@ import java.util.stream.Collectors;
  * (python -m edge_ranker.demo.golden android_demo/golden): token ids identical for every input and role; the
  * JVM forward pass within 1e-5 per coordinate of onnxruntime's vector for every input and role, both models;
  * rankings identical and scores (fused, personal, cosine, BM25, semantic query cosine) within 1e-4 for a
- * scripted like/dislike history, without a query, with one and with one partly in another language than its
- * documents, once from the Python runtime's vectors and once end to end from the texts (Ranker over the JVM
- * forward pass).
+ * scripted like/dislike history, without a query, with one, with one partly in another language than its
+ * documents and with one in a script the vocabulary lacks, once from the Python runtime's vectors and once end to end
+ * from the texts (Ranker over the JVM forward pass); each text's share of words the vocabulary cannot spell.
  * Needs no JUnit (plain javac/java); prints "N passed, N failed" and exits non-zero on any failure.
  * Usage: GoldenTest GOLDEN_DIR MODELS_DIR
  */
 public final class GoldenTest {
     static final double VECTOR_TOL = 1e-5;
-    static final String[] QUERIES = {"personal", "search", "crossing"};  // no query, the demo's, another language
+    // no query, the demo's, another language, a script the vocabulary lacks
+    static final String[] QUERIES = {"personal", "search", "crossing", "script"};
     private static int passed;
     private static int failed;
     private static int forwardChecks;
@@ -49,13 +50,34 @@ public final class GoldenTest {
         return out;
     }
 
-    /** The scores with each golden document that has no word last, as the Ranker puts it. */
-    static double[] wordlessLast(double[] scores, List<String[]> docs) {
-        boolean[] wordless = new boolean[docs.size()];
-        for (int i = 0; i < wordless.length; i++) {
-            wordless[i] = !Lexical.hasWord(b64(docs.get(i)[3]));
+    /**
+     * The scores with each golden document that has no word last, and with unreadToo each the models cannot read
+     * (Python's decision, documents.tsv), as the Ranker puts them for the interests.
+     */
+    static double[] wordlessLast(double[] scores, List<String[]> docs, boolean unreadToo) {
+        boolean[] last = new boolean[docs.size()];
+        for (int i = 0; i < last.length; i++) {
+            last[i] = !Lexical.hasWord(b64(docs.get(i)[3])) || unreadToo && unread(docs)[i];
         }
-        return Ranker.wordlessLast(scores, wordless);
+        return Ranker.wordlessLast(scores, last);
+    }
+
+    /** Which golden documents the Python runtime found the models cannot read. */
+    static boolean[] unread(List<String[]> docs) {
+        boolean[] out = new boolean[docs.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = docs.get(i)[4].equals("1");
+        }
+        return out;
+    }
+
+    /** Each golden text's share of words the model's vocabulary cannot spell, as Python's Reader counts it. */
+    static void unknownShares(Path golden, Encoder enc, String model) throws Exception {
+        for (String[] r : rows(golden.resolve(model + "_unknown.tsv"))) {
+            double got = enc.unknownShare(b64(r[0]));
+            check(Math.abs(got - Double.parseDouble(r[1])) <= 1e-12, model + " unknown share " + got + " vs " + r[1]
+                    + " of " + b64(r[0]));
+        }
     }
 
     static String b64(String s) {
@@ -185,7 +207,7 @@ public final class GoldenTest {
         }
         for (String name : QUERIES) {
             double[] total = new double[docs.size()];
-            Fusion.addContribution(total, wordlessLast(pscore, docs), pw, k);
+            Fusion.addContribution(total, wordlessLast(pscore, docs, true), pw, k);
             double[] rscore = null;
             double[] lexical = null;
             double[] semantic = null;
@@ -204,8 +226,10 @@ public final class GoldenTest {
                     }
                 }
                 lexical = Lexical.bm25(words, counts);
-                Fusion.addContribution(
-                        total, wordlessLast(Lexical.queryScores(rscore, lexical, lw, semantic, cover, sw), docs), qw, k);
+                boolean blind = sc.get(name + "_blind").equals("1");
+                double[] scores = Lexical.queryScores(Ranker.neutral(rscore, unread(docs), blind), lexical, lw,
+                        semantic == null ? null : Ranker.neutral(semantic, unread(docs), blind), cover, sw);
+                Fusion.addContribution(total, wordlessLast(scores, docs, false), qw, k);
             }
             Integer[] order = Fusion.order(total);
             List<String[]> expected = rows(golden.resolve("expected_" + name + ".tsv"));
@@ -267,6 +291,18 @@ public final class GoldenTest {
                 check(near(g.relevanceScore, e[4]), at + ": relevance " + g.relevanceScore + " vs " + e[4]);
                 check(near(g.lexicalScore, e[5]), at + ": BM25 " + g.lexicalScore + " vs " + e[5]);
                 check(near(g.semanticScore, e[6]), at + ": semantic cosine " + g.semanticScore + " vs " + e[6]);
+            }
+        }
+        // a like of a text the models cannot read is refused, as Python's Ranker refuses it, and said so
+        for (String[] d : rows(golden.resolve("documents.tsv"))) {
+            if (d[4].equals("1")) {
+                String why = "";
+                try {
+                    ranker.feedback(b64(d[3]), true, now);
+                } catch (IllegalArgumentException e) {
+                    why = e.getMessage();
+                }
+                check(why.contains("not a text the models can read"), "a like of " + d[0] + " refused: " + why);
             }
         }
         // a query without a word (punctuation, emoji) ranks as no query, as Python's Ranker does
@@ -491,6 +527,8 @@ public final class GoldenTest {
         Encoder relevance = vectors(golden, models, "relevance");
         System.out.println(forwardChecks + " forward-pass checks (every golden text and role, within " + VECTOR_TOL
                 + " per coordinate)");
+        unknownShares(golden, semantic, "semantic");
+        unknownShares(golden, relevance, "relevance");
         ranking(golden);
         rankingFromTexts(golden, semantic, relevance);
         System.out.println(passed + " passed, " + failed + " failed");

@@ -1,0 +1,115 @@
+"""Texts the models cannot read (a script their vocabulary lacks) teach no interest and are ranked by their words."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from edge_ranker.errors import EdgeRankerError
+from edge_ranker.runtime.encoder import Encoder
+from edge_ranker.runtime.ranker import Document, Ranker
+from edge_ranker.runtime.readable import UNKNOWN_LIMIT, Reader
+from edge_ranker.runtime.store import PreferenceStore
+
+# one sentence in each of the 10 languages the shipped vocabulary was built for
+READ = [
+    "The council approved the new budget for public transport.",
+    "Der Stadtrat hat den neuen Haushalt für den Nahverkehr beschlossen.",
+    "Le conseil a approuvé le nouveau budget des transports publics.",
+    "Il consiglio ha approvato il nuovo bilancio per i trasporti pubblici.",
+    "El consejo aprobó el nuevo presupuesto para el transporte público.",
+    "O conselho aprovou o novo orçamento para os transportes públicos.",
+    "De gemeenteraad keurde de nieuwe begroting voor het openbaar vervoer goed.",
+    "Rada miasta zatwierdziła nowy budżet na transport publiczny.",
+    "Совет утвердил новый бюджет на общественный транспорт.",
+    "Meclis toplu taşıma için yeni bütçeyi onayladı.",
+]
+# Thai (football, a tax, a cat), Arabic, Hindi, Korean: scripts it lacks
+UNREAD = [
+    "ฟุตบอลทีมชาติไทยชนะการแข่งขันเมื่อวานนี้",
+    "รัฐบาลประกาศนโยบายภาษีใหม่",
+    "แมวของฉันชอบนอนบนโซฟา",
+    "مباراة كرة القدم انتهت بالتعادل",
+    "भारत ने क्रिकेट मैच जीत लिया",
+    "서울에서 새로운 박물관이 문을 열었다",
+]
+
+
+@pytest.fixture(scope="module")
+def shipped() -> tuple[Encoder, Encoder]:
+    return Encoder.load("semantic"), Encoder.load("relevance")
+
+
+def test_the_ten_languages_are_read_and_other_scripts_are_not(shipped):
+    reader = Reader(shipped[0], 100)
+    assert all(reader.unknown_share(t) <= 0.2 for t in READ)
+    assert all(reader.unknown_share(t) > UNKNOWN_LIMIT for t in UNREAD)
+    assert reader.unreadable(READ + UNREAD).tolist() == [False] * len(READ) + [True] * len(UNREAD)
+    # emoji and punctuation are no words either way; a text without words is not unreadable
+    assert reader.unknown_share("Great match tonight \U0001f389\U0001f389\U0001f389 !!") == 0.0
+    assert reader.unknown_share("") == 0.0 and reader.unknown_share("\U0001f389 \u2026") == 0.0
+    assert reader.unknown_share("iPhone 15 \u0e23\u0e32\u0e04\u0e32 \u0e25\u0e14\u0e25\u0e07") == 0.5  # half: read
+
+
+def test_why_such_texts_are_set_apart(shipped):
+    """The premise: texts of a script the vocabulary lacks share one vector whatever they say."""
+    v = shipped[0].encode(UNREAD[:3])
+    assert (v @ v.T).min() > 0.99
+
+
+_ALPHABET = st.sampled_from(list("abcXYZ éÉßİ©-…\x1c\u200b\t\n") + ["\u0e1f", "\u4e2d", "\U0001f389", "a" * 60])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ALPHABET, max_size=40).map("".join))
+def test_the_quick_path_agrees_with_the_word_by_word_count(shipped, text):
+    """Most texts are decided by one regular expression search; every text must get the count word by word."""
+    quick, slow = Reader(shipped[0], 10), Reader(shipped[0], 10)
+    slow._odd = None  # no quick path: every text goes word by word
+    assert quick.unknown_share(text) == slow.unknown_share(text)
+
+
+def test_a_like_of_an_unreadable_text_is_refused_in_words_and_stores_nothing(shipped, tmp_path):
+    ranker = Ranker(*shipped, PreferenceStore(tmp_path / "p.db"))
+    ranker.feedback(Document("fc", "The striker scored twice in the derby."), "like")
+    with pytest.raises(EdgeRankerError, match="not one the models can read") as caught:
+        ranker.feedback(Document("th", UNREAD[0]), "like")
+    assert "\n" not in str(caught.value) and "100%" in str(caught.value)
+    assert ranker.store.feedback_count() == 1
+    before = [c.view_time for c in ranker.store.interests(ranker.model_key)[0]]
+    ranker.viewed(Document("th", UNREAD[0]), 30.0)  # its closest interest would be chance: counts towards none
+    assert [c.view_time for c in ranker.store.interests(ranker.model_key)[0]] == before
+    ranker.viewed(Document("fc2", "The home team won the cup final."), 30.0)
+    assert sum(c.view_time for c in ranker.store.interests(ranker.model_key)[0]) == sum(before) + 30.0
+
+
+def test_unreadable_documents_go_last_for_the_interests(shipped, tmp_path):
+    """A like of football lifts the football news, not every Thai item (as their shared vector would)."""
+    ranker = Ranker(*shipped, PreferenceStore(tmp_path / "p.db"))
+    ranker.feedback(Document("l", "The striker scored twice as the home team won the derby."), "like")
+    docs = [Document(f"u{i}", t) for i, t in enumerate(UNREAD)] + [Document(f"r{i}", t) for i, t in enumerate(READ)]
+    ids = ranker.rank(docs).ids
+    assert set(ids[-len(UNREAD) :]) == {f"u{i}" for i in range(len(UNREAD))}
+    assert ids[-len(UNREAD) :] == [f"u{i}" for i in range(len(UNREAD))]  # tied: input order
+
+
+def test_an_unreadable_query_or_document_is_matched_by_its_words(shipped, tmp_path):
+    """Their cosines say nothing, so they are neutral and BM25 decides: a Thai query finds the Thai item that has
+    its word, and among readable documents an unreadable one sits at their mean cosine."""
+    ranker = Ranker(*shipped, PreferenceStore(tmp_path / "p.db"))
+    football = "\u0e1f\u0e38\u0e15\u0e1a\u0e2d\u0e25"
+    docs = [Document(f"u{i}", t) for i, t in enumerate(UNREAD[1:])] + [
+        Document("match", f"{football} \u0e17\u0e35\u0e21\u0e0a\u0e32\u0e15\u0e34 \u0e0a\u0e19\u0e30"),
+        *(Document(f"r{i}", t) for i, t in enumerate(READ)),
+    ]
+    out = ranker.rank(docs, query=football)
+    assert out.ids[0] == "match" and out[0].lexical_score > 0
+    assert out.ids[1:] == [d.id for d in docs if d.id != "match"]  # the rest tie: input order
+    cosine_only = Ranker(*shipped, PreferenceStore(tmp_path / "q.db"), lexical_weight=0, semantic_query_weight=0)
+    news = [Document("th", UNREAD[1])] + [Document(f"r{i}", t) for i, t in enumerate(READ)]
+    ranked = cosine_only.rank(news, query="budget for public transport")
+    cosines = np.array([r.relevance_score for r in ranked if r.id != "th"])
+    assert ranked.ids.index("th") == int((cosines > cosines.mean()).sum())  # at the readable documents' mean
+    assert ranked[ranked.ids.index("th")].relevance_score is not None  # its own cosine is still shown
