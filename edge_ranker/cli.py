@@ -10,10 +10,10 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.paths import DATA_HELP, cache_root, data_root, output_folder
-from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT, SEMANTIC_QUERY_WEIGHT
 from edge_ranker.textio import read_json
 
 
@@ -49,6 +49,12 @@ RELEVANCE_HELP = (
     "relevance model folder or shipped name: queries, and its passage vectors join the interests ('none': the "
     "semantic model alone; keep the same choice for feedback and rank, or the history is embedded again)"
 )
+
+
+def vocab_size(text: str) -> int:
+    """An argparse type: a vocabulary size up to a million pieces (20 times the shipped one's): the tokenizers
+    library's trainer aborts the whole process, with a Rust backtrace, on a size it cannot allocate."""
+    return _number(text, int, lambda v: 1 <= v <= 1_000_000, "a whole number from 1 to 1,000,000")
 
 
 def positive(text: str) -> int:
@@ -294,15 +300,16 @@ def _read_docs(path: str | None) -> list:
             raw = p.read_bytes()
         except OSError as exc:
             raise EdgeRankerError(f"cannot read {path}: {exc.strerror}") from exc
+    elif sys.stdin is None:  # started with its input closed (`<&-`)
+        raise EdgeRankerError("standard input is closed: give the documents as a file, or pipe them in")
     else:  # UTF-8 whatever the locale says, as files are read
         raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
-    lines = raw.decode("utf-8-sig", errors="replace").split("\n")
     docs, first_line = [], {}
-    for n, line in enumerate(lines, start=1):
+    for n, line in enumerate(raw.removeprefix(codecs.BOM_UTF8).split(b"\n"), start=1):
         if not line.strip():
             continue
         try:
-            doc = Document.from_dict(json.loads(line))
+            doc = Document.from_dict(json.loads(_decoded(line)))
         except (ValueError, RecursionError) as exc:  # JSONDecodeError, or an integer past Python's digit limit
             raise EdgeRankerError(f"documents line {n} is not a JSON document: {str(exc)[:120]}") from exc
         except EdgeRankerError as exc:
@@ -312,6 +319,21 @@ def _read_docs(path: str | None) -> list:
         first_line[doc.id] = n
         docs.append(doc)
     return docs
+
+
+def _decoded(line: bytes) -> str:
+    """A JSON line's text: bytes that are not UTF-8 become U+FFFD in a text, as any text is accepted, but an id is
+    an identity, refused rather than altered (two ids with other bad bytes would become one)."""
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        doc = json.loads(line.decode("utf-8", errors="surrogateescape"))
+        if isinstance(doc, dict) and isinstance(doc.get("id"), str) and _ESCAPED.search(doc["id"]):
+            raise EdgeRankerError("its 'id' holds bytes that are not UTF-8 (an id is kept as given)") from None
+        return line.decode("utf-8", errors="replace")
+
+
+_ESCAPED = re.compile("[\udc80-\udcff]")  # bytes that are not UTF-8, as errors="surrogateescape" keeps them
 
 
 def cmd_rank(a: argparse.Namespace) -> None:
@@ -344,13 +366,27 @@ def cmd_feedback(a: argparse.Namespace) -> None:
         if a.text is not None:
             raise EdgeRankerError("--text is for like and dislike; undo forgets every reaction to the document's id")
         store = _existing_store(a.db)
-        print(json.dumps({"undone": store.forget_document(a.doc_id), "doc_id": a.doc_id, "db": str(store.path)}))
+        undone = store.forget_document(a.doc_id)
+        _report({"undone": undone, "doc_id": a.doc_id, "db": str(store.path)}, f"{undone} reactions were undone")
         return
     if a.text is None:
         raise EdgeRankerError(f"{a.reaction} needs the document's text: --text TEXT")
     ranker = Ranker(Encoder.load(a.semantic, threads=a.threads), _relevance(a), PreferenceStore(a.db))
     event = ranker.feedback({"id": a.doc_id, "text": a.text}, a.reaction)
-    print(json.dumps({"event": event, "doc_id": a.doc_id, "reaction": a.reaction, "db": str(ranker.store.path)}))
+    report = {"event": event, "doc_id": a.doc_id, "reaction": a.reaction, "db": str(ranker.store.path)}
+    _report(report, f"the {a.reaction} was stored (event {event}): it needs no repeating")
+
+
+def _report(obj: dict, done: str) -> None:
+    """Print what a command that changed the store did; if standard output fails (a full disk), say that the change
+    itself was made, so that it is not repeated."""
+    try:
+        print(json.dumps(obj))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise EdgeRankerError(f"standard output failed ({exc.strerror or exc}), but {done}") from exc
 
 
 def cmd_prefs(a: argparse.Namespace) -> None:
@@ -440,6 +476,8 @@ def cmd_demo(a: argparse.Namespace) -> None:
 
 
 def _add_ranker_args(p: argparse.ArgumentParser) -> None:
+    from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT, SEMANTIC_QUERY_WEIGHT
+
     p.add_argument("--semantic", default="semantic", help="semantic model folder or shipped name")
     p.add_argument("--relevance", default="relevance", help=RELEVANCE_HELP)
     p.add_argument("--db", help="preference database (default: the user data folder)")
@@ -470,6 +508,14 @@ package; nothing leaves the machine. Start with `edge-ranker demo`, then `feedba
 training side (`vocab`, `distill`, `export`, `eval`) needs `pip install 'edge-ranker[train]'`."""
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser with its errors on one line (its usage block is what --help is for)."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("edge-ranker").strip()
+        self.exit(2, f"edge-ranker: error: {command + ': ' if command else ''}{message} (see --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from edge_ranker import __version__
     from edge_ranker.distill.config import TrainConfig
@@ -477,7 +523,7 @@ def build_parser() -> argparse.ArgumentParser:
     from edge_ranker.distill.recipes import RECIPES, Recipe
     from edge_ranker.export.variants import VARIANTS
 
-    p = argparse.ArgumentParser(prog="edge-ranker", description=DESCRIPTION)
+    p = Parser(prog="edge-ranker", description=DESCRIPTION)
     p.add_argument("--version", action="version", version=f"edge-ranker {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -489,7 +535,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--data", help=DATA_HELP)
     b.add_argument("--out", required=True, help="folder for tokenizer.json, vocab.txt and report.json")
     b.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
-    b.add_argument("--size", type=int, default=50_000, help="vocabulary size in pieces (default 50,000)")
+    b.add_argument("--size", type=vocab_size, default=50_000, help="vocabulary size in pieces (default 50,000)")
     b.add_argument(
         "--alpha", type=float, default=0.7, help="smoothing: each language sampled by its share^alpha (default 0.7)"
     )
@@ -720,7 +766,10 @@ def main(argv: list[str] | None = None) -> int:
             # an ASCII locale (LC_ALL=C without UTF-8 mode) decodes arguments as ASCII: "Größe" would be stored as
             # "Gr????e"; the bytes the shell passed are UTF-8 on any system this runs on
             argv = [os.fsencode(x).decode("utf-8", errors="replace") for x in sys.argv[1:]]
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except KeyboardInterrupt:
+        return 130
     if sys.stdout is None and _prints_result(args):  # started with its output closed (`>&-`): checked before
         # the command runs, so a like is not stored by a command that then reports failure
         return _fail("standard output is closed; edge-ranker prints its results there")

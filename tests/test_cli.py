@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -102,7 +103,8 @@ def test_closed_output_is_an_error(tmp_path):
 
 def _one_line_error(r, *fragments: str) -> None:
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
-    last = r.stderr.strip().splitlines()[-1]
+    assert "usage:" not in r.stderr, r.stderr  # the usage block is what --help is for, not an error's
+    last = r.stderr.strip().splitlines()[-1]  # after a progress bar, where work had begun
     assert "error:" in last and all(f in last for f in fragments), r.stderr
 
 
@@ -125,7 +127,7 @@ def test_rank_names_the_bad_line(exported, tmp_path, stdin, fragments):
     ("args", "fragments"),
     [
         (["--top", "-3"], ["--top", ">= 0"]),
-        (["--threads", "0"], ["--threads", "from 1 to"]),
+        (["--threads", "0"], ["--threads", ">= 1"]),
         (["--personal-weight", "nan"], ["--personal-weight", "finite"]),
         (["--query-weight", "inf"], ["--query-weight", "finite"]),
     ],
@@ -178,7 +180,8 @@ def test_a_store_in_a_folder_that_cannot_be_written_is_still_exported(exported, 
     folder, pending = tmp_path / "ro", tmp_path / "pending"
     folder.mkdir()
     pending.mkdir()
-    assert cli("feedback", "like", "a", "--text", "the cat", "--semantic", exported, "--db", folder / "p.db").returncode == 0
+    liked = cli("feedback", "like", "a", "--text", "the cat", "--semantic", exported, "--db", folder / "p.db")
+    assert liked.returncode == 0
     s = PreferenceStore(tmp_path / "open.db")  # an open store's file and log, as a copy taken mid-use holds them
     s._db.execute("PRAGMA wal_autocheckpoint=0")
     s.add_feedback("b", np.ones(2, np.float32), "like", "m")
@@ -416,8 +419,7 @@ def test_options_that_do_not_apply_are_refused_and_nothing_is_deleted(exported, 
     _one_line_error(cli("prefs", "export", "--db", db, "--out", db), "SQLite database")
     _one_line_error(cli("prefs", "export", "--db", db, "--out", ""), "non-empty path")
     assert len(json.loads(cli("prefs", "export", "--db", db).stdout)["feedback"]) == 1
-    _one_line_error(cli("rank", "-", "--threads", "0", "--db", db), "--threads", "from 1 to")
-    _one_line_error(cli("rank", "-", "--threads", str((os.cpu_count() or 1) + 1), "--db", db), "cores")
+    _one_line_error(cli("rank", "-", "--threads", "0", "--db", db), "--threads", ">= 1")
 
 
 def test_output_in_another_encoding_loses_nothing(exported, tmp_path):
@@ -639,3 +641,36 @@ def test_outputs_and_settings_that_cannot_be_are_refused_before_any_work(tiny_vo
     _one_line_error(r, *fragments)
     assert (full / "model.safetensors").read_bytes() == b"a trained student"
     assert not (tmp_path.parent / "escaped.json").exists()
+
+
+def test_input_and_output_that_fail_around_a_command_are_named(exported, tmp_path):
+    """A closed standard input, and an output that fails after a like was stored: one line each, the second saying
+    that the like was stored, so that it is not given twice."""
+    db = tmp_path / "p.db"
+    closed = subprocess.run(
+        ["sh", "-c", f'"{sys.executable}" -m edge_ranker.cli rank - --semantic "{exported}" --db "{db}" <&-'],
+        capture_output=True,
+        text=True,
+    )
+    _one_line_error(closed, "standard input is closed")
+    if Path("/dev/full").exists():
+        like = [sys.executable, "-m", "edge_ranker.cli", "feedback", "like", "a", "--text", "the cat", "--db", str(db)]
+        with open("/dev/full", "w") as full:
+            r = subprocess.run([*like, "--semantic", str(exported)], stdout=full, stderr=subprocess.PIPE)
+        _one_line_error(subprocess.CompletedProcess(r.args, r.returncode, "", r.stderr.decode()), "like was stored")
+        assert len(json.loads(cli("prefs", "export", "--db", db).stdout)["feedback"]) == 1
+
+
+def test_an_id_that_is_not_utf8_is_refused_and_a_text_that_is_not_is_read(exported, tmp_path):
+    common = ["rank", "-", "--semantic", str(exported), "--relevance", str(exported), "--db", str(tmp_path / "p.db")]
+    run = [sys.executable, "-m", "edge_ranker.cli", *common, "--json"]
+    bad_id = subprocess.run(run, input=b'{"id": "a\xff", "text": "the cat"}\n', capture_output=True)
+    _one_line_error(subprocess.CompletedProcess(run, bad_id.returncode, "", bad_id.stderr.decode()), "line 1", "UTF-8")
+    bad_text = subprocess.run(run, input=b'{"id": "a", "text": "the \xff cat"}\n', capture_output=True)
+    assert bad_text.returncode == 0 and json.loads(bad_text.stdout)["id"] == "a"
+
+
+def test_usage_errors_are_one_line_and_a_vocabulary_size_is_bounded():
+    for args, fragment in [(["frob"], "invalid choice"), (["vocab", "build", "--size", "99999999999"], "--size")]:
+        r = cli(*args)
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and fragment in r.stderr, r.stderr

@@ -348,7 +348,7 @@ def test_explanations_add_up(enc, tmp_path):
         ([{"id": None, "text": "x"}], "'id' must be"),
         ([{"id": True, "text": "x"}], "'id' must be"),
         ([{"id": "a"}], "needs an 'id' and a 'text'"),
-        ([{"id": "a", "text": None}], "'text' must be a string"),
+        ([{"id": "a", "text": 5}], "'text' must be a string"),
         ([{"id": "a", "text": "x", "published": float("nan")}], "'published'"),
     ],
 )
@@ -451,3 +451,53 @@ def test_a_folder_that_is_no_model_does_not_silently_hide_a_shipped_one(tmp_path
     (tmp_path / "semantic").mkdir()
     with pytest.raises(EdgeRankerError, match="hides the shipped model"):
         Encoder.load("semantic")
+
+
+def test_more_threads_than_cores_are_capped_not_refused(tiny_model):
+    """A setting made on a large machine still runs on a small one."""
+    import os
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    enc = Encoder.load(tiny_model, threads=cores + 7)
+    assert enc.session.get_session_options().intra_op_num_threads == cores
+
+
+def test_a_tokenizer_with_ids_past_the_word_table_is_refused_at_load(tiny_model, tmp_path):
+    """Else onnxruntime fails only at the first text holding such a token."""
+    import hashlib
+    import shutil
+
+    folder = tmp_path / "m"
+    shutil.copytree(tiny_model, folder)
+    tok = json.loads((folder / "tokenizer.json").read_text())
+    tok["model"]["vocab"]["football"] = 999_999
+    (folder / "tokenizer.json").write_text(json.dumps(tok))
+    manifest = json.loads((folder / "manifest.json").read_text())
+    data = (folder / "tokenizer.json").read_bytes()
+    manifest["files"]["tokenizer.json"] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(EdgeRankerError, match="tokenizer.json's ids .up to 999999"):
+        Encoder.load(folder)
+
+
+def test_documents_are_checked_once_and_cannot_be_changed_after():
+    import dataclasses
+    from datetime import datetime, timezone
+
+    d = Document("a", None, published="2025-01-02T00:00:00")  # no time zone: UTC, not the machine's
+    assert d.text == "" and d.published == datetime(2025, 1, 2, tzinfo=timezone.utc).timestamp()
+    assert Document("b", b"caf\xc3\xa9", datetime(2025, 1, 2)).published == d.published
+    assert Document.from_dict({"id": 7, "text": None, "published": "2025-01-02T00:00:00Z"}) == Document(
+        "7", "", d.published
+    )
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        d.text = None
+    with pytest.raises(EdgeRankerError, match="published"):
+        Document("c", "x", published="yesterday")
+
+
+def test_numbers_past_a_float_are_refused_in_words(enc, tmp_path):
+    with pytest.raises(EdgeRankerError, match="personal weight"):
+        Ranker(enc, enc, PreferenceStore(tmp_path / "p.db"), personal_weight=10**400)
+    with pytest.raises(EdgeRankerError, match="'now'"):
+        Ranker(enc, enc, PreferenceStore(tmp_path / "p.db")).rank([Document("a", "the cat")], now=10**400)

@@ -491,8 +491,6 @@ def test_another_applications_database_is_refused_untouched(tmp_path):
 
 def test_paths_are_paths(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    PreferenceStore(":memory:").add_feedback("a", vec(1, 0), "like", "m")  # a file of that name, not RAM
-    assert PreferenceStore(":memory:").feedback_count() == 1
     with pytest.raises(EdgeRankerError, match="non-empty path"):
         PreferenceStore("")
     odd = tmp_path / "prefs[1].db"
@@ -612,3 +610,97 @@ def test_a_read_only_export_in_a_writable_folder_leaves_nothing_beside_the_store
         r.add_feedback("b", vec(0, 1), "like", "m")
     r.close()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.db"]
+
+
+@pytest.mark.parametrize(
+    ("table", "column", "value"),
+    [("feedback", "embedding", b"\x01\x02"), ("feedback", "ts", "yesterday"), ("interests", "point", "zz")],
+)
+def test_rows_no_edge_ranker_writes_are_named_at_the_open_and_recovered(tmp_path, table, column, value):
+    """SQLite's own check passes a row whose value is of another type or size than the store writes; the open
+    names it (rather than a numpy error deep in a read) and ``recover`` takes such a file as the damaged one."""
+    db = tmp_path / "p.db"
+    with PreferenceStore(db) as s:
+        s.add_feedback("a", vec(1, 0, 0), "like", "m")
+        s.add_feedback("b", vec(0, 1, 0), "like", "m")
+    con = sqlite3.connect(db)
+    con.execute(f"UPDATE {table} SET {column}=? WHERE id=1", (value,))
+    con.commit()
+    con.close()
+    for read_only in (False, True):
+        with pytest.raises(CorruptedDatabase, match=f"1 damaged row in {table}.*prefs recover"):
+            PreferenceStore(db, read_only=read_only)
+    moved = PreferenceStore.recover(db)
+    assert moved.exists() and not db.exists()
+
+
+def test_a_damaged_document_vector_is_computed_again(tmp_path):
+    from edge_ranker.runtime.cache import VectorCache, text_hash
+
+    db = tmp_path / "p.db"
+    with PreferenceStore(db) as s:
+        s.save_vectors("m", "", [text_hash("a"), text_hash("b")], np.ones((2, 4), np.float32))
+        s._db.execute("UPDATE vectors SET vector=? WHERE text_hash=?", (b"\x01\x02\x03", text_hash("a")))
+        s._db.commit()
+        computed = []
+        got = VectorCache(10, s).get("m", "", ["a", "b"], 4, lambda t: computed.extend(t) or np.zeros((len(t), 4)))
+    assert computed == ["a"] and got[:, 0].tolist() == [0.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("path", "match"), [(":memory:", "not a SQLite name"), ("a\0b", "NUL"), ("x" * 300, "cannot use")]
+)
+def test_paths_sqlite_or_the_file_system_would_misread_are_refused(tmp_path, path, match):
+    with pytest.raises(EdgeRankerError, match=match):
+        PreferenceStore(path if path == ":memory:" else tmp_path / path)
+    assert not (Path.cwd() / ":memory:").exists()
+
+
+def test_an_empty_file_holds_nothing_to_read(tmp_path):
+    (tmp_path / "p.db").touch()
+    with pytest.raises(EdgeRankerError, match="nothing is stored there"):
+        PreferenceStore(tmp_path / "p.db", read_only=True)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"threshold": "x"}, {"horizon_days": math.nan}, {"decay_rate_per_day": -math.inf}, {"min_positive_cois": 1.5}],
+)
+def test_interest_settings_must_be_finite_numbers(kwargs):
+    with pytest.raises(EdgeRankerError, match="must be a"):
+        CoIConfig(**kwargs)
+
+
+def test_values_past_a_float_or_not_numbers_are_refused_in_words(tmp_path):
+    with PreferenceStore(tmp_path / "p.db") as s:
+        with pytest.raises(EdgeRankerError, match="unix seconds"):
+            s.add_feedback("a", vec(1, 0), "like", "m", ts=10**400)
+        with pytest.raises(EdgeRankerError, match="array of numbers"):
+            s.add_feedback("a", "abc", "like", "m")
+        assert s.feedback_count() == 0
+
+
+def test_a_lock_held_elsewhere_costs_a_cache_write_little_and_a_reaction_one_wait(tmp_path, monkeypatch):
+    """Saving document vectors is a cache's write: it gives up after ``CACHE_WAIT_S``, so that a reaction behind it
+    waits ``BUSY_TIMEOUT_S`` once, not once per step."""
+    from edge_ranker.runtime import store as module
+
+    monkeypatch.setattr(module, "BUSY_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(module, "CACHE_WAIT_S", 0.1)
+    db = tmp_path / "p.db"
+    s = PreferenceStore(db)
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        start = time.monotonic()
+        with pytest.raises(EdgeRankerError, match="locked"):
+            s.save_vectors("m", "", [b"h" * 16], np.ones((1, 4), np.float32))
+        assert time.monotonic() - start < 0.8
+        with pytest.raises(EdgeRankerError, match="locked by another process"):
+            s.add_feedback("a", vec(1, 0), "like", "m")
+        assert time.monotonic() - start < 2.5
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    s.add_feedback("a", vec(1, 0), "like", "m")
+    assert s.feedback_count() == 1

@@ -94,7 +94,7 @@ class VectorCache:
             if rows.size == 0 or rows.min() >= 0:
                 return space.gather(rows)
             missing = list(dict.fromkeys(t for t, r in zip(texts, rows) if r < 0))
-            found = self._load_or_compute(model, role, missing, compute)
+            found = self._load_or_compute(model, role, missing, dim, compute)
             if len(set(texts)) <= self.capacity:
                 self._make_room(space, len(missing))
                 space.add(missing, found)
@@ -116,12 +116,13 @@ class VectorCache:
         return rows
 
     def _load_or_compute(
-        self, model: str, role: str, texts: list[str], compute: Callable[[list[str]], np.ndarray]
+        self, model: str, role: str, texts: list[str], dim: int, compute: Callable[[list[str]], np.ndarray]
     ) -> np.ndarray:
         if self.store is None:
             return compute(texts)
         hashes = [text_hash(t) for t in texts]
         stored = self.store.load_vectors(model, role, hashes)
+        stored = {h: v for h, v in stored.items() if v.shape == (dim,)}  # a damaged row is computed again
         todo = [i for i, h in enumerate(hashes) if h not in stored]
         out = np.stack([stored[h] for h in hashes]) if not todo else None
         if todo:

@@ -40,7 +40,13 @@ def resolve_model_path(name_or_path: str | Path) -> Path:
     except RuntimeError as exc:  # ~user with no such user
         raise EdgeRankerError(f"cannot expand {str(name_or_path)!r}: {exc}") from exc
     shipped = MODELS_DIR / str(name_or_path)
-    if p.is_dir():  # a folder first, as sentence-transformers does; one that is no model must not hide a shipped one
+    try:
+        found, ships = p.is_dir(), shipped.is_dir()
+    except OSError as exc:  # a name too long for the file system, a NUL
+        raise EdgeRankerError(f"cannot use {str(name_or_path)!r} as a model folder: {exc.strerror or exc}") from exc
+    except ValueError as exc:
+        raise EdgeRankerError(f"cannot use {str(name_or_path)!r} as a model folder: {exc}") from exc
+    if found:  # a folder first, as sentence-transformers does; one that is no model must not hide a shipped one
         bare = str(name_or_path) not in (".", "..") and Path(str(name_or_path)).name == str(name_or_path)
         if bare and not (p / "manifest.json").exists() and (shipped / "manifest.json").exists():
             raise EdgeRankerError(
@@ -48,7 +54,7 @@ def resolve_model_path(name_or_path: str | Path) -> Path:
                 f"shipped model of that name: run from another folder, or give the shipped one's path, {shipped}"
             )
         return p
-    if shipped.is_dir():
+    if ships:
         return shipped
     names = sorted(d.name for d in MODELS_DIR.iterdir() if d.is_dir()) if MODELS_DIR.is_dir() else []
     raise EdgeRankerError(f"no model folder at {name_or_path!r}; shipped models: {', '.join(names) or 'none'}")
@@ -80,12 +86,14 @@ def split_windows(ids: list[int], max_length: int, windows: int, head: int = 0) 
 
 
 def check_threads(threads: object) -> int:
-    """onnxruntime's intra-op threads: a whole number from 1 to the cores this process may run on (more only slow
-    it down)."""
+    """onnxruntime's intra-op threads: a whole number >= 1, capped at the cores this process may run on (more only
+    slow it down), so that a setting made on a large machine still runs on a small one."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    if not isinstance(threads, numbers.Integral) or isinstance(threads, bool) or not 1 <= threads <= cores:
-        raise EdgeRankerError(f"threads must be a whole number from 1 to {cores} (the cores here), got {threads!r}")
-    return int(threads)
+    if not isinstance(threads, numbers.Integral) or isinstance(threads, bool) or threads < 1:
+        raise EdgeRankerError(f"threads must be a whole number >= 1, got {threads!r}")
+    if threads > cores:
+        log.info("threads=%d capped at the %d cores this process may run on", threads, cores)
+    return min(int(threads), cores)
 
 
 def clean_text(text: str | bytes | bytearray | memoryview | None, what: str = "text") -> str:
@@ -150,27 +158,35 @@ class Encoder:
         self._check_graph()
 
     def _check_graph(self) -> None:
-        """One run at the manifest's max length: a wrong ``dim`` or a ``max_length`` beyond the graph's position
-        table fails here, with the manifest named, rather than inside onnxruntime at the first long text."""
+        """Two runs that name a broken folder at load rather than fail inside onnxruntime at the first text that
+        meets the fault: the tokenizer's largest id (a tokenizer.json with ids past the graph's word table), then
+        the manifest's max length (a wrong ``dim``, a ``max_length`` beyond the position table); both must give
+        finite vectors."""
         names = {i.name for i in self.session.get_inputs()}
         if names != {"input_ids", "attention_mask"}:
             raise EdgeRankerError(
                 f"{self.folder}: the graph's inputs are {sorted(names)}, not input_ids and attention_mask"
             )
-        ids = np.full((1, self.max_length), self.pad_id, dtype=np.int64)
+        top = max(max(self.tokenizer.get_vocab().values(), default=0), self.pad_id)
+        self._run_check(np.array([[top]], dtype=np.int64), f"tokenizer.json's ids (up to {top})")
+        full = np.full((1, self.max_length), self.pad_id, dtype=np.int64)
+        out = self._run_check(full, f"max_length={self.max_length} tokens, as the manifest says")
+        if out.shape != (1, self.dim):
+            raise EdgeRankerError(
+                f"{self.folder}: the graph gives vectors of shape {out.shape[1:]}, the manifest says dim={self.dim}"
+            )
+
+    def _run_check(self, ids: np.ndarray, what: str) -> np.ndarray:
         try:
             quiet = ort.RunOptions()
             quiet.log_severity_level = 4  # the failure is reported below, once, not also by onnxruntime's log
             out = self.session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)}, quiet)[0]
         except Exception as exc:  # onnxruntime raises its own types
-            raise EdgeRankerError(
-                f"{self.folder}: the graph cannot read max_length={self.max_length} tokens, as the manifest says "
-                f"({str(exc).splitlines()[0][:200]})"
-            ) from exc
-        if out.shape != (1, self.dim):
-            raise EdgeRankerError(
-                f"{self.folder}: the graph gives vectors of shape {out.shape[1:]}, the manifest says dim={self.dim}"
-            )
+            first = " ".join(str(exc).split())
+            raise EdgeRankerError(f"{self.folder}: the graph cannot read {what} ({first[:300]})") from exc
+        if not np.isfinite(out).all():
+            raise EdgeRankerError(f"{self.folder}: the graph gives vectors that are not finite (NaN or infinity)")
+        return out
 
     @classmethod
     def load(

@@ -28,6 +28,12 @@ class CoIConfig:
     min_positive_cois: int = 1
 
     def __post_init__(self) -> None:
+        for name in ("shift_factor", "threshold", "horizon_days", "decay_rate_per_day"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise EdgeRankerError(f"{name} must be a finite number, got {value!r}")
+        if isinstance(self.min_positive_cois, bool) or not isinstance(self.min_positive_cois, int):
+            raise EdgeRankerError(f"min_positive_cois must be a whole number, got {self.min_positive_cois!r}")
         if not 0.0 < self.shift_factor <= 1.0:
             raise EdgeRankerError(f"shift_factor must be in (0, 1], got {self.shift_factor}")
         if not -1.0 <= self.threshold <= 1.0:

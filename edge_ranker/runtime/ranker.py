@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from operator import attrgetter
 from typing import overload
 
@@ -56,46 +56,58 @@ SEMANTIC_SHARE = 0.65
 SEMANTIC_SCALE, PASSAGE_SCALE = np.float32(np.sqrt(SEMANTIC_SHARE)), np.float32(np.sqrt(1 - SEMANTIC_SHARE))
 
 
-@dataclass
+@dataclass(frozen=True)
 class Document:
-    """A document to rank: a non-blank string ``id``, its ``text`` (any text; bytes are decoded leniently) and
-    optionally when it was ``published`` (unix seconds), which orders a feed before the user has reacted."""
+    """A document to rank: a non-blank string ``id``, its ``text`` (any text; bytes are decoded leniently, None is
+    empty) and optionally when it was ``published`` (unix seconds, an ISO-8601 string or a ``datetime``; one
+    without a time zone is UTC), which orders a feed before the user has reacted. Frozen: it is checked once, when
+    made, so it cannot be changed into one that was not."""
 
     id: str
     text: str
-    published: float | None = None  # unix seconds; ISO-8601 strings are accepted by ``from_dict``
+    published: float | None = None  # unix seconds once made
 
     def __post_init__(self) -> None:
         # every way in is checked, not only from_dict: an id is an identity (refused, never altered), text is
         # made storable (a lone surrogate cannot be written to SQLite)
         check_id(self.id)
-        self.text = clean_text(self.text)
-        pub = self.published
-        if pub is not None and (isinstance(pub, bool) or not isinstance(pub, (int, float)) or not _finite(pub)):
-            raise EdgeRankerError(f"document {self.id}: 'published' must be unix seconds, got {pub!r}")
-        if pub is not None and pub > LAST_SECOND:  # would sort first in every cold start, for ever
-            raise EdgeRankerError(
-                f"document {self.id}: 'published' {pub!r} lies after the year 9999: unix seconds, not milliseconds?"
-            )
+        object.__setattr__(self, "text", clean_text(self.text))
+        object.__setattr__(self, "published", _published(self.published, self.id))
 
     @classmethod
     def from_dict(cls, d: dict) -> Document:
-        """A document from JSON-like data: ``id`` (string or integer), ``text`` (string), optional ``published``."""
+        """A document from JSON-like data: ``id`` (a string, or an integer, kept as its decimal string: ids are
+        strings, so ``1`` and ``"1"`` are one document), ``text`` and optional ``published``, as ``Document`` takes
+        them."""
         if not isinstance(d, dict) or "id" not in d or "text" not in d:
             raise EdgeRankerError(f"a document needs an 'id' and a 'text', got {str(d)[:80]!r}")
         if isinstance(d["id"], bool) or not isinstance(d["id"], (str, int)) or d["id"] == "":
             raise EdgeRankerError(f"a document's 'id' must be a non-blank string or an integer, got {d['id']!r}")
-        if not isinstance(d["text"], str):
-            raise EdgeRankerError(f"document {d['id']}: 'text' must be a string, got {type(d['text']).__name__}")
-        pub = d.get("published")
-        if isinstance(pub, str):
-            try:
-                pub = datetime.fromisoformat(pub.replace("Z", "+00:00")).timestamp()
-            except ValueError as exc:
-                raise EdgeRankerError(f"document {d['id']}: 'published' is not ISO-8601: {pub!r}") from exc
-        elif pub is not None and (isinstance(pub, bool) or not isinstance(pub, (int, float)) or not _finite(pub)):
-            raise EdgeRankerError(f"document {d['id']}: 'published' must be ISO-8601 or unix seconds")
-        return cls(str(d["id"]), d["text"], float(pub) if pub is not None else None)
+        text = d["text"]
+        if text is not None and not isinstance(text, (str, bytes, bytearray)):
+            raise EdgeRankerError(f"document {d['id']}: 'text' must be a string, got {type(text).__name__}")
+        return cls(str(d["id"]), text, d.get("published"))
+
+
+def _published(value: object, doc_id: str) -> float | None:
+    """A publication time as unix seconds: from seconds, an ISO-8601 string or a ``datetime`` (UTC when it names no
+    time zone, so that an order does not depend on the machine's); refused when not finite or after the year 9999."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError as exc:
+            raise EdgeRankerError(f"document {doc_id}: 'published' is not ISO-8601: {value!r}") from exc
+    if isinstance(value, datetime):
+        value = (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).timestamp()
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not _finite(value):
+        raise EdgeRankerError(f"document {doc_id}: 'published' must be unix seconds, ISO-8601 or a datetime")
+    if value > LAST_SECOND:  # would sort first in every cold start, for ever
+        raise EdgeRankerError(
+            f"document {doc_id}: 'published' {value!r} lies after the year 9999: unix seconds, not milliseconds?"
+        )
+    return float(value)
 
 
 @dataclass
@@ -257,7 +269,7 @@ class Ranker:
             ("semantic query", semantic_query_weight),
         )
         for name, w in weights:
-            if not (isinstance(w, (int, float)) and math.isfinite(w) and w >= 0):
+            if isinstance(w, bool) or not (isinstance(w, (int, float)) and _finite(w) and w >= 0):
                 raise EdgeRankerError(f"the {name} weight must be a finite number >= 0, got {w!r}")
         self.semantic, self.relevance, self.store = semantic, relevance, store
         self.show_progress_bar = show_progress_bar
@@ -400,7 +412,7 @@ class Ranker:
                 if seen.setdefault(d, i) != i:
                     raise EdgeRankerError(f"document id {d!r} appears twice (positions {seen[d] + 1} and {i + 1})")
         now = time.time() if now is None else now
-        if not (isinstance(now, (int, float)) and math.isfinite(now)):
+        if isinstance(now, bool) or not (isinstance(now, (int, float)) and _finite(now)):
             raise EdgeRankerError(f"'now' must be finite unix seconds, got {now!r}")
         query = clean_text(query, "query").strip() if query is not None else None
         # only punctuation or emoji (within what the semantic model reads, as the JVM decides): nothing to match

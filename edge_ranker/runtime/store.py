@@ -91,6 +91,7 @@ MIGRATIONS: list[str] = [
 SCHEMA_VERSION = len(MIGRATIONS)
 REACTIONS = ("like", "dislike")
 BUSY_TIMEOUT_S = 30.0  # how long a write waits for another process's transaction
+CACHE_WAIT_S = 1.0  # how long saving document vectors, a cache, waits for one
 FORGET_WAIT_S = 10.0  # how long ``forget`` waits for other processes' readers before saying it could not finish
 SQLITE_HEADER = b"SQLite format 3\x00"
 APPLICATION_ID = 0x45524B52  # "ERKR" in the file header: this file is an edge-ranker preference store
@@ -114,6 +115,10 @@ class CorruptedDatabase(EdgeRankerError):
     """SQLite itself reports the file as damaged (not a database, malformed, failed integrity check)."""
 
 
+class LockedDatabase(EdgeRankerError):
+    """Another process held the store's lock for longer than ``BUSY_TIMEOUT_S``."""
+
+
 def describe(exc: sqlite3.Error | str, path: Path) -> EdgeRankerError:
     """What went wrong, in words the user can act on. Only SQLite's own corruption codes say "corrupted"."""
     code = getattr(exc, "sqlite_errorname", "") or ""  # Python 3.11+; the messages below cover 3.10
@@ -131,9 +136,12 @@ def describe(exc: sqlite3.Error | str, path: Path) -> EdgeRankerError:
             "failing?"
         )
     if code.startswith("SQLITE_READONLY") or "readonly" in msg:
-        return EdgeRankerError(f"preference database {path} is read-only ({msg}); make it and its folder writable")
+        return EdgeRankerError(
+            f"preference database {path} is read-only ({msg}); make it, its folder and the files SQLite keeps beside "
+            f"it ({path.name}-wal, {path.name}-shm) writable"
+        )
     if code.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in msg:
-        return EdgeRankerError(f"preference database {path} is locked by another process ({msg}); retry later")
+        return LockedDatabase(f"preference database {path} is locked by another process ({msg}); retry later")
     if "closed database" in msg:
         return EdgeRankerError(f"preference database {path} was closed; open a new PreferenceStore to use it again")
     if code.startswith("SQLITE_CANTOPEN") or "unable to open" in msg:
@@ -225,10 +233,14 @@ class PreferenceStore:
         self._lock = threading.RLock()
         self._writes = 0  # this connection's commits; with SQLite's data_version, tells when to re-read interests
         self._interest_cache: dict[str, tuple[tuple[int, int], tuple[list[CoI], list[CoI]]]] = {}
-        if read_only and not self.path.exists():  # nothing to read; and so nothing for _check_path to create
-            raise EdgeRankerError(f"no preference database at {self.path}: nothing is stored there")
-        _check_path(self.path)
-        _inspect(self.path)
+        try:
+            if read_only and (not self.path.exists() or self.path.is_file() and self.path.stat().st_size == 0):
+                # nothing to read (an empty file: created, never written); and so nothing for _check_path to create
+                raise EdgeRankerError(f"no preference database at {self.path}: nothing is stored there")
+            _check_path(self.path)
+            _inspect(self.path)
+        except OSError as exc:  # a name too long for the file system, a loop of links
+            raise EdgeRankerError(f"cannot use {self.path} as the preference database: {exc.strerror or exc}") from exc
         try:
             self._db = _open_read_only(self.path) if read_only else _connect(self.path.absolute())
         except sqlite3.Error as exc:
@@ -238,7 +250,8 @@ class PreferenceStore:
                 self._check_version(self._db.execute("PRAGMA user_version").fetchone()[0])
             else:
                 self._db.execute("PRAGMA secure_delete=ON")  # deleted text is overwritten, whatever the default
-                self._until_unlocked(lambda: self._db.execute("PRAGMA journal_mode=WAL"))
+                if self._db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # asking waits for no lock
+                    self._until_unlocked(lambda: self._db.execute("PRAGMA journal_mode=WAL"))
                 self._db.execute("PRAGMA synchronous=FULL")
                 self._migrate()
         except BaseException as exc:
@@ -385,7 +398,7 @@ class PreferenceStore:
             raise EdgeRankerError(f"reaction must be one of {REACTIONS}, got {reaction!r}")
         check_id(doc_id)
         text = None if text is None else clean_text(text)
-        emb = unit(np.asarray(embedding, dtype=np.float32).reshape(-1))
+        emb = unit(_vector(embedding))
         ts = reaction_time(ts)
         positive = reaction == "like"
         with self._write():
@@ -536,7 +549,7 @@ class PreferenceStore:
     def add_view_time(self, embedding: np.ndarray, seconds: float, model: str) -> None:
         """Dwell time counts towards the closest positive interest."""
         check_view_time(seconds)
-        emb = unit(np.asarray(embedding, dtype=np.float32).reshape(-1))
+        emb = unit(_vector(embedding))
         with self._write():
             cois = self._interests(model, True)
             _check_size(cois, emb, model)
@@ -585,21 +598,29 @@ class PreferenceStore:
                     f"({','.join('?' * len(chunk))})",
                     (model, role, *chunk),
                 ).fetchall()
-                found.update((h, np.frombuffer(v, dtype=np.float32)) for h, v in rows)
+                # a cache: a row no edge-ranker writes (not a whole number of float32s) is left to be computed again
+                found.update((h, np.frombuffer(v, dtype=np.float32)) for h, v in rows if _floats(v))
         return found
 
     def save_vectors(self, model: str, role: str, hashes: list[bytes], vectors: np.ndarray) -> None:
-        """Keep vectors for later processes; past ``max_vectors`` the least recently saved go."""
+        """Keep vectors for later processes; past ``max_vectors`` the least recently saved go. A cache: while another
+        process holds the store's lock past ``CACHE_WAIT_S`` they are not kept, rather than after ``BUSY_TIMEOUT_S``
+        (the reaction that follows would wait as long again)."""
         now = time.time()
         rows = [(model, role, h, np.asarray(v, np.float32).tobytes(), now) for h, v in zip(hashes, vectors)]
-        with self._write():
-            self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?, ?)", rows)
-            excess = self._db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0] - self.max_vectors
-            if excess > 0:
-                self._db.execute(
-                    "DELETE FROM vectors WHERE rowid IN (SELECT rowid FROM vectors ORDER BY used LIMIT ?)",
-                    (excess,),
-                )
+        with self._lock:
+            self._db.execute(f"PRAGMA busy_timeout={int(CACHE_WAIT_S * 1000)}")
+            try:
+                with self._write():
+                    self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?, ?)", rows)
+                    excess = self._db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0] - self.max_vectors
+                    if excess > 0:
+                        self._db.execute(
+                            "DELETE FROM vectors WHERE rowid IN (SELECT rowid FROM vectors ORDER BY used LIMIT ?)",
+                            (excess,),
+                        )
+            finally:
+                self._db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
 
     # --- reads --------------------------------------------------------------------------------
     def _interests(self, model: str, positive: bool) -> list[CoI]:
@@ -747,6 +768,13 @@ def user_path(path: object, what: str) -> Path:
     text = os.fspath(path)
     if not isinstance(text, str) or not text.strip():
         raise EdgeRankerError(f"the {what} must be a non-empty path, got {text!r}")
+    if "\0" in text:
+        raise EdgeRankerError(f"the {what} holds a NUL character, which no file name can: {text!r}")
+    if text == ":memory:":  # SQLite's name for a database in memory, which would become a file of that name here
+        raise EdgeRankerError(
+            f"the {what} is a file path, not a SQLite name ({text!r}): for a store that does not outlive the app, "
+            "give a path in a temporary folder (tempfile.mkdtemp()) and PreferenceStore.forget() it"
+        )
     try:
         return Path(text).expanduser()
     except RuntimeError as exc:  # ~user with no such user
@@ -837,9 +865,10 @@ def _inspect(path: Path) -> None:
         app = con.execute("PRAGMA application_id").fetchone()[0]
         version = con.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        damaged = _damaged_rows(con, tables)
     except sqlite3.Error as exc:
         error = describe(exc, path)
-        if isinstance(error, CorruptedDatabase):
+        if isinstance(error, (CorruptedDatabase, LockedDatabase)):  # locked: said after one wait, not after three
             raise error from exc
         return
     finally:
@@ -849,6 +878,47 @@ def _inspect(path: Path) -> None:
         raise EdgeRankerError(
             f"{path} is another application's SQLite database, not an edge-ranker preference store; give another path"
         )
+    if damaged:
+        raise CorruptedDatabase(
+            f"preference database {path} is corrupted: {damaged}, which SQLite's own check does not see. Nothing "
+            f"was changed. To start fresh and keep the damaged file for inspection: `edge-ranker prefs recover --db "
+            f"{path}` (PreferenceStore.recover)"
+        )
+
+
+# Rows no edge-ranker writes: a vector that is no whole number of float32s, or a value of another type than its
+# column's (SQLite keeps what it is given), per table; each would fail deep in a read instead of at the open.
+DAMAGE = {
+    "feedback": "typeof(embedding) != 'blob' OR length(embedding) = 0 OR length(embedding) % 4 != 0 "
+    "OR typeof(ts) NOT IN ('real', 'integer') OR typeof(text) NOT IN ('text', 'null') OR typeof(doc_id) != 'text'",
+    "interests": "typeof(point) != 'blob' OR length(point) = 0 OR length(point) % 4 != 0 "
+    "OR typeof(view_count) != 'integer' OR typeof(view_time) NOT IN ('real', 'integer') "
+    "OR typeof(last_view) NOT IN ('real', 'integer')",
+}  # not the document vectors: up to 100,000 rows to read at each open, and a cache whose damaged rows are recomputed
+
+
+def _vector(embedding: object) -> np.ndarray:
+    """An embedding given to the store, as a flat float32 array; what is not numbers is refused in words."""
+    try:
+        return np.asarray(embedding, dtype=np.float32).reshape(-1)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise EdgeRankerError(f"an embedding must be an array of numbers, got {type(embedding).__name__}") from exc
+
+
+def _floats(value: object) -> bool:
+    """Whether a stored value can be a vector: bytes of a whole number of float32s."""
+    return isinstance(value, bytes) and len(value) > 0 and len(value) % 4 == 0
+
+
+def _damaged_rows(con: sqlite3.Connection, tables: set[str]) -> str:
+    """Which of the store's tables hold rows it never writes (``DAMAGE``), as words; empty when none do."""
+    found = []
+    for table, where in DAMAGE.items():
+        if table in tables:
+            n = con.execute(f"SELECT COUNT(*) FROM {table} WHERE {where}").fetchone()[0]  # noqa: S608 - constants
+            if n:
+                found.append(f"{n} damaged row{'s' if n > 1 else ''} in {table}")
+    return ", ".join(found)
 
 
 def reaction_time(ts: float | None) -> float:
@@ -861,7 +931,7 @@ def reaction_time(ts: float | None) -> float:
         raise EdgeRankerError(f"feedback time must be unix seconds (a number), got {ts!r}")
     try:
         ts = float(ts)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise EdgeRankerError(f"feedback time must be unix seconds, got {ts!r}") from exc
     if not math.isfinite(ts) or ts < 0:
         raise EdgeRankerError(f"feedback time must be finite, non-negative unix seconds, got {ts}")
