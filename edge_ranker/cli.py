@@ -303,6 +303,8 @@ def _read_docs(path: str | None) -> list:
     elif sys.stdin is None:  # started with its input closed (`<&-`)
         raise EdgeRankerError("standard input is closed: give the documents as a file, or pipe them in")
     else:  # UTF-8 whatever the locale says, as files are read
+        if sys.stdin.isatty() and sys.stderr is not None:  # else it would seem to hang
+            print("edge-ranker: reading documents (JSON lines) from the terminal; Ctrl-D ends", file=sys.stderr)
         raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
     docs, first_line = [], {}
     for n, line in enumerate(raw.removeprefix(codecs.BOM_UTF8).split(b"\n"), start=1):

@@ -112,15 +112,16 @@ def _published(value: object, doc_id: str) -> float | None:
 
 @dataclass
 class Ranked:
-    """One ranked document. ``score`` is the fused reciprocal-rank score (``sum w / (60 + rank)``), not a
-    similarity: it only orders. ``personal_score`` is the interest score (see ``interest``), ``relevance_score``
-    the relevance model's query-passage cosine, ``lexical_score`` the query's BM25, ``semantic_score`` the
-    semantic model's query-document cosine (when some of the query's words are in no document); ``contributions``
-    are the fused parts (they add up to ``score``). ``interest``: ``positive_interest`` / ``negative_interest`` are the
-    ids of the closest liked / disliked center of interest, ``*_similarity`` the document's cosine to it,
-    ``*_decay`` its freshness (1 now, 0 after 30 days), and ``interest_relevance`` how much the user has engaged
-    with the liked one (its share of reactions and view time, decayed). A document without a word, or one the models
-    cannot read, goes last for the interests whatever its ``personal_score`` (``Ranker.rank``)."""
+    """One ranked document. ``score`` is the fused reciprocal-rank score (``sum w / (k + rank)``, k = 60 unless the
+    Ranker sets another), not a similarity: it only orders. ``personal_score`` is the interest score (see
+    ``interest``), ``relevance_score`` the relevance model's query-passage cosine, ``lexical_score`` the query's
+    BM25, ``semantic_score`` the semantic model's query-document cosine (when some of the query's words are in no
+    document); ``contributions`` are the fused parts (they add up to ``score``). ``interest``:
+    ``positive_interest`` / ``negative_interest`` are the ids of the closest liked / disliked center of interest,
+    ``*_similarity`` the document's cosine to it, ``*_decay`` its freshness (1 now, 0 after 30 days), and
+    ``interest_relevance`` how much the user has engaged with the liked one (its share of reactions plus its share
+    of view time, decayed: 0 to 2). A document without a word, or one the models cannot read, goes last for the
+    interests whatever its ``personal_score``."""
 
     id: str
     score: float
