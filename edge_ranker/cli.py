@@ -369,7 +369,8 @@ def cmd_feedback(a: argparse.Namespace) -> None:
             raise EdgeRankerError("--text is for like and dislike; undo forgets every reaction to the document's id")
         store = _existing_store(a.db)
         undone = store.forget_document(a.doc_id)
-        _report({"undone": undone, "doc_id": a.doc_id, "db": str(store.path)}, f"{undone} reactions were undone")
+        done = f"{undone} reaction{'' if undone == 1 else 's'} {'was' if undone == 1 else 'were'} undone"
+        _report({"undone": undone, "doc_id": a.doc_id, "db": str(store.path)}, done)
         return
     if a.text is None:
         raise EdgeRankerError(f"{a.reaction} needs the document's text: --text TEXT")
@@ -515,6 +516,7 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         command = self.prog.removeprefix("edge-ranker").strip()
+        message = message.replace("\r", "\\r").replace("\n", "\\n")  # an argument's line break: still one line
         self.exit(2, f"edge-ranker: error: {command + ': ' if command else ''}{message} (see --help)\n")
 
 

@@ -129,7 +129,8 @@ def test_golden_scenario_has_no_near_ties_and_crosses_languages():
 def test_the_jvm_unicode_table_is_the_tokenizers_librarys():
     """The JVM tokenizer drops, spaces, splits and lowercases non-ASCII characters by a table written from the
     tokenizers library (android_demo/core/make_unicode_table.py): a newer library with newer Unicode tables must
-    come with a new table, or the JVM reads some characters apart from Python."""
+    come with a new table, or the JVM reads some characters apart from Python. Its letters and numbers are those of
+    the Python that wrote it (Python 3.11, as CI runs); under another Python only the rest is compared."""
     import importlib.util
 
     from tokenizers import Tokenizer
@@ -139,4 +140,7 @@ def test_the_jvm_unicode_table_is_the_tokenizers_librarys():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     fresh_table = module.table(Tokenizer.from_file(str(module.TOKENIZER)))
-    assert module.TABLE.read_text(encoding="ascii").splitlines() == fresh_table
+    committed = module.TABLE.read_text(encoding="ascii").splitlines()
+    if module.UNICODE not in committed[2]:  # another Python's Unicode: its letters and numbers are its own
+        committed, fresh_table = ([x for x in t[3:] if not x.startswith("A ")] for t in (committed, fresh_table))
+    assert committed == fresh_table

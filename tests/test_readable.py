@@ -59,16 +59,40 @@ def test_why_such_texts_are_set_apart(shipped):
     assert (v @ v.T).min() > 0.99
 
 
-_ALPHABET = st.sampled_from(list("abcXYZ éÉßİ©-…\x1c\u200b\t\n") + ["\u0e1f", "\u4e2d", "\U0001f389", "a" * 60])
+@pytest.fixture(scope="module")
+def readers(shipped) -> tuple[Reader, Reader]:
+    """The quick path and the word-by-word count alone (no quick path: every text goes word by word)."""
+    quick, slow = Reader(shipped[0], 10), Reader(shipped[0], 10)
+    slow._odd = None
+    return quick, slow
+
+
+_ALPHABET = st.sampled_from(
+    [*"abcXYZ \u00e9\u00c9\u00df\u0130\u00a9-\u2026\x1c\u200b\t\n\u2028\u0301", "\u0e1f", "\u4e2d", "\U0001f389"]
+    + ["[UNK]", "a" * 60]
+)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_ALPHABET, max_size=40).map("".join))
-def test_the_quick_path_agrees_with_the_word_by_word_count(shipped, text):
+def test_the_quick_path_agrees_with_the_word_by_word_count(readers, text):
     """Most texts are decided by one regular expression search; every text must get the count word by word."""
-    quick, slow = Reader(shipped[0], 10), Reader(shipped[0], 10)
-    slow._odd = None  # no quick path: every text goes word by word
+    quick, slow = readers
     assert quick.unknown_share(text) == slow.unknown_share(text)
+
+
+@pytest.mark.parametrize("n", [99, 100, 101, 150])
+def test_a_word_longer_than_wordpiece_spells_is_unknown_on_either_path(readers, n):
+    quick, slow = readers
+    text = "river " + "a" * n
+    assert quick.unknown_share(text) == slow.unknown_share(text) == (0.5 if n > 100 else 0.0)
+
+
+def test_only_the_words_the_model_reads_count(shipped):
+    """An English article that ends in Chinese is read; a Thai text that ends in English is not."""
+    reader = Reader(shipped[0], 10)
+    assert reader.readable("The council approved the new budget for public transport. " * 60 + "\u4e2d\u6587" * 300)
+    assert not reader.readable(UNREAD[0] + " " + " ".join(["\u0e1f\u0e38\u0e15\u0e1a\u0e2d\u0e25"] * 600) + READ[0])
 
 
 def test_a_like_of_an_unreadable_text_is_refused_in_words_and_stores_nothing(shipped, tmp_path):
@@ -107,9 +131,30 @@ def test_an_unreadable_query_or_document_is_matched_by_its_words(shipped, tmp_pa
     out = ranker.rank(docs, query=football)
     assert out.ids[0] == "match" and out[0].lexical_score > 0
     assert out.ids[1:] == [d.id for d in docs if d.id != "match"]  # the rest tie: input order
+    others = [d for d in docs if d.id != "match"]
+    nothing = ranker.rank(others, query=football)  # no document has its word: the query adds no order
+    assert all(set(r.contributions) == {"recency"} for r in nothing) and nothing.ids == [d.id for d in others]
     cosine_only = Ranker(*shipped, PreferenceStore(tmp_path / "q.db"), lexical_weight=0, semantic_query_weight=0)
     news = [Document("th", UNREAD[1])] + [Document(f"r{i}", t) for i, t in enumerate(READ)]
     ranked = cosine_only.rank(news, query="budget for public transport")
     cosines = np.array([r.relevance_score for r in ranked if r.id != "th"])
     assert ranked.ids.index("th") == int((cosines > cosines.mean()).sum())  # at the readable documents' mean
     assert ranked[ranked.ids.index("th")].relevance_score is not None  # its own cosine is still shown
+
+
+def test_an_unreadable_document_sits_at_the_readable_ones_mean_for_the_semantic_query_cosine_too(shipped, tmp_path):
+    """A query whose words no document has is carried by the semantic cosine (and the relevance one); both are
+    neutral for a document the models cannot read, even one whose vectors are the query's own (cosine 1): its
+    fused query score is 0, standardised, not the top."""
+    semantic, relevance = shipped
+    query = "zzzq tramway subvention"
+    ranker = Ranker(semantic, relevance, PreferenceStore(tmp_path / "p.db"), lexical_weight=0)
+    news = [Document(f"r{i}", t) for i, t in enumerate(READ)] + [Document("th", UNREAD[1])]
+    sem, pas = ranker.embed(news, "semantic"), ranker.embed(news, "passage")
+    sem[-1], pas[-1] = semantic.encode(query), relevance.encode(query, role="query")
+    ranked = ranker.rank(news, query=query, semantic_vectors=sem, passage_vectors=pas)
+    assert ranked.query_coverage == 0.0 and ranked[ranked.ids.index("th")].semantic_score > 0.99
+    rows = [r for r in ranked if r.id != "th"]
+    rel, cos = (np.array([getattr(r, f) for r in rows]) for f in ("relevance_score", "semantic_score"))
+    combined = (rel - rel.mean()) / rel.std() + 2.0 * (cos - cos.mean()) / cos.std()  # the semantic query weight
+    assert ranked.ids.index("th") == int((combined > 0).sum()) > 0

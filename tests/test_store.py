@@ -650,7 +650,8 @@ def test_a_damaged_document_vector_is_computed_again(tmp_path):
 @pytest.mark.parametrize(
     ("path", "match"), [(":memory:", "not a SQLite name"), ("a\0b", "NUL"), ("x" * 300, "cannot use")]
 )
-def test_paths_sqlite_or_the_file_system_would_misread_are_refused(tmp_path, path, match):
+def test_paths_sqlite_or_the_file_system_would_misread_are_refused(tmp_path, monkeypatch, path, match):
+    monkeypatch.chdir(tmp_path)
     with pytest.raises(EdgeRankerError, match=match):
         PreferenceStore(path if path == ":memory:" else tmp_path / path)
     assert not (Path.cwd() / ":memory:").exists()
@@ -664,11 +665,18 @@ def test_an_empty_file_holds_nothing_to_read(tmp_path):
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"threshold": "x"}, {"horizon_days": math.nan}, {"decay_rate_per_day": -math.inf}, {"min_positive_cois": 1.5}],
+    [
+        {"threshold": "x"},
+        {"horizon_days": math.nan},
+        {"horizon_days": 10**400},
+        {"decay_rate_per_day": -math.inf},
+        {"min_positive_cois": 1.5},
+    ],
 )
 def test_interest_settings_must_be_finite_numbers(kwargs):
     with pytest.raises(EdgeRankerError, match="must be a"):
         CoIConfig(**kwargs)
+    assert CoIConfig(shift_factor=np.float32(0.5), min_positive_cois=np.int64(2)).min_positive_cois == 2
 
 
 def test_values_past_a_float_or_not_numbers_are_refused_in_words(tmp_path):

@@ -21,6 +21,8 @@ from tokenizers import Tokenizer
 ROOT = Path(__file__).resolve().parents[2]
 TOKENIZER = ROOT / "edge_ranker" / "models" / "semantic" / "tokenizer.json"
 TABLE = Path(__file__).resolve().parent / "src" / "main" / "resources" / "ai" / "edgeranker" / "core" / "unicode.tsv"
+# The letters and numbers follow the Unicode of the Python that writes the table, as the runtime does where it runs
+UNICODE = f"Unicode {unicodedata.unidata_version} (Python's unicodedata)"
 SURROGATES = range(0xD800, 0xE000)  # not characters: the JVM replaces a lone one before the table is read
 
 
@@ -42,7 +44,7 @@ def table(tokenizer: Tokenizer) -> list[str]:
     lines = [
         "# edge-ranker JVM tokenizer: non-ASCII characters as the tokenizers library normalises and splits them",
         "# R FIRST LAST CLASS (D dropped, S whitespace, C CJK, P punctuation) | L CHAR LOWERCASE (hex)",
-        "# A FIRST LAST (letters and numbers, Unicode L* and N*)",
+        f"# A FIRST LAST (letters and numbers, Unicode L* and N*): {UNICODE}",
     ]
     start, current = None, ""
     lowers = []

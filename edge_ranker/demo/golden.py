@@ -16,7 +16,7 @@ import numpy as np
 from edge_ranker.runtime.encoder import Encoder, split_windows
 from edge_ranker.runtime.interests import DAY, CoIConfig
 from edge_ranker.runtime.ranker import Document, Ranker
-from edge_ranker.runtime.readable import Reader
+from edge_ranker.runtime.readable import UNKNOWN_LIMIT, Reader
 from edge_ranker.runtime.store import PreferenceStore
 
 TEXTS = [
@@ -152,7 +152,7 @@ def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -
         f"horizon_days\t{cfg.horizon_days}\ndecay_rate_per_day\t{cfg.decay_rate_per_day}\n"
         f"personal_weight\t{ranker.personal_weight}\nquery_weight\t{ranker.query_weight}\n"
         f"lexical_weight\t{ranker.lexical_weight}\nsemantic_query_weight\t{ranker.semantic_query_weight}\n"
-        f"k\t{ranker.k}\nmodel_key\t{ranker.model_key}\n"
+        f"k\t{ranker.k}\nmodel_key\t{ranker.model_key}\nunknown_limit\t{UNKNOWN_LIMIT!r}\n"
     )
     queries = (("personal", None), ("search", history["query"]), ("crossing", CROSSING_QUERY), ("script", SCRIPT_QUERY))
     for name, query in queries:

@@ -12,7 +12,7 @@ import hashlib
 import logging
 import threading
 from collections.abc import Callable
-from itertools import repeat
+from itertools import islice, repeat
 from typing import Protocol
 
 import numpy as np
@@ -29,6 +29,14 @@ class VectorStore(Protocol):
     def load_vectors(self, model: str, role: str, hashes: list[bytes]) -> dict[bytes, np.ndarray]: ...
 
     def save_vectors(self, model: str, role: str, hashes: list[bytes], vectors: np.ndarray) -> None: ...
+
+
+def drop_oldest(kept: dict, excess: int) -> None:
+    """Drop the ``excess`` oldest entries of an insertion-ordered dict at once (one at a time by
+    ``next(iter(kept))`` is quadratic: each call walks past the slots already emptied)."""
+    if excess > 0:
+        for key in list(islice(kept, excess)):
+            del kept[key]
 
 
 def text_hash(text: str) -> bytes:

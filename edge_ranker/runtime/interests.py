@@ -10,6 +10,7 @@ The legacy "context" formula that mixed distances and similarities is deliberate
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,9 +31,9 @@ class CoIConfig:
     def __post_init__(self) -> None:
         for name in ("shift_factor", "threshold", "horizon_days", "decay_rate_per_day"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not _finite(value):
                 raise EdgeRankerError(f"{name} must be a finite number, got {value!r}")
-        if isinstance(self.min_positive_cois, bool) or not isinstance(self.min_positive_cois, int):
+        if isinstance(self.min_positive_cois, bool) or not isinstance(self.min_positive_cois, numbers.Integral):
             raise EdgeRankerError(f"min_positive_cois must be a whole number, got {self.min_positive_cois!r}")
         if not 0.0 < self.shift_factor <= 1.0:
             raise EdgeRankerError(f"shift_factor must be in (0, 1], got {self.shift_factor}")
@@ -52,6 +53,13 @@ class CoI:
     view_count: int
     view_time: float
     last_view: float  # unix seconds
+
+
+def _finite(x: numbers.Real) -> bool:
+    try:
+        return math.isfinite(x)
+    except OverflowError:  # an integer past a float
+        return False
 
 
 def _fade(last_views: np.ndarray, now: float, cfg: CoIConfig) -> np.ndarray:

@@ -11,7 +11,8 @@ the documents (``lexical.query_scores``). The two orders are fused by weighted r
 interests yet, or none alive (each fades to nothing 30 days after its last reaction) -> relevance alone with a
 query, else newest first (then input order). A document without a word goes last in each order; one the models
 cannot read (``readable``: a script their vocabulary lacks) goes last for the interests and its query cosines are
-neutral, as are all when the query is such a text. Every explanation's contributions add up to its fused score.
+neutral, as are all when the query is such a text (which adds no order when no document has its words). Every
+explanation's contributions add up to its fused score.
 
 Ranking is arrays end to end: a ``Ranking`` builds each result's ``Ranked`` (and its explanation) only when it
 is read, so ranking 100,000 documents costs no Python object per document.
@@ -33,7 +34,7 @@ from typing import overload
 import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.runtime.cache import CACHE_VECTORS, VectorCache
+from edge_ranker.runtime.cache import CACHE_VECTORS, VectorCache, drop_oldest
 from edge_ranker.runtime.encoder import Encoder, clean_text, text_list
 from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT, SEMANTIC_QUERY_WEIGHT, rrf
 from edge_ranker.runtime.interests import PersonalScores, alive, personal_scores
@@ -227,8 +228,7 @@ class TermCache:
                     if t not in bags:
                         bags[t] = Bag.of(terms(encoder.tokenizer, encoder.cut(t)))
                 last = self._last = (key, Feed.of([bags[t] for t in texts]))
-                while len(bags) > self.capacity:
-                    del bags[next(iter(bags))]
+                drop_oldest(bags, len(bags) - self.capacity)
             return last[1]
 
 
@@ -261,8 +261,8 @@ class Ranker:
             _check_model("relevance", relevance)
         if not isinstance(store, PreferenceStore):
             raise EdgeRankerError(f"store must be a PreferenceStore(path), got {type(store).__name__}")
-        if isinstance(k, bool) or not (isinstance(k, int) and k > 0):
-            raise EdgeRankerError(f"RRF k must be a positive integer, got {k!r}")
+        if isinstance(k, bool) or not (isinstance(k, int) and 0 < k <= 10**9):
+            raise EdgeRankerError(f"RRF k must be a whole number from 1 to 10**9, got {k!r}")
         weights = (
             ("personal", personal_weight),
             ("query", query_weight),
@@ -358,9 +358,10 @@ class Ranker:
                 f"document {doc.id!r} has no word to learn an interest from (empty, or only punctuation or emoji)"
             )
         if not self.reader.readable(doc.text):  # nor would the vector of a script the models lack
+            share = math.ceil(100 * self.reader.unknown_share(doc.text))  # ceil: just over half never reads "50%"
             raise EdgeRankerError(
-                f"document {doc.id!r} is not one the models can read ({self.reader.unknown_share(doc.text):.0%} of its"
-                " words are unknown to their vocabulary, as in a script it lacks): no interest is learnt from it"
+                f"document {doc.id!r} is not one the models can read: {share}% of its words are unknown to their "
+                "vocabulary (a script it lacks, or symbols within words): no interest is learnt from it"
             )
         emb = self.interest_vectors([doc.text])[0]
         return self.store.add_feedback(doc.id, emb, reaction, self.model_key, text=doc.text, ts=ts)
@@ -466,7 +467,8 @@ class Ranker:
                 cover=1.0 if cover is None else cover,
                 semantic_weight=self.semantic_query_weight,
             )
-            parts["query"] = rrf(np.where(wordless, -np.inf, score), self.query_weight, self.k)
+            if not (blind and np.ptp(score) == 0):  # a query the models cannot read and no document has its words
+                parts["query"] = rrf(np.where(wordless, -np.inf, score), self.query_weight, self.k)
         if not parts:  # cold start: newest first, unknown dates last, then input order
             recency = np.array([d.published if d.published is not None else -math.inf for d in docs])
             recency = np.where(np.isfinite(recency), recency, -1e18) - np.arange(n) * 1e-9

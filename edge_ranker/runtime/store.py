@@ -608,7 +608,7 @@ class PreferenceStore:
         (the reaction that follows would wait as long again)."""
         now = time.time()
         rows = [(model, role, h, np.asarray(v, np.float32).tobytes(), now) for h, v in zip(hashes, vectors)]
-        with self._lock:
+        with self._read():  # under the store's lock, and its SQLite errors said in words (a closed store)
             self._db.execute(f"PRAGMA busy_timeout={int(CACHE_WAIT_S * 1000)}")
             try:
                 with self._write():

@@ -406,22 +406,13 @@ public final class Encoder {
     }
 
     /**
-     * The share of the words this model reads of a text (Lexical.terms of cut(text)) that its vocabulary can only give
-     * as [UNK]; 0 for a text without words. Python's Reader.unknown_share: past Ranker.UNKNOWN_LIMIT the text's
-     * vector says nothing of what it says (a script the vocabulary lacks), and the Ranker ranks it by its words alone.
+     * The share of the words this model reads of a text (up to windows x (maxLength - 2) pieces) that its vocabulary
+     * can only give as [UNK] (WordPieceTokenizer.unknownShare): Python's Reader.unknown_share. Past
+     * Ranker.UNKNOWN_LIMIT the text's vector says nothing of what it says (a script the vocabulary lacks), and the
+     * Ranker ranks it by its words alone.
      */
     public double unknownShare(String text) {
-        List<String> words = Lexical.terms(cut(text));
-        if (words.isEmpty()) {
-            return 0.0;
-        }
-        int missed = 0;
-        for (String w : words) {
-            if (tokenizer.unknown(w)) {
-                missed++;
-            }
-        }
-        return (double) missed / words.size();
+        return tokenizer.unknownShare(text, (maxLength - 2) * windows);
     }
 
     /** Token ids of text with the role's prefix (null: none), [CLS] ... [SEP], as far as the model reads. */

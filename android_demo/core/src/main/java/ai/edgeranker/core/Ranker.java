@@ -106,12 +106,18 @@ public final class Ranker {
     public double lexicalWeight = 1.0;
     public double semanticQueryWeight = 2.0;
     public int k = 60;
-    private final Map<String, Object> cache = new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Object> eldest) {
-            return size() > CACHE_CAPACITY;
-        }
-    };
+    private final Map<String, Object> cache = bounded();
+    /** Whether a text has a word, and can be read: apart, so that they take no room from the vectors. */
+    private final Map<String, Object> flags = bounded();
+
+    private static Map<String, Object> bounded() {
+        return new LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Object> eldest) {
+                return size() > CACHE_CAPACITY;
+            }
+        };
+    }
 
     public Ranker(Encoder semantic, Encoder relevance, Interests interests) {
         this.semantic = semantic;
@@ -178,12 +184,12 @@ public final class Ranker {
 
     /** Whether a text has a word on what the semantic model reads, as Python's Ranker decides it (Lexical.hasWord). */
     private boolean hasWord(String text) {
-        return (Boolean) cache.computeIfAbsent(key('w', text), key -> Lexical.hasWord(semantic.cut(text)));
+        return (Boolean) flags.computeIfAbsent(key('w', text), key -> Lexical.hasWord(semantic.cut(text)));
     }
 
     /** Whether the models can read a text (Encoder.unknownShare, by the semantic vocabulary), as Python decides it. */
     private boolean readable(String text) {
-        return (Boolean) cache.computeIfAbsent(key('r', text), key -> semantic.unknownShare(text) <= UNKNOWN_LIMIT);
+        return (Boolean) flags.computeIfAbsent(key('r', text), key -> semantic.unknownShare(text) <= UNKNOWN_LIMIT);
     }
 
     /**
@@ -210,6 +216,16 @@ public final class Ranker {
         return out;
     }
 
+    /** Whether every score is the same (numpy's ptp of 0). */
+    static boolean constant(double[] scores) {
+        for (double x : scores) {
+            if (x != scores[0]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The scores with every document without a word last (Lexical.hasWord; Python's Ranker does the same). */
     static double[] wordlessLast(double[] scores, boolean[] wordless) {
         double[] out = scores.clone();
@@ -227,9 +243,10 @@ public final class Ranker {
             throw new IllegalArgumentException("no word to learn an interest from (empty, or only punctuation or emoji)");
         }
         if (!readable(text)) {  // nor would the vector of a script the models lack (as in Python)
-            long share = Math.round(100 * semantic.unknownShare(text));
-            throw new IllegalArgumentException("not a text the models can read (" + share + "% of its words are "
-                    + "unknown to their vocabulary, as in a script it lacks): no interest is learnt from it");
+            long share = (long) Math.ceil(100 * semantic.unknownShare(text));
+            throw new IllegalArgumentException("not a text the models can read: " + share + "% of its words are "
+                    + "unknown to their vocabulary (a script it lacks, or symbols within words): no interest is "
+                    + "learnt from it");
         }
         float[] v = interestVector(text);
         interests.feedback(v, like, ts);
@@ -254,6 +271,7 @@ public final class Ranker {
         }
         boolean usePersonal = interests.active(now);
         boolean useQuery = !q.isEmpty();
+        boolean queried = false;  // a query part fused
         double[] total = new double[n];
         List<Map<String, Double>> parts = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -311,9 +329,12 @@ public final class Ranker {
             boolean blind = !readable(q);
             double[] scores = Lexical.queryScores(neutral(cosine, unread, blind), lexical, lexicalWeight,
                     semanticCosine == null ? null : neutral(semanticCosine, unread, blind), cover, semanticQueryWeight);
-            fuse("query", wordlessLast(scores, wordless), queryWeight, total, parts);
+            if (!(blind && constant(scores))) {  // a query the models cannot read and no document has its words
+                fuse("query", wordlessLast(scores, wordless), queryWeight, total, parts);
+                queried = true;
+            }
         }
-        if (!usePersonal && !useQuery) {  // unknown dates last; the tiny step keeps input order among equals
+        if (!usePersonal && !queried) {  // unknown dates last; the tiny step keeps input order among equals
             double[] recency = new double[n];
             for (int i = 0; i < n; i++) {
                 Double p = docs.get(i).published;

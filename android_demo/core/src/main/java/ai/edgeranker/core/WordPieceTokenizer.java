@@ -280,13 +280,30 @@ public final class WordPieceTokenizer {
     }
 
     /**
-     * Whether WordPiece can give a word (normalised and pre-tokenized, as Lexical.terms gives it) only as [UNK]: the
-     * Python runtime's Reader counts such words to tell a text the model cannot read (edge_ranker/runtime/readable.py).
+     * The share of the words of a text, as far as a model reading at most `pieces` of its pieces reads them, that
+     * WordPiece can only give as [UNK]; words without a letter or number count neither way: the Python runtime's
+     * Reader.unknown_share (edge_ranker/runtime/readable.py), which tells a text the model cannot read.
      */
-    public boolean unknown(String word) {
+    public double unknownShare(String text, int pieces) {
+        int read = 0;
+        int counted = 0;
+        int missed = 0;
         List<Integer> out = new ArrayList<>();
-        wordPiece(word, out);
-        return out.size() == 1 && out.get(0) == unk;
+        for (String word : preTokenize(normalize(cut(text)))) {
+            if (read >= pieces) {
+                break;
+            }
+            out.clear();
+            wordPiece(word, out);
+            read += out.size();
+            if (word.codePoints().anyMatch(WordPieceTokenizer::isLetterOrNumber)) {
+                counted++;
+                if (out.size() == 1 && out.get(0) == unk) {
+                    missed++;
+                }
+            }
+        }
+        return counted == 0 ? 0.0 : (double) missed / counted;
     }
 
     private void wordPiece(String word, List<Integer> out) {

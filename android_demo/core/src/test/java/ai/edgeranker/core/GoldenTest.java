@@ -263,6 +263,7 @@ public final class GoldenTest {
                 && ranker.lexicalWeight == Double.parseDouble(sc.get("lexical_weight"))
                 && ranker.semanticQueryWeight == Double.parseDouble(sc.get("semantic_query_weight"))
                 && ranker.k == Integer.parseInt(sc.get("k")), "default weights as Python's");
+        check(Ranker.UNKNOWN_LIMIT == Double.parseDouble(sc.get("unknown_limit")), "the unknown share limit as Python's");
         ranker.personalWeight = Double.parseDouble(sc.get("personal_weight"));
         ranker.queryWeight = Double.parseDouble(sc.get("query_weight"));
         ranker.lexicalWeight = Double.parseDouble(sc.get("lexical_weight"));
