@@ -57,27 +57,28 @@ class Reader:
         self._odd: re.Pattern | None | bool = False  # built on first use: a Ranker that never asks pays nothing
         self._known: dict[str, bool] = {}
         self._last: tuple[list[str], np.ndarray] | None = None  # the last feed asked about, and its answer
-        self._words: dict[str, tuple[int, bool]] = {}
-        self._lock = threading.Lock()
+        self._words: dict[str, tuple[int, bool, bool]] = {}
+        self._lock = threading.RLock()  # the memos change as texts are read: a ranking and a reaction at once
 
     def unknown_share(self, text: str) -> float:
         """The share of the words the model reads of ``text`` (those with a letter or number) that its tokenizer
         can only give as the unknown token; 0 for a text without such words, or a model without that token."""
         text = self.cut(text)
-        if self._unknown is None or self._plain(text):
-            return 0.0
-        norm, pre = self.tokenizer.normalizer, self.tokenizer.pre_tokenizer
-        normalised = norm.normalize_str(text) if norm is not None else text
-        words = [w for w, _ in pre.pre_tokenize_str(normalised)] if pre is not None else normalised.split()
-        read = counted = missed = 0
-        for word in words:
-            if read >= self.pieces:
-                break
-            pieces, counts, unknown = self._word(word)
-            read += pieces
-            counted += counts
-            missed += unknown
-        return missed / counted if counted else 0.0
+        with self._lock:
+            if self._unknown is None or self._plain(text):
+                return 0.0
+            norm, pre = self.tokenizer.normalizer, self.tokenizer.pre_tokenizer
+            normalised = norm.normalize_str(text) if norm is not None else text
+            words = [w for w, _ in pre.pre_tokenize_str(normalised)] if pre is not None else normalised.split()
+            read = counted = missed = 0
+            for word in words:
+                if read >= self.pieces:
+                    break
+                pieces, counts, unknown = self._word(word)
+                read += pieces
+                counted += counts
+                missed += unknown
+            return missed / counted if counted else 0.0
 
     def readable(self, text: str) -> bool:
         """Whether the model knows enough of ``text``'s words for its vector to say what the text says."""
