@@ -511,12 +511,16 @@ package; nothing leaves the machine. Start with `edge-ranker demo`, then `feedba
 training side (`vocab`, `distill`, `export`, `eval`) needs `pip install 'edge-ranker[train]'`."""
 
 
+# what str.splitlines breaks a line at, written as its escape
+LINE_BREAKS = {ord(c): repr(c)[1:-1] for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}
+
+
 class Parser(argparse.ArgumentParser):
     """argparse's parser with its errors on one line (its usage block is what --help is for)."""
 
     def error(self, message: str) -> NoReturn:
         command = self.prog.removeprefix("edge-ranker").strip()
-        message = message.replace("\r", "\\r").replace("\n", "\\n")  # an argument's line break: still one line
+        message = message.translate(LINE_BREAKS)  # an argument's line break: still one line
         self.exit(2, f"edge-ranker: error: {command + ': ' if command else ''}{message} (see --help)\n")
 
 

@@ -672,6 +672,7 @@ def test_an_id_that_is_not_utf8_is_refused_and_a_text_that_is_not_is_read(export
 
 def test_usage_errors_are_one_line_and_a_vocabulary_size_is_bounded():
     usage = [(["frob"], "invalid choice"), (["vocab", "build", "--size", "99999999999"], "--size")]
-    for args, fragment in [*usage, (["rank", "-", "--x\nmore"], "unrecognized arguments")]:
+    breaks = [(["rank", "-", f"--x{c}more"], "unrecognized arguments") for c in "\n\v\x1c\u2028"]
+    for args, fragment in [*usage, *breaks]:
         r = cli(*args)
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and fragment in r.stderr, r.stderr

@@ -158,3 +158,21 @@ def test_an_unreadable_document_sits_at_the_readable_ones_mean_for_the_semantic_
     rel, cos = (np.array([getattr(r, f) for r in rows]) for f in ("relevance_score", "semantic_score"))
     combined = (rel - rel.mean()) / rel.std() + 2.0 * (cos - cos.mean()) / cos.std()  # the semantic query weight
     assert ranked.ids.index("th") == int((combined > 0).sum()) > 0
+
+
+def test_long_runs_of_symbols_and_letters_newer_than_pythons_unicode(readers):
+    """A run of emoji is looked at once, not once per emoji (its word ends where it ends); a character Python's
+    Unicode leaves unassigned may be a letter to the tokenizer's newer one (U+A7CB lowercases to U+0264, which the
+    vocabulary lacks), so the quick path leaves it to the word-by-word count."""
+    quick, slow = readers
+    run = "\U0001f389" * 30_000
+    assert quick.unknown_share(run) == slow.unknown_share(run) == 0.0
+    assert quick.unknown_share("\ua7cb") == slow.unknown_share("\ua7cb") == 1.0
+
+
+def test_the_refusal_gives_the_share_of_unknown_words(shipped, tmp_path):
+    ranker = Ranker(*shipped, PreferenceStore(tmp_path / "p.db"))
+    text = " ".join(["\u0e1f\u0e38\u0e15\u0e1a\u0e2d\u0e25"] * 11 + ["river"] * 9)  # 11 of 20 words: 55%
+    with pytest.raises(EdgeRankerError, match=r"55% of its words"):
+        ranker.feedback(Document("t", text), "like")
+    assert Ranker(*shipped, PreferenceStore(tmp_path / "q.db"), k=np.int64(60)).k == 60  # numpy numbers are numbers

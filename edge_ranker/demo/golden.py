@@ -113,6 +113,8 @@ WORDLESS = Document("no-words", "\U0001f642 \u2026 !!")
 # A document in a script the vocabulary lacks (Thai): the interests rank it last and its query cosines are neutral
 # (``readable``); ``SCRIPT_QUERY``, in Thai too, shares a word with it, which BM25 alone then matches.
 SCRIPT_QUERY = "\u0e1f\u0e38\u0e15\u0e1a\u0e2d\u0e25"  # football
+# A Thai query no document has a word of ("tax"): it adds no order, so the interests alone rank.
+BLIND_QUERY = "\u0e20\u0e32\u0e29\u0e35"
 # "football team wins"
 UNREADABLE = Document("thai", SCRIPT_QUERY + " \u0e17\u0e35\u0e21\u0e0a\u0e32\u0e15\u0e34 \u0e0a\u0e19\u0e30")
 
@@ -120,7 +122,7 @@ UNREADABLE = Document("thai", SCRIPT_QUERY + " \u0e17\u0e35\u0e21\u0e0a\u0e32\u0
 def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -> None:
     """A scripted like/dislike history, ``FADED_LIKE`` then one reaction a day from 24 to 15 days before ``now``, then
     the demo feed, ``WORDLESS`` and ``UNREADABLE`` ranked without a query, with the demo's query, with
-    ``CROSSING_QUERY`` and with ``SCRIPT_QUERY``."""
+    ``CROSSING_QUERY``, with ``SCRIPT_QUERY`` and with ``BLIND_QUERY``."""
     from edge_ranker.demo import load_feed
 
     docs, history = load_feed()
@@ -154,7 +156,13 @@ def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -
         f"lexical_weight\t{ranker.lexical_weight}\nsemantic_query_weight\t{ranker.semantic_query_weight}\n"
         f"k\t{ranker.k}\nmodel_key\t{ranker.model_key}\nunknown_limit\t{UNKNOWN_LIMIT!r}\n"
     )
-    queries = (("personal", None), ("search", history["query"]), ("crossing", CROSSING_QUERY), ("script", SCRIPT_QUERY))
+    queries = (
+        ("personal", None),
+        ("search", history["query"]),
+        ("crossing", CROSSING_QUERY),
+        ("script", SCRIPT_QUERY),
+        ("blind", BLIND_QUERY),
+    )
     for name, query in queries:
         ranked = ranker.rank([Document(d.id, d.text, d.published) for d in docs], query=query, now=now)
         if query is not None:

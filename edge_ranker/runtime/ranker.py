@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import math
+import numbers
 import operator
 import threading
 import time
@@ -261,7 +262,7 @@ class Ranker:
             _check_model("relevance", relevance)
         if not isinstance(store, PreferenceStore):
             raise EdgeRankerError(f"store must be a PreferenceStore(path), got {type(store).__name__}")
-        if isinstance(k, bool) or not (isinstance(k, int) and 0 < k <= 10**9):
+        if isinstance(k, bool) or not (isinstance(k, numbers.Integral) and 0 < k <= 10**9):
             raise EdgeRankerError(f"RRF k must be a whole number from 1 to 10**9, got {k!r}")
         weights = (
             ("personal", personal_weight),
@@ -270,11 +271,11 @@ class Ranker:
             ("semantic query", semantic_query_weight),
         )
         for name, w in weights:
-            if isinstance(w, bool) or not (isinstance(w, (int, float)) and _finite(w) and w >= 0):
+            if isinstance(w, bool) or not (isinstance(w, numbers.Real) and _finite(w) and w >= 0):
                 raise EdgeRankerError(f"the {name} weight must be a finite number >= 0, got {w!r}")
         self.semantic, self.relevance, self.store = semantic, relevance, store
         self.show_progress_bar = show_progress_bar
-        self.personal_weight, self.query_weight, self.k = personal_weight, query_weight, k
+        self.personal_weight, self.query_weight, self.k = personal_weight, query_weight, int(k)
         self.lexical_weight, self.semantic_query_weight = lexical_weight, semantic_query_weight
         self.config = store.config  # one config: the store moves the interests, the ranker decays them
         if isinstance(cache_vectors, bool) or not isinstance(cache_vectors, int) or cache_vectors < 1:
@@ -358,7 +359,8 @@ class Ranker:
                 f"document {doc.id!r} has no word to learn an interest from (empty, or only punctuation or emoji)"
             )
         if not self.reader.readable(doc.text):  # nor would the vector of a script the models lack
-            share = math.ceil(100 * self.reader.unknown_share(doc.text))  # ceil: just over half never reads "50%"
+            # rounded up, so that just over half never reads "50%"; less a hair, so that 0.55 does not read "56%"
+            share = math.ceil(100 * self.reader.unknown_share(doc.text) - 1e-9)
             raise EdgeRankerError(
                 f"document {doc.id!r} is not one the models can read: {share}% of its words are unknown to their "
                 "vocabulary (a script it lacks, or symbols within words): no interest is learnt from it"

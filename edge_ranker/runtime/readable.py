@@ -85,8 +85,9 @@ class Reader:
         return self.unknown_share(text) <= UNKNOWN_LIMIT
 
     def unreadable(self, texts: list[str]) -> np.ndarray:
-        """Per text, whether the model cannot read it: one dict probe per text seen before; a feed of more distinct
-        texts than the capacity is decided without being kept."""
+        """Per text, whether the model cannot read it: one dict probe per text seen before; a feed of more texts than
+        the capacity is decided without being kept."""
+        texts = list(texts)
         with self._lock:
             if self._last is not None and self._last[0] == texts:  # a feed ranked again: no probe per text
                 return self._last[1].copy()
@@ -111,7 +112,8 @@ class Reader:
             counts = any(unicodedata.category(c)[0] in "LN" for c in word)
             found = (len(tokens), counts, counts and all(t.id == self._unknown for t in tokens))
             self._words[word] = found
-            drop_oldest(self._words, len(self._words) - WORDS_KEPT)
+            if len(self._words) > WORDS_KEPT:  # a tenth at once: one at a time would walk the emptied slots each time
+                drop_oldest(self._words, WORDS_KEPT // 10)
         return found
 
     def _plain(self, text: str) -> bool:
@@ -122,17 +124,21 @@ class Reader:
             self._odd = _odd_characters(self.tokenizer)
         if self._odd is None:
             return False
+        checked = 0  # where the last word checked ends: its other symbols need no second look (a run of emoji)
         for found in self._odd.finditer(text):
             c = found.group()
-            if len(c) > 1 or unicodedata.category(c)[0] in "LN":  # a long run, or a letter it may not spell
+            if len(c) > 1 or _may_count(c):  # a long run, or a letter it may not spell
                 return False
+            if found.start() < checked:
+                continue
             start, end = found.start(), found.end()  # the symbol's word: as far as white space or punctuation
             while start > 0 and not _ends_word(text[start - 1]):
                 start -= 1
             while end < len(text) and not _ends_word(text[end]):
                 end += 1
-            if any(unicodedata.category(x)[0] in "LN" for x in text[start:end]):
+            if any(map(_may_count, text[start:end])):
                 return False
+            checked = end
         return True
 
 
@@ -157,6 +163,13 @@ def _odd_characters(tokenizer: Tokenizer) -> re.Pattern | None:
     spelt |= {u for u, n in zip(cased, lowered) if n in spelt} if len(lowered) == len(cased) else set()
     allowed = "".join(re.escape(c) for c in sorted(spelt))
     return re.compile(rf"[^{allowed}{WHITE}]|[^{WHITE}]{{{longest + 1},}}")
+
+
+def _may_count(c: str) -> bool:
+    """Whether ``c`` may be a letter or number once normalised: it is one (Unicode L* or N*), or it is unassigned in
+    Python's Unicode, which the tokenizers library's newer one may make a letter (U+A7CB lowercases to U+0264)."""
+    category = unicodedata.category(c)
+    return category[0] in "LN" or category == "Cn"
 
 
 def _ends_word(c: str) -> bool:

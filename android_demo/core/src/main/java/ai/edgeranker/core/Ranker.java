@@ -243,7 +243,7 @@ public final class Ranker {
             throw new IllegalArgumentException("no word to learn an interest from (empty, or only punctuation or emoji)");
         }
         if (!readable(text)) {  // nor would the vector of a script the models lack (as in Python)
-            long share = (long) Math.ceil(100 * semantic.unknownShare(text));
+            long share = (long) Math.ceil(100 * semantic.unknownShare(text) - 1e-9);  // as Python: 0.55 reads 55%
             throw new IllegalArgumentException("not a text the models can read: " + share + "% of its words are "
                     + "unknown to their vocabulary (a script it lacks, or symbols within words): no interest is "
                     + "learnt from it");
