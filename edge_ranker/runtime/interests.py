@@ -31,7 +31,7 @@ class CoIConfig:
     def __post_init__(self) -> None:
         for name in ("shift_factor", "threshold", "horizon_days", "decay_rate_per_day"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not _finite(value):
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not finite(value):
                 raise EdgeRankerError(f"{name} must be a finite number, got {value!r}")
         if isinstance(self.min_positive_cois, bool) or not isinstance(self.min_positive_cois, numbers.Integral):
             raise EdgeRankerError(f"min_positive_cois must be a whole number, got {self.min_positive_cois!r}")
@@ -55,7 +55,8 @@ class CoI:
     last_view: float  # unix seconds
 
 
-def _finite(x: numbers.Real) -> bool:
+def finite(x: numbers.Real) -> bool:
+    """``math.isfinite``, False (not OverflowError) for an integer past a float."""
     try:
         return math.isfinite(x)
     except OverflowError:  # an integer past a float

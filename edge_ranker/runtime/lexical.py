@@ -29,13 +29,23 @@ B = 0.75
 _ALNUM = re.compile(r"[^\W_]")  # str.isalnum(): letters and numbers, the candidates of ``has_word``
 
 
-def terms(tokenizer: Tokenizer, text: str) -> list[str]:
-    """The words of ``text`` as the model's tokenizer splits them before WordPiece, with a letter or number."""
+def words(tokenizer: Tokenizer, text: str) -> list[str]:
+    """The words of ``text`` as the model's tokenizer splits them before WordPiece (its normaliser, then its
+    pre-tokenizer), punctuation and emoji included."""
     if tokenizer.normalizer is not None:
         text = tokenizer.normalizer.normalize_str(text)
     pre = tokenizer.pre_tokenizer
-    words = [w for w, _ in pre.pre_tokenize_str(text)] if pre is not None else text.split()
-    return [w for w in words if any(unicodedata.category(c)[0] in "LN" for c in w)]
+    return [w for w, _ in pre.pre_tokenize_str(text)] if pre is not None else text.split()
+
+
+def is_term(word: str) -> bool:
+    """Whether a word holds a letter or number (Unicode L* or N*): what BM25 and readability count."""
+    return any(unicodedata.category(c)[0] in "LN" for c in word)
+
+
+def terms(tokenizer: Tokenizer, text: str) -> list[str]:
+    """The words of ``text`` as the model's tokenizer splits them before WordPiece, with a letter or number."""
+    return [w for w in words(tokenizer, text) if is_term(w)]
 
 
 @dataclass(frozen=True)

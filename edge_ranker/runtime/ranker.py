@@ -38,7 +38,7 @@ from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.cache import CACHE_VECTORS, VectorCache, drop_oldest
 from edge_ranker.runtime.encoder import Encoder, clean_text, text_list
 from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT, SEMANTIC_QUERY_WEIGHT, rrf
-from edge_ranker.runtime.interests import PersonalScores, alive, personal_scores
+from edge_ranker.runtime.interests import PersonalScores, alive, finite, personal_scores
 from edge_ranker.runtime.lexical import Bag, Feed, bm25, coverage, has_word, query_scores, terms
 from edge_ranker.runtime.readable import Reader
 from edge_ranker.runtime.store import PreferenceStore, check_id, check_view_time
@@ -103,7 +103,7 @@ def _published(value: object, doc_id: str) -> float | None:
             raise EdgeRankerError(f"document {doc_id}: 'published' is not ISO-8601: {value!r}") from exc
     if isinstance(value, datetime):
         value = (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).timestamp()
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not _finite(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not finite(value):
         raise EdgeRankerError(f"document {doc_id}: 'published' must be unix seconds, ISO-8601 or a datetime")
     if value > LAST_SECOND:  # would sort first in every cold start, for ever
         raise EdgeRankerError(
@@ -271,7 +271,7 @@ class Ranker:
             ("semantic query", semantic_query_weight),
         )
         for name, w in weights:
-            if isinstance(w, bool) or not (isinstance(w, numbers.Real) and _finite(w) and w >= 0):
+            if isinstance(w, bool) or not (isinstance(w, numbers.Real) and finite(w) and w >= 0):
                 raise EdgeRankerError(f"the {name} weight must be a finite number >= 0, got {w!r}")
         self.semantic, self.relevance, self.store = semantic, relevance, store
         self.show_progress_bar = show_progress_bar
@@ -416,7 +416,7 @@ class Ranker:
                 if seen.setdefault(d, i) != i:
                     raise EdgeRankerError(f"document id {d!r} appears twice (positions {seen[d] + 1} and {i + 1})")
         now = time.time() if now is None else now
-        if isinstance(now, bool) or not (isinstance(now, (int, float)) and _finite(now)):
+        if isinstance(now, bool) or not (isinstance(now, (int, float)) and finite(now)):
             raise EdgeRankerError(f"'now' must be finite unix seconds, got {now!r}")
         query = clean_text(query, "query").strip() if query is not None else None
         # only punctuation or emoji (within what the semantic model reads, as the JVM decides): nothing to match
@@ -517,13 +517,6 @@ def _check_model(role: str, model: object) -> None:
             f"the {role} model must be an Encoder (Encoder.load({role!r})) or a wrapper of one; "
             f"{type(model).__name__} lacks {', '.join(missing)}"
         )
-
-
-def _finite(x: float) -> bool:
-    try:
-        return math.isfinite(x)
-    except OverflowError:  # an integer too large for a float
-        return False
 
 
 def _given(vectors: np.ndarray | None, n: int, dim: int, name: str) -> np.ndarray | None:

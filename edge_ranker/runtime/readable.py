@@ -25,6 +25,7 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from edge_ranker.runtime.cache import drop_oldest
+from edge_ranker.runtime.lexical import is_term, words
 from edge_ranker.runtime.manifest import Manifest
 
 UNKNOWN_LIMIT = 0.5  # a text with a larger share of unknown words is one the model cannot read
@@ -67,11 +68,8 @@ class Reader:
         with self._lock:
             if self._unknown is None or self._plain(text):
                 return 0.0
-            norm, pre = self.tokenizer.normalizer, self.tokenizer.pre_tokenizer
-            normalised = norm.normalize_str(text) if norm is not None else text
-            words = [w for w, _ in pre.pre_tokenize_str(normalised)] if pre is not None else normalised.split()
             read = counted = missed = 0
-            for word in words:
+            for word in words(self.tokenizer, text):
                 if read >= self.pieces:
                     break
                 pieces, counts, unknown = self._word(word)
@@ -87,7 +85,7 @@ class Reader:
     def unreadable(self, texts: list[str]) -> np.ndarray:
         """Per text, whether the model cannot read it: one dict probe per text seen before; a feed of more texts than
         the capacity is decided without being kept."""
-        texts = list(texts)
+        texts = list(texts)  # a copy: kept as the last feed, whatever the caller does to its own list
         with self._lock:
             if self._last is not None and self._last[0] == texts:  # a feed ranked again: no probe per text
                 return self._last[1].copy()
@@ -100,7 +98,7 @@ class Reader:
                     known[t] = self.readable(t)
             out = np.fromiter((not known[t] for t in texts), bool, len(texts))
             drop_oldest(known, len(known) - self.capacity)
-            self._last = (list(texts), out)
+            self._last = (texts, out)
             return out.copy()
 
     def _word(self, word: str) -> tuple[int, bool, bool]:
@@ -109,7 +107,7 @@ class Reader:
         found = self._words.get(word)
         if found is None:
             tokens = self.tokenizer.model.tokenize(word)
-            counts = any(unicodedata.category(c)[0] in "LN" for c in word)
+            counts = is_term(word)
             found = (len(tokens), counts, counts and all(t.id == self._unknown for t in tokens))
             self._words[word] = found
             if len(self._words) > WORDS_KEPT:  # a tenth at once: one at a time would walk the emptied slots each time
