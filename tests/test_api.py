@@ -146,6 +146,39 @@ def test_interests_stored_under_an_even_mean_are_embedded_again_with_the_share(s
     assert np.abs(interest.point - even).max() > 0.01 and interest.view_time == 30.0
 
 
+def test_a_folder_read_differently_under_the_same_graph_gets_a_new_key_and_its_history_is_embedded_again(
+    tiny_model, tmp_path
+):
+    """The key covers what makes a text's vector, not the graph alone: a folder whose max_length, prefixes or tokenizer
+    changed would otherwise keep interests the model no longer makes."""
+    import shutil
+
+    from edge_ranker.runtime.manifest import read_manifest, write_manifest
+
+    text = "rivers and lakes " * 20
+    folder = Path(shutil.copytree(tiny_model, tmp_path / "model"))
+    before = Encoder.load(folder)
+    Ranker(before, None, PreferenceStore(tmp_path / "p.db")).feedback({"id": "a", "text": text}, "like")
+    keys = {model_key(before)}
+    manifest = read_manifest(folder)
+    for change in ("max_length", "prefixes", "tokenizer"):
+        if change == "max_length":
+            manifest.max_length //= 2
+        elif change == "prefixes":
+            manifest.prefixes = {"query": "question: ", "passage": "answer: "}
+        else:  # the same vocabulary, its JSON written otherwise
+            tokenizer = folder / manifest.tokenizer
+            tokenizer.write_text(tokenizer.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+        write_manifest(folder, manifest)
+        after = Encoder.load(folder)
+        assert model_key(after) not in keys
+        keys.add(model_key(after))
+        ranker = Ranker(after, None, PreferenceStore(tmp_path / "p.db"))
+        (interest,), _ = ranker.store.interests(ranker.model_key)
+        np.testing.assert_allclose(interest.point, ranker.interest_vectors([text])[0], atol=1e-6)
+    assert model_key(before) == model_key(Encoder.load(tiny_model))  # a copy of the same folder keeps its key
+
+
 def test_ranking_scores_follow_ids_and_embeddings_are_the_callers(semantic, tmp_path):
     ranker = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))
     ranker.feedback({"id": "l", "text": "rivers and lakes"}, "like")

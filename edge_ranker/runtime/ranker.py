@@ -20,6 +20,7 @@ is read, so ranking 100,000 documents costs no Python object per document.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 import numbers
@@ -481,10 +482,16 @@ class Ranker:
 
 
 def model_key(encoder: Encoder) -> str:
-    """A model's identity in stored data: its name, the start of its graph's hash and, when it reads long texts in
-    windows, how many (a history stored under another key is embedded again, from its stored texts)."""
+    """A model's identity in stored data: its name, the start of a hash of everything that makes a text's vector (the
+    graph, the tokenizer and vocabulary, max_length, the role prefixes) and, when it reads long texts in windows, how
+    many. A history stored under another key is embedded again, from its stored texts: so a folder whose tokenizer or
+    max_length changed under the same graph does not keep vectors the model no longer makes."""
     m = encoder.manifest
-    key = f"{m.name}:{m.files.get(m.onnx, {}).get('sha256', '')[:16]}"
+    sha = {name: m.files.get(name, {}).get("sha256", "") for name in (m.onnx, m.tokenizer, m.vocab)}
+    # roles in UTF-16 order, as the JVM core's String order sorts them
+    roles = sorted(m.prefixes.items(), key=lambda kv: kv[0].encode("utf-16-be"))
+    made = "\n".join([sha[m.onnx], sha[m.tokenizer], sha[m.vocab], str(m.max_length), *(f"{r}\t{p}" for r, p in roles)])
+    key = f"{m.name}:{hashlib.sha256(made.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
     return key if m.windows == 1 else f"{key}:{m.windows}w"
 
 

@@ -12,6 +12,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * A shipped model folder (manifest.json, model.onnx, vocab.txt) on the JVM: the same tokens as the Python
@@ -192,10 +193,39 @@ public final class Encoder {
             throw new IllegalArgumentException("manifest.json: name must be a string");
         }
         String name = (String) manifest.get("name");
-        String sha = (String) ((Map<String, Object>) listed.get(onnx)).get("sha256");
-        String key = name + ":" + sha.substring(0, 16) + (windows == 1 ? "" : ":" + windows + "w");
+        // Python's Manifest names tokenizer.json when the field is absent
+        String tokenizerFile = manifest.containsKey("tokenizer") ? fileName(manifest, "tokenizer") : "tokenizer.json";
+        String key = name + ":" + madeBy(listed, onnx, tokenizerFile, vocab, maxLength, prefixes)
+                + (windows == 1 ? "" : ":" + windows + "w");
         return new Encoder(name, key, whole(manifest, "dim", 1, 1 << 16), maxLength, windows, prefixes,
                 new WordPieceTokenizer(vocabulary, maxLength * windows), OnnxWeights.read(model));
+    }
+
+    /**
+     * The start of a hash of everything that makes a text's vector: the graph, the tokenizer and vocabulary files,
+     * maxLength and the role prefixes (roles in String order), as Python's model_key hashes them, so that a folder whose
+     * tokenizer or max_length changed under the same graph gets a new key and its stored history is embedded again.
+     */
+    @SuppressWarnings("unchecked")
+    static String madeBy(Map<String, Object> listed, String onnx, String tokenizer, String vocab, int maxLength,
+            Map<String, String> prefixes) {
+        StringBuilder made = new StringBuilder();
+        for (String file : new String[] {onnx, tokenizer, vocab}) {
+            Object meta = listed.get(file);
+            made.append(meta instanceof Map ? ((Map<String, Object>) meta).getOrDefault("sha256", "") : "").append('\n');
+        }
+        made.append(maxLength);
+        new TreeMap<>(prefixes).forEach((role, prefix) -> made.append('\n').append(role).append('\t').append(prefix));
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(made.toString().getBytes(StandardCharsets.UTF_8));
+            StringBuilder hex = new StringBuilder();
+            for (int i = 0; i < 8; i++) {
+                hex.append(String.format("%02x", digest[i]));
+            }
+            return hex.toString();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this Java runtime", e);
+        }
     }
 
     /** A whole number of the manifest from min to max, or an error that names it (as Python's read_manifest). */
