@@ -109,6 +109,23 @@ def test_a_like_of_an_unreadable_text_is_refused_in_words_and_stores_nothing(shi
     assert sum(c.view_time for c in ranker.store.interests(ranker.model_key)[0]) == sum(before) + 30.0
 
 
+def test_likes_of_unreadable_texts_stored_by_other_models_teach_these_none_and_are_kept(shipped, tmp_path):
+    """A store from before the rule, or from models that read Thai: such a like stays with its text under its own
+    key, while the readable like moves into these models' space."""
+    semantic, relevance = shipped
+    old = "semantic:0000000000000000"
+    with PreferenceStore(tmp_path / "p.db") as store:
+        for n, text in enumerate((READ[0], UNREAD[0], "\U0001f389 !!")):
+            store.add_feedback(f"d{n}", semantic.encode(text), "like", old, text=text)
+    for _ in range(2):  # the second start finds the left-out likes again and leaves them again
+        ranker = Ranker(semantic, relevance, PreferenceStore(tmp_path / "p.db"))
+        (interest,), _ = ranker.store.interests(ranker.model_key)
+        np.testing.assert_allclose(interest.point, ranker.interest_vectors([READ[0]])[0], atol=1e-6)
+        assert sorted(t for _, t in ranker.store.stale_texts(ranker.model_key)) == sorted([UNREAD[0], "\U0001f389 !!"])
+        assert ranker.store.interests(old)[0]  # still there, under the key they were stored with
+        ranker.store.close()
+
+
 def test_unreadable_documents_go_last_for_the_interests(shipped, tmp_path):
     """A like of football lifts the football news, not every Thai item (as their shared vector would)."""
     ranker = Ranker(*shipped, PreferenceStore(tmp_path / "p.db"))

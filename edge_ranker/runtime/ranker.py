@@ -387,8 +387,16 @@ class Ranker:
 
     def _adopt_stored_reactions(self) -> None:
         """Reactions stored under another model key (an earlier release, other models, another semantic share) are
-        re-embedded from their stored text into these models' space, so a model update keeps the user's interests."""
+        re-embedded from their stored text into these models' space, so a model update keeps the user's interests.
+        Those these models cannot learn from, as ``feedback`` refuses them (no word, or one they cannot read), stay
+        where they are, text and all: they teach no interest here, and models that read them can take them later."""
         stale = self.store.stale_texts(self.model_key)
+        learnt = [(i, t) for i, t in stale if has_word(t, self.semantic.cut_chars) and self.reader.readable(t)]
+        if len(learnt) < len(stale):
+            log.info(
+                "%d stored reactions are to texts %s cannot read: left out", len(stale) - len(learnt), self.model_key
+            )
+        stale = learnt
         if stale:
             log.info("re-embedding %d stored reactions for %s", len(stale), self.model_key)
             vectors = self.interest_vectors([t for _, t in stale])
