@@ -117,13 +117,17 @@ def test_likes_of_unreadable_texts_stored_by_other_models_teach_these_none_and_a
     with PreferenceStore(tmp_path / "p.db") as store:
         for n, text in enumerate((READ[0], UNREAD[0], "\U0001f389 !!")):
             store.add_feedback(f"d{n}", semantic.encode(text), "like", old, text=text)
-    for _ in range(2):  # the second start finds the left-out likes again and leaves them again
+    for _ in range(2):  # a second start does not look at them again
         ranker = Ranker(semantic, relevance, PreferenceStore(tmp_path / "p.db"))
         (interest,), _ = ranker.store.interests(ranker.model_key)
         np.testing.assert_allclose(interest.point, ranker.interest_vectors([READ[0]])[0], atol=1e-6)
-        assert sorted(t for _, t in ranker.store.stale_texts(ranker.model_key)) == sorted([UNREAD[0], "\U0001f389 !!"])
+        assert ranker.store.stale_texts(ranker.model_key) == []
         assert ranker.store.interests(old)[0]  # still there, under the key they were stored with
         ranker.store.close()
+    with PreferenceStore(tmp_path / "p.db") as store:  # other models look at them once
+        assert sorted(t for _, t in store.stale_texts("other")) == sorted([UNREAD[0], "\U0001f389 !!", READ[0]])
+        assert store.forget_document("d1") == 1
+        assert store._db.execute("SELECT COUNT(*) FROM left_out").fetchone()[0] == 1  # the forgotten like's row went
 
 
 def test_unreadable_documents_go_last_for_the_interests(shipped, tmp_path):

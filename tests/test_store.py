@@ -587,7 +587,8 @@ def test_a_version_2_store_keeps_its_reactions_and_starts_its_vector_cache_again
     s.close()
     con = sqlite3.connect(path)  # the version-2 vectors table, holding a vector
     con.executescript(
-        "DROP TABLE vectors; CREATE TABLE vectors (model TEXT NOT NULL, role TEXT NOT NULL, text_hash BLOB NOT NULL, "
+        "DROP TABLE left_out; DROP TABLE vectors; "
+        "CREATE TABLE vectors (model TEXT NOT NULL, role TEXT NOT NULL, text_hash BLOB NOT NULL, "
         "vector BLOB NOT NULL, used REAL NOT NULL, PRIMARY KEY (model, role, text_hash)) WITHOUT ROWID; "
         "CREATE INDEX vectors_used ON vectors(used); INSERT INTO vectors VALUES ('m', '', x'01', x'0000803f', 0); "
         "PRAGMA user_version=2;"
@@ -597,7 +598,20 @@ def test_a_version_2_store_keeps_its_reactions_and_starts_its_vector_cache_again
     assert s.feedback_count() == 1 and s.load_vectors("m", "", [b"\x01"]) == {}
     s.save_vectors("m", "", [b"\x01"], np.ones((1, 2), np.float32))
     assert list(s.load_vectors("m", "", [b"\x01"])) == [b"\x01"]
-    assert s.export()["schema_version"] == SCHEMA_VERSION == 3
+    assert s.export()["schema_version"] == SCHEMA_VERSION == 4
+
+
+def test_a_version_3_store_read_only_lists_its_reactions_to_move(tmp_path):
+    """Read-only keeps the schema: a store from before the left_out table still says what could move."""
+    s = PreferenceStore(tmp_path / "p.db")
+    s.add_feedback("a", vec(1, 0), "like", "m", text="rivers")
+    s.close()
+    con = sqlite3.connect(tmp_path / "p.db")
+    con.executescript("DROP TABLE left_out; PRAGMA user_version=3;")
+    con.close()
+    r = PreferenceStore(tmp_path / "p.db", read_only=True)
+    assert [t for _, t in r.stale_texts("other")] == ["rivers"] and r.stale_texts("m") == []
+    r.close()
 
 
 def test_a_read_only_export_in_a_writable_folder_leaves_nothing_beside_the_store(tmp_path):

@@ -89,6 +89,45 @@ def write_splits(path: Path) -> None:
     path.write_text("\n".join(rows) + "\n", encoding="ascii")
 
 
+# Manifest edits whose model keys the JVM must make alike: (prefixes, tokenizer file name, max_length); None keeps
+# the model's own. Other letters, an astral one, a line separator, the roles in reverse order, no roles, a prefix that
+# spells the separators and the two it would imitate, a tokenizer the manifest does not list, another max_length.
+KEY_CASES: list[tuple[dict[str, str] | None, str | None, int | None]] = [
+    (None, None, None),
+    ({"query": "requête : ", "passage": "Абзац: "}, None, None),
+    ({"passage": "\U0001d52d\u2028: ", "query": "q: "}, None, None),
+    ({}, None, None),
+    ({"passage": "x\nquery\ty"}, None, None),
+    ({"passage": "x", "query": "y"}, None, None),
+    (None, "tok/tokenizer.json", None),
+    (None, None, 128),
+]
+
+
+def write_keys(enc: Encoder, path: Path) -> None:
+    """Each ``KEY_CASES`` edit of ``enc``'s manifest: prefixes (JSON, base64), tokenizer, max_length, the key's hash."""
+    import json
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from edge_ranker.runtime.ranker import model_key
+
+    m, rows = enc.manifest, []
+    for prefixes, tokenizer, max_length in KEY_CASES:
+        edit = replace(
+            m,
+            prefixes=m.prefixes if prefixes is None else prefixes,
+            tokenizer=tokenizer or m.tokenizer,
+            max_length=max_length or m.max_length,
+            windows=1,
+        )
+        key = model_key(SimpleNamespace(manifest=edit)).split(":")[1]
+        rows.append(
+            f"{_b64(json.dumps(edit.prefixes, ensure_ascii=False))}\t{edit.tokenizer}\t{edit.max_length}\t{key}"
+        )
+    path.write_text("\n".join(rows) + "\n", encoding="ascii")
+
+
 def write_unknown(enc: Encoder, path: Path) -> None:
     """Each text's share of words the model's vocabulary cannot spell (``readable.Reader.unknown_share``)."""
     reader = Reader(enc, len(TEXTS))
@@ -201,6 +240,7 @@ def generate(out_dir: str | Path, semantic: str = "semantic", relevance: str = "
         write_unknown(enc, out / f"{name}_unknown.tsv")
         write_embeddings(enc, out / f"{name}_embeddings.tsv")
     write_splits(out / "windows.tsv")
+    write_keys(rel, out / "keys.tsv")
     with tempfile.TemporaryDirectory() as tmp:
         write_ranking(sem, rel, out, Path(tmp))
     return out

@@ -42,6 +42,15 @@ class Manifest:
     created_by: str = ""
 
 
+def _utf8(text: str) -> bool:
+    """Whether a text is one UTF-8 can write (JSON can spell a lone surrogate, which no tokenizer takes)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def sha256_file(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
@@ -125,7 +134,7 @@ def validate(manifest: Manifest, folder: Path) -> None:
     if manifest.dim < 1:
         raise EdgeRankerError(f"{where}: dim must be positive, got {manifest.dim}")
     for role, prefix in manifest.prefixes.items():
-        if role not in ("query", "passage") or not isinstance(prefix, str):
+        if role not in ("query", "passage") or not isinstance(prefix, str) or not _utf8(prefix):
             raise EdgeRankerError(f"{where}: prefixes map 'query'/'passage' to text, got {role!r}: {prefix!r:.60}")
     if not all(isinstance(x, str) for x in manifest.languages):
         raise EdgeRankerError(f"{where}: languages must be a list of language codes")

@@ -375,7 +375,7 @@ class Ranker:
         towards none, since its closest interest would be chance."""
         (doc,) = _documents([doc])
         check_view_time(seconds)  # before the model runs
-        if has_word(doc.text, self.semantic.cut_chars) and self.reader.readable(doc.text):
+        if self._learnable(doc.text):
             self.store.add_view_time(self.interest_vectors([doc.text])[0], seconds, self.model_key)
 
     def forget(self, doc_id: str | int) -> int:
@@ -388,19 +388,25 @@ class Ranker:
     def _adopt_stored_reactions(self) -> None:
         """Reactions stored under another model key (an earlier release, other models, another semantic share) are
         re-embedded from their stored text into these models' space, so a model update keeps the user's interests.
-        Those these models cannot learn from, as ``feedback`` refuses them (no word, or one they cannot read), stay
-        where they are, text and all: they teach no interest here, and models that read them can take them later."""
+        Those these models cannot learn from, as ``feedback`` refuses them (no word, or one they cannot read), are
+        left out, once (``leave_out``): they stay stored as they are, and models that read them can take them later."""
         stale = self.store.stale_texts(self.model_key)
-        learnt = [(i, t) for i, t in stale if has_word(t, self.semantic.cut_chars) and self.reader.readable(t)]
-        if len(learnt) < len(stale):
-            log.info(
-                "%d stored reactions are to texts %s cannot read: left out", len(stale) - len(learnt), self.model_key
-            )
-        stale = learnt
+        left = [i for i, t in stale if not self._learnable(t)]
+        if left:
+            log.info("leaving %d stored reactions %s cannot learn from out of its interests", len(left), self.model_key)
+            self.store.leave_out(self.model_key, left)
+            gone = set(left)
+            stale = [(i, t) for i, t in stale if i not in gone]
         if stale:
             log.info("re-embedding %d stored reactions for %s", len(stale), self.model_key)
             vectors = self.interest_vectors([t for _, t in stale])
             self.store.move_to_model(self.model_key, [i for i, _ in stale], vectors)
+            if textless := self.store.textless_count(self.model_key):
+                log.warning("%d stored reactions have no text, so %s cannot take them in", textless, self.model_key)
+
+    def _learnable(self, text: str) -> bool:
+        """Whether a text can teach an interest: it has a word, and the models can read it."""
+        return has_word(text, self.semantic.cut_chars) and self.reader.readable(text)
 
     def rank(
         self,
@@ -490,17 +496,21 @@ class Ranker:
 
 
 def model_key(encoder: Encoder) -> str:
-    """A model's identity in stored data: its name, the start of a hash of everything that makes a text's vector (the
-    graph, the tokenizer and vocabulary, max_length, the role prefixes) and, when it reads long texts in windows, how
-    many. A history stored under another key is embedded again, from its stored texts: so a folder whose tokenizer or
-    max_length changed under the same graph does not keep vectors the model no longer makes."""
+    """A model's identity in stored data: its name, the start of a hash of what its manifest says makes a text's
+    vector (the graph, the tokenizer and vocabulary files, max_length, each role's prefix) and, when it reads long
+    texts in windows, how many. A history stored under another key is embedded again, from its stored texts: so a
+    folder whose tokenizer, max_length or prefixes changed under the same graph does not keep vectors the model no
+    longer makes. Each prefix goes in as its own hash, so no prefix can spell the separators."""
     m = encoder.manifest
-    sha = {name: m.files.get(name, {}).get("sha256", "") for name in (m.onnx, m.tokenizer, m.vocab)}
-    # roles in UTF-16 order, as the JVM core's String order sorts them
-    roles = sorted(m.prefixes.items(), key=lambda kv: kv[0].encode("utf-16-be"))
-    made = "\n".join([sha[m.onnx], sha[m.tokenizer], sha[m.vocab], str(m.max_length), *(f"{r}\t{p}" for r, p in roles)])
-    key = f"{m.name}:{hashlib.sha256(made.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
+    sha = [m.files.get(name, {}).get("sha256", "") for name in (m.onnx, m.tokenizer, m.vocab)]
+    roles = [f"{role}\t{_sha256(prefix)}" for role, prefix in sorted(m.prefixes.items())]
+    made = "\n".join([*sha, str(m.max_length), *roles])
+    key = f"{m.name}:{_sha256(made)[:16]}"
     return key if m.windows == 1 else f"{key}:{m.windows}w"
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _neutral(cosine: np.ndarray, unread: np.ndarray, blind: bool) -> np.ndarray:

@@ -87,6 +87,15 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX vectors_used ON vectors(used);
     """,
+    # version 4: reactions a model key left out of its interests (texts its models cannot learn from), so that each
+    # start does not look at them again; a later key, whose models may read them, looks once
+    """
+    CREATE TABLE left_out (
+        model TEXT NOT NULL,
+        event INTEGER NOT NULL,
+        PRIMARY KEY (model, event)
+    ) WITHOUT ROWID;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 REACTIONS = ("like", "dislike")
@@ -433,6 +442,7 @@ class PreferenceStore:
             texts = self._db.execute("SELECT text FROM feedback WHERE doc_id=? AND text IS NOT NULL", (doc_id,))
             hashes = [text_hash(t) for (t,) in texts.fetchall()]
             self._db.executemany("DELETE FROM vectors WHERE text_hash=?", [(h,) for h in hashes])
+            self._db.execute("DELETE FROM left_out WHERE event IN (SELECT id FROM feedback WHERE doc_id=?)", (doc_id,))
             gone = self._db.execute("DELETE FROM feedback WHERE doc_id=?", (doc_id,)).rowcount
             if gone:
                 self._rebuild_interests()
@@ -441,11 +451,28 @@ class PreferenceStore:
         return gone
 
     def stale_texts(self, model: str) -> list[tuple[int, str]]:
-        """Reactions stored in another model's space that can move to ``model``: (event id, stored text)."""
+        """Reactions stored in another model's space that can move to ``model`` and that it has not left out
+        (``leave_out``): (event id, stored text)."""
+        with self._read():
+            # a store opened read-only keeps its schema: one from before version 4 has no left_out table
+            tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            kept = "AND id NOT IN (SELECT event FROM left_out WHERE model = ?)" if "left_out" in tables else ""
+            return self._db.execute(
+                f"SELECT id, text FROM feedback WHERE model != ? AND text IS NOT NULL {kept} ORDER BY id",  # noqa: S608
+                (model, model) if kept else (model,),
+            ).fetchall()
+
+    def textless_count(self, model: str) -> int:
+        """Reactions stored in another model's space without their text: they cannot move to ``model``."""
         with self._read():
             return self._db.execute(
-                "SELECT id, text FROM feedback WHERE model != ? AND text IS NOT NULL ORDER BY id", (model,)
-            ).fetchall()
+                "SELECT COUNT(*) FROM feedback WHERE model != ? AND text IS NULL", (model,)
+            ).fetchone()[0]
+
+    def leave_out(self, model: str, events: list[int]) -> None:
+        """Record that ``model`` keeps ``events`` out of its interests; they stay stored as they are."""
+        with self._write():
+            self._db.executemany("INSERT OR IGNORE INTO left_out VALUES (?, ?)", [(model, e) for e in events])
 
     def move_to_model(self, model: str, events: list[int], vectors: np.ndarray) -> None:
         """Give ``events`` their vectors in ``model``'s space and rebuild the interests: after a model update the
@@ -566,7 +593,7 @@ class PreferenceStore:
         did not happen. Calling it again when the other process is done finishes the job.
         """
         with self._write():
-            for table in ("feedback", "interests", "vectors"):
+            for table in ("feedback", "interests", "vectors", "left_out"):
                 self._db.execute(f"DELETE FROM {table}")
         with self._read():
             self._db.execute(f"PRAGMA busy_timeout={int(FORGET_WAIT_S * 1000)}")

@@ -121,8 +121,8 @@ public final class Encoder {
 
     public final String name;
     /**
-     * The model's identity in stored data, as Python's model_key: its name, the start of its graph's sha256 and, when
-     * it reads long texts in windows, how many.
+     * The model's identity in stored data, as Python's model_key: its name, the start of a hash of what makes a text's
+     * vector (madeBy) and, when it reads long texts in windows, how many.
      */
     public final String key;
     public final int dim;
@@ -193,8 +193,9 @@ public final class Encoder {
             throw new IllegalArgumentException("manifest.json: name must be a string");
         }
         String name = (String) manifest.get("name");
-        // Python's Manifest names tokenizer.json when the field is absent
-        String tokenizerFile = manifest.containsKey("tokenizer") ? fileName(manifest, "tokenizer") : "tokenizer.json";
+        // only its hash is read here, so any name Python takes will do; Python's Manifest names tokenizer.json when
+        // the field is absent
+        String tokenizerFile = manifest.get("tokenizer") instanceof String t ? t : "tokenizer.json";
         String key = name + ":" + madeBy(listed, onnx, tokenizerFile, vocab, maxLength, prefixes)
                 + (windows == 1 ? "" : ":" + windows + "w");
         return new Encoder(name, key, whole(manifest, "dim", 1, 1 << 16), maxLength, windows, prefixes,
@@ -202,9 +203,10 @@ public final class Encoder {
     }
 
     /**
-     * The start of a hash of everything that makes a text's vector: the graph, the tokenizer and vocabulary files,
-     * maxLength and the role prefixes (roles in String order), as Python's model_key hashes them, so that a folder whose
-     * tokenizer or max_length changed under the same graph gets a new key and its stored history is embedded again.
+     * The start of a hash of what the manifest says makes a text's vector: the graph, the tokenizer and vocabulary
+     * files, maxLength and each role's prefix (as its own hash, roles in order), as Python's model_key hashes them, so
+     * that a folder whose tokenizer or max_length changed under the same graph gets a new key and its stored history
+     * is embedded again.
      */
     @SuppressWarnings("unchecked")
     static String madeBy(Map<String, Object> listed, String onnx, String tokenizer, String vocab, int maxLength,
@@ -212,20 +214,13 @@ public final class Encoder {
         StringBuilder made = new StringBuilder();
         for (String file : new String[] {onnx, tokenizer, vocab}) {
             Object meta = listed.get(file);
-            made.append(meta instanceof Map ? ((Map<String, Object>) meta).getOrDefault("sha256", "") : "").append('\n');
+            Object sha = meta instanceof Map ? ((Map<String, Object>) meta).getOrDefault("sha256", "") : "";
+            made.append(sha).append('\n');
         }
         made.append(maxLength);
-        new TreeMap<>(prefixes).forEach((role, prefix) -> made.append('\n').append(role).append('\t').append(prefix));
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(made.toString().getBytes(StandardCharsets.UTF_8));
-            StringBuilder hex = new StringBuilder();
-            for (int i = 0; i < 8; i++) {
-                hex.append(String.format("%02x", digest[i]));
-            }
-            return hex.toString();
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is missing from this Java runtime", e);
-        }
+        new TreeMap<>(prefixes).forEach((role, prefix) ->
+                made.append('\n').append(role).append('\t').append(sha256(prefix.getBytes(StandardCharsets.UTF_8))));
+        return sha256(made.toString().getBytes(StandardCharsets.UTF_8)).substring(0, 16);
     }
 
     /** A whole number of the manifest from min to max, or an error that names it (as Python's read_manifest). */

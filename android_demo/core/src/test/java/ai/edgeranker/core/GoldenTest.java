@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -467,6 +468,24 @@ public final class GoldenTest {
         refused(folder, listing(manifest, vocab, twice), twice, "holds a token twice");
     }
 
+    /**
+     * The model key's hash of each manifest edit in keys.tsv (prefixes, tokenizer file name, max_length) made of the
+     * shipped relevance model's listed files, as Python's model_key makes it.
+     */
+    @SuppressWarnings("unchecked")
+    static void keys(Path golden, Path models) throws Exception {
+        Map<String, Object> manifest = Json.object(Files.readString(models.resolve("relevance/manifest.json")));
+        Map<String, Object> listed = (Map<String, Object>) manifest.get("files");
+        for (String[] r : rows(golden.resolve("keys.tsv"))) {
+            Map<String, String> prefixes = new LinkedHashMap<>();
+            Json.object(b64(r[0])).forEach((role, prefix) -> prefixes.put(role, (String) prefix));
+            String got = Encoder.madeBy(listed, (String) manifest.get("onnx"), r[1], (String) manifest.get("vocab"),
+                    Integer.parseInt(r[2]), prefixes);
+            check(got.equals(r[3]), "model key of prefixes " + b64(r[0]) + ", " + r[1] + ", " + r[2] + ": " + got
+                    + " vs " + r[3]);
+        }
+    }
+
     /** The manifest listing another vocab.txt by its size and hash, as a tampered folder would. */
     static String listing(String manifest, byte[] vocab, byte[] other) {
         return manifest.replace(Encoder.sha256(vocab), Encoder.sha256(other))
@@ -526,6 +545,7 @@ public final class GoldenTest {
         erf();
         damagedModels(models);
         hostileManifests(models);
+        keys(golden, models);
         Encoder semantic = vectors(golden, models, "semantic");
         Encoder relevance = vectors(golden, models, "relevance");
         System.out.println(forwardChecks + " forward-pass checks (every golden text and role, within " + VECTOR_TOL
