@@ -165,6 +165,7 @@ def _craft(folder, **changes):
         ({"dim": "32"}, "'dim' must be a JSON int"),
         ({"prefixes": ["query: "]}, "'prefixes' must be a JSON dict"),
         ({"prefixes": {"document": "doc: "}}, "prefixes map"),
+        ({"prefixes": {"query": "q\ud800: "}}, "prefixes map"),  # a lone surrogate: no tokenizer takes it
         ({"files": {"model.onnx": "abc"}}, "must be {'sha256'"),
         ({"languages": [1, 2]}, "languages must be"),
         ({"max_length": 4000}, "cannot read max_length=4000"),
