@@ -49,7 +49,7 @@ class MainActivity : Activity() {
             val texts = feed.associate { it.id to it.text }
             val store = PreferenceDb(this)
             store.replay(interests, loaded.modelKey()) { id, text ->
-                (text ?: texts[id])?.let { loaded.interestVector(it) }
+                (text ?: texts[id])?.takeIf { loaded.learnable(it) }?.let { loaded.interestVector(it) }
             }
             runOnUiThread {
                 if (isDestroyed) {

@@ -44,7 +44,8 @@ class PreferenceDb(context: Context) : SQLiteOpenHelper(context, "preferences.sq
     /**
      * Rebuilds the interests. A vector stored under another model key than [model] (an earlier release, other
      * models or other interest weights) is made again by [embed] from the reaction's text, or the document's, and
-     * stored under [model]; a reaction with neither is left out.
+     * stored under [model]; a reaction with neither, or one [embed] declines (a text the models cannot learn from),
+     * is left out and kept as it is.
      */
     fun replay(into: Interests, model: String, embed: (docId: String, text: String?) -> FloatArray?) {
         val db = writableDatabase

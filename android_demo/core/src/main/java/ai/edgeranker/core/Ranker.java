@@ -182,6 +182,15 @@ public final class Ranker {
                 key -> Lexical.counts(Lexical.terms(relevance.cut(text))));
     }
 
+    /**
+     * Whether a text can teach an interest, as feedback decides it (it has a word, and the models can read it): an
+     * app that replays stored likes into the interests after a model update leaves the others out, as Python's Ranker
+     * does on start.
+     */
+    public boolean learnable(String text) {
+        return hasWord(text) && readable(text);
+    }
+
     /** Whether a text has a word on what the semantic model reads, as Python's Ranker decides it (Lexical.hasWord). */
     private boolean hasWord(String text) {
         return (Boolean) flags.computeIfAbsent(key('w', text), key -> Lexical.hasWord(semantic.cut(text)));

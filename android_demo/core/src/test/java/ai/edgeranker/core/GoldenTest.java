@@ -308,6 +308,9 @@ public final class GoldenTest {
                 }
                 check(why.contains("not a text the models can read"), "a like of " + d[0] + " refused: " + why);
             }
+            // what an app asks before it replays a stored like into the interests: the same rule as feedback's
+            boolean wordless = !Lexical.hasWord(b64(d[3]));
+            check(ranker.learnable(b64(d[3])) == !(d[4].equals("1") || wordless), "learnable: " + d[0]);
         }
         // a query without a word (punctuation, emoji) ranks as no query, as Python's Ranker does
         List<Ranker.Ranked> none = ranker.rank(docs, null, now);
