@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -9,7 +11,7 @@ from hypothesis import strategies as st
 
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.encoder import Encoder
-from edge_ranker.runtime.ranker import Document, Ranker
+from edge_ranker.runtime.ranker import LEARNABLE_RULE, Document, Ranker
 from edge_ranker.runtime.readable import UNKNOWN_LIMIT, Reader
 from edge_ranker.runtime.store import PreferenceStore
 
@@ -109,25 +111,41 @@ def test_a_like_of_an_unreadable_text_is_refused_in_words_and_stores_nothing(shi
     assert sum(c.view_time for c in ranker.store.interests(ranker.model_key)[0]) == sum(before) + 30.0
 
 
-def test_likes_of_unreadable_texts_stored_by_other_models_teach_these_none_and_are_kept(shipped, tmp_path):
+def test_likes_of_unreadable_texts_stored_by_other_models_teach_these_none_and_are_kept(shipped, tmp_path, caplog):
     """A store from before the rule, or from models that read Thai: such a like stays with its text under its own
-    key, while the readable like moves into these models' space."""
+    key, while the readable like moves into these models' space; one stored without its text cannot move, and the
+    first start says so."""
     semantic, relevance = shipped
     old = "semantic:0000000000000000"
     with PreferenceStore(tmp_path / "p.db") as store:
-        for n, text in enumerate((READ[0], UNREAD[0], "\U0001f389 !!")):
-            store.add_feedback(f"d{n}", semantic.encode(text), "like", old, text=text)
-    for _ in range(2):  # a second start does not look at them again
-        ranker = Ranker(semantic, relevance, PreferenceStore(tmp_path / "p.db"))
+        for n, text in enumerate((READ[0], UNREAD[0], "\U0001f389 !!", None)):
+            store.add_feedback(f"d{n}", semantic.encode(text or READ[1]), "like", old, text=text)
+    for start in range(2):  # a second start does not look at them again
+        with caplog.at_level(logging.WARNING, logger="edge_ranker"):
+            ranker = Ranker(semantic, relevance, PreferenceStore(tmp_path / "p.db"))
+        assert ("1 stored reactions have no text" in caplog.text) == (start == 0)
+        caplog.clear()
         (interest,), _ = ranker.store.interests(ranker.model_key)
         np.testing.assert_allclose(interest.point, ranker.interest_vectors([READ[0]])[0], atol=1e-6)
-        assert ranker.store.stale_texts(ranker.model_key) == []
+        assert ranker.store.stale_texts(ranker.model_key, LEARNABLE_RULE) == []
         assert ranker.store.interests(old)[0]  # still there, under the key they were stored with
         ranker.store.close()
-    with PreferenceStore(tmp_path / "p.db") as store:  # other models look at them once
-        assert sorted(t for _, t in store.stale_texts("other")) == sorted([UNREAD[0], "\U0001f389 !!", READ[0]])
+    with PreferenceStore(tmp_path / "p.db") as store:
+        assert len(store.stale_texts("other models")) == 4  # which look at every one of them once
+        assert [t for _, t in store.stale_texts(ranker.model_key, "another rule")] == [UNREAD[0], "\U0001f389 !!", None]
         assert store.forget_document("d1") == 1
-        assert store._db.execute("SELECT COUNT(*) FROM left_out").fetchone()[0] == 1  # the forgotten like's row went
+        assert [x["event"] for x in store.export()["left_out"]] == [3, 4]  # the forgotten like's row went
+        store.forget()
+        assert store.export()["left_out"] == []
+
+
+def test_a_ranker_starts_on_a_read_only_store_whose_old_likes_it_leaves_out(shipped, tmp_path):
+    with PreferenceStore(tmp_path / "p.db") as store:
+        store.add_feedback("t", shipped[0].encode(UNREAD[0]), "like", "semantic:0000000000000000", text=UNREAD[0])
+    with PreferenceStore(tmp_path / "p.db", read_only=True) as store:
+        ranker = Ranker(*shipped, store)
+        assert ranker.store.interests(ranker.model_key) == ([], [])
+        assert [x["model"] for x in ranker.store.export()["feedback"]] == ["semantic:0000000000000000"]
 
 
 def test_unreadable_documents_go_last_for_the_interests(shipped, tmp_path):

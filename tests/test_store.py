@@ -614,6 +614,15 @@ def test_a_version_3_store_read_only_lists_its_reactions_to_move(tmp_path):
     r.close()
 
 
+def test_leaving_out_a_reaction_forgotten_meanwhile_stores_nothing(tmp_path):
+    """Another process's forget between a start's look and its record must not leave a row of the user behind."""
+    with PreferenceStore(tmp_path / "p.db") as s:
+        event = s.add_feedback("a", vec(1, 0), "like", "m", text="rivers")
+        s.forget_document("a")
+        s.leave_out("other", "rule", [event])
+        assert s.export()["left_out"] == []
+
+
 def test_a_read_only_export_in_a_writable_folder_leaves_nothing_beside_the_store(tmp_path):
     s = PreferenceStore(tmp_path / "p.db")
     s.add_feedback("a", vec(1, 0), "like", "m")

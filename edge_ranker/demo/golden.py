@@ -8,14 +8,17 @@ Plain tab-separated text (texts base64-encoded) so a JVM test needs no JSON libr
 from __future__ import annotations
 
 import base64
+import copy
+import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from edge_ranker.runtime.encoder import Encoder, split_windows
 from edge_ranker.runtime.interests import DAY, CoIConfig
-from edge_ranker.runtime.ranker import Document, Ranker
+from edge_ranker.runtime.ranker import Document, Ranker, model_key
 from edge_ranker.runtime.readable import UNKNOWN_LIMIT, Reader
 from edge_ranker.runtime.store import PreferenceStore
 
@@ -106,11 +109,6 @@ KEY_CASES: list[tuple[dict[str, str] | None, str | None, int | None]] = [
 
 def write_keys(enc: Encoder, path: Path) -> None:
     """Each ``KEY_CASES`` edit of ``enc``'s manifest: prefixes (JSON, base64), tokenizer, max_length, the key's hash."""
-    import json
-    from dataclasses import replace
-    from types import SimpleNamespace
-
-    from edge_ranker.runtime.ranker import model_key
 
     m, rows = enc.manifest, []
     for prefixes, tokenizer, max_length in KEY_CASES:
@@ -121,7 +119,9 @@ def write_keys(enc: Encoder, path: Path) -> None:
             max_length=max_length or m.max_length,
             windows=1,
         )
-        key = model_key(SimpleNamespace(manifest=edit)).split(":")[1]
+        edited = copy.copy(enc)
+        edited.manifest = edit
+        key = model_key(edited).split(":")[1]
         rows.append(
             f"{_b64(json.dumps(edit.prefixes, ensure_ascii=False))}\t{edit.tokenizer}\t{edit.max_length}\t{key}"
         )

@@ -41,7 +41,7 @@ from edge_ranker.runtime.encoder import Encoder, clean_text, text_list
 from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT, SEMANTIC_QUERY_WEIGHT, rrf
 from edge_ranker.runtime.interests import PersonalScores, alive, finite, personal_scores
 from edge_ranker.runtime.lexical import Bag, Feed, bm25, coverage, has_word, query_scores, terms
-from edge_ranker.runtime.readable import Reader
+from edge_ranker.runtime.readable import UNKNOWN_LIMIT, Reader
 from edge_ranker.runtime.store import PreferenceStore, check_id, check_view_time
 
 log = logging.getLogger("edge_ranker")
@@ -57,6 +57,9 @@ LAST_SECOND = 253_402_300_799  # 9999-12-31T23:59:59Z: a later 'published' is a 
 SEMANTIC_SHARE = 0.65
 # two unit vectors side by side times these: a unit vector whose cosines are the shares' weighted sum
 SEMANTIC_SCALE, PASSAGE_SCALE = np.float32(np.sqrt(SEMANTIC_SHARE)), np.float32(np.sqrt(1 - SEMANTIC_SHARE))
+# What ``_learnable`` decides by, stored with the reactions a start leaves out (``leave_out``): a release that decides
+# otherwise looks at them again.
+LEARNABLE_RULE = f"a word, at most {UNKNOWN_LIMIT!r} of the words unknown"
 
 
 @dataclass(frozen=True)
@@ -390,22 +393,24 @@ class Ranker:
         re-embedded from their stored text into these models' space, so a model update keeps the user's interests.
         Those these models cannot learn from, as ``feedback`` refuses them (no word, or one they cannot read), are
         left out, once (``leave_out``): they stay stored as they are, and models that read them can take them later."""
-        stale = self.store.stale_texts(self.model_key)
-        left = [i for i, t in stale if not self._learnable(t)]
+        stale = self.store.stale_texts(self.model_key, LEARNABLE_RULE)
+        textless = sum(t is None for _, t in stale)
+        if textless:  # once per model key: they are left out below
+            log.warning("%d stored reactions have no text, so %s cannot take them in", textless, self.model_key)
+        left = [i for i, t in stale if t is None or not self._learnable(t)]
         if left:
             log.info("leaving %d stored reactions %s cannot learn from out of its interests", len(left), self.model_key)
-            self.store.leave_out(self.model_key, left)
+            if not self.store.read_only:  # a read-only store looks again at each start
+                self.store.leave_out(self.model_key, LEARNABLE_RULE, left)
             gone = set(left)
             stale = [(i, t) for i, t in stale if i not in gone]
         if stale:
             log.info("re-embedding %d stored reactions for %s", len(stale), self.model_key)
             vectors = self.interest_vectors([t for _, t in stale])
             self.store.move_to_model(self.model_key, [i for i, _ in stale], vectors)
-            if textless := self.store.textless_count(self.model_key):
-                log.warning("%d stored reactions have no text, so %s cannot take them in", textless, self.model_key)
 
     def _learnable(self, text: str) -> bool:
-        """Whether a text can teach an interest: it has a word, and the models can read it."""
+        """Whether a text can teach an interest: it has a word, and the models can read it (``LEARNABLE_RULE``)."""
         return has_word(text, self.semantic.cut_chars) and self.reader.readable(text)
 
     def rank(
@@ -510,6 +515,7 @@ def model_key(encoder: Encoder) -> str:
 
 
 def _sha256(text: str) -> str:
+    """A text's SHA-256 in hex, of its UTF-8 bytes, as the JVM core's Encoder.sha256 reads them."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

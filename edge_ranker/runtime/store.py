@@ -87,13 +87,14 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX vectors_used ON vectors(used);
     """,
-    # version 4: reactions a model key left out of its interests (texts its models cannot learn from), so that each
-    # start does not look at them again; a later key, whose models may read them, looks once
+    # version 4: reactions a model key left out of its interests by a rule (texts its models cannot learn from), so
+    # that each start does not look at them again; another key, whose models may read them, or another rule looks once
     """
     CREATE TABLE left_out (
         model TEXT NOT NULL,
+        rule TEXT NOT NULL,
         event INTEGER NOT NULL,
-        PRIMARY KEY (model, event)
+        PRIMARY KEY (model, rule, event)
     ) WITHOUT ROWID;
     """,
 ]
@@ -238,6 +239,7 @@ class PreferenceStore:
         if not isinstance(max_vectors, int) or isinstance(max_vectors, bool) or max_vectors < 1:
             raise EdgeRankerError(f"max_vectors must be a whole number >= 1, got {max_vectors!r}")
         self.config = config or CoIConfig()
+        self.read_only = read_only
         self.max_vectors = max_vectors
         self._lock = threading.RLock()
         self._writes = 0  # this connection's commits; with SQLite's data_version, tells when to re-read interests
@@ -450,29 +452,28 @@ class PreferenceStore:
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return gone
 
-    def stale_texts(self, model: str) -> list[tuple[int, str]]:
-        """Reactions stored in another model's space that can move to ``model`` and that it has not left out
-        (``leave_out``): (event id, stored text)."""
+    def stale_texts(self, model: str, rule: str = "") -> list[tuple[int, str | None]]:
+        """Reactions stored in another model's space that ``model`` has not left out by ``rule`` (``leave_out``):
+        (event id, stored text, None for a reaction stored without one, which cannot move)."""
         with self._read():
             # a store opened read-only keeps its schema: one from before version 4 has no left_out table
-            tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            kept = "AND id NOT IN (SELECT event FROM left_out WHERE model = ?)" if "left_out" in tables else ""
+            kept = "AND id NOT IN (SELECT event FROM left_out WHERE model = ? AND rule = ?)" if self._left_out() else ""
             return self._db.execute(
-                f"SELECT id, text FROM feedback WHERE model != ? AND text IS NOT NULL {kept} ORDER BY id",  # noqa: S608
-                (model, model) if kept else (model,),
+                f"SELECT id, text FROM feedback WHERE model != ? {kept} ORDER BY id",
+                (model, model, rule) if kept else (model,),
             ).fetchall()
 
-    def textless_count(self, model: str) -> int:
-        """Reactions stored in another model's space without their text: they cannot move to ``model``."""
-        with self._read():
-            return self._db.execute(
-                "SELECT COUNT(*) FROM feedback WHERE model != ? AND text IS NULL", (model,)
-            ).fetchone()[0]
-
-    def leave_out(self, model: str, events: list[int]) -> None:
-        """Record that ``model`` keeps ``events`` out of its interests; they stay stored as they are."""
+    def leave_out(self, model: str, rule: str, events: list[int]) -> None:
+        """Record that ``model`` keeps ``events`` out of its interests by ``rule``; they stay stored as they are."""
         with self._write():
-            self._db.executemany("INSERT OR IGNORE INTO left_out VALUES (?, ?)", [(model, e) for e in events])
+            # only events still stored: one forgotten meanwhile (another process) leaves no row behind
+            self._db.executemany(
+                "INSERT OR IGNORE INTO left_out SELECT ?, ?, id FROM feedback WHERE id = ?",
+                [(model, rule, e) for e in events],
+            )
+
+    def _left_out(self) -> bool:
+        return self._db.execute("SELECT 1 FROM sqlite_master WHERE name='left_out'").fetchone() is not None
 
     def move_to_model(self, model: str, events: list[int], vectors: np.ndarray) -> None:
         """Give ``events`` their vectors in ``model``'s space and rebuild the interests: after a model update the
@@ -713,6 +714,7 @@ class PreferenceStore:
                 if cached
                 else []
             )
+            left = self._db.execute("SELECT model, rule, event FROM left_out").fetchall() if self._left_out() else []
         # cached document vectors are derived from documents the user was shown: listed by text hash, not copied
         vectors = [{"model": m, "role": r, "text_hash": h.hex(), "saved": u} for m, r, h, u in seen]
         return {
@@ -721,6 +723,7 @@ class PreferenceStore:
             "feedback": feedback,
             "interests": interests,
             "document_vectors": vectors,
+            "left_out": [{"model": m, "rule": r, "event": e} for m, r, e in left],
         }
 
     def export_json(self) -> str:

@@ -119,6 +119,9 @@ public final class Encoder {
         double scale;
     }
 
+    /** The roles a manifest may give a prefix, as Python's manifest allows them. */
+    static final java.util.Set<String> ROLES = java.util.Set.of("query", "passage");
+
     public final String name;
     /**
      * The model's identity in stored data, as Python's model_key: its name, the start of a hash of what makes a text's
@@ -183,8 +186,12 @@ public final class Encoder {
         }
         Map<String, String> prefixes = new LinkedHashMap<>();
         Object p = manifest.getOrDefault("prefixes", Map.of());
-        if (!(p instanceof Map) || !((Map<String, Object>) p).values().stream().allMatch(v -> v instanceof String)) {
-            throw new IllegalArgumentException("manifest.json: prefixes must map each role to a text prefix");
+        if (!(p instanceof Map) || !((Map<String, Object>) p).entrySet().stream().allMatch(e ->
+                ROLES.contains(e.getKey()) && e.getValue() instanceof String v
+                        && StandardCharsets.UTF_8.newEncoder().canEncode(v))) {
+            // as Python's manifest: the two roles, each a text UTF-8 can write (JSON can spell a lone surrogate)
+            throw new IllegalArgumentException("manifest.json: prefixes must map each role (query, passage) to a text "
+                    + "prefix");
         }
         ((Map<String, Object>) p).forEach((role, prefix) -> prefixes.put(role, (String) prefix));
         int maxLength = whole(manifest, "max_length", MAX_LENGTH_MIN, MAX_LENGTH_MAX);
@@ -195,7 +202,10 @@ public final class Encoder {
         String name = (String) manifest.get("name");
         // only its hash is read here, so any name Python takes will do; Python's Manifest names tokenizer.json when
         // the field is absent
-        String tokenizerFile = manifest.get("tokenizer") instanceof String t ? t : "tokenizer.json";
+        Object tokenizerField = manifest.getOrDefault("tokenizer", "tokenizer.json");
+        if (!(tokenizerField instanceof String tokenizerFile)) {
+            throw new IllegalArgumentException("manifest.json: tokenizer must be a file name");
+        }
         String key = name + ":" + madeBy(listed, onnx, tokenizerFile, vocab, maxLength, prefixes)
                 + (windows == 1 ? "" : ":" + windows + "w");
         return new Encoder(name, key, whole(manifest, "dim", 1, 1 << 16), maxLength, windows, prefixes,

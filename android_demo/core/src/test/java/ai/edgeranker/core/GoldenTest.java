@@ -453,6 +453,9 @@ public final class GoldenTest {
             {"\"max_length\": 64", "\"max_length\": 64.0", "max_length must be a whole number"},
             {"\"schema_version\": 1", "\"schema_version\": 99", "newer than this core"},
             {"\"prefixes\": {}", "\"prefixes\": [\"query: \"]", "prefixes must map"},
+            {"\"prefixes\": {}", "\"prefixes\": {\"document\": \"doc: \"}", "prefixes must map"},
+            {"\"prefixes\": {}", "\"prefixes\": {\"query\": \"q\\ud800: \"}", "prefixes must map"},
+            {"\"tokenizer\": \"tokenizer.json\"", "\"tokenizer\": 5", "tokenizer must be a file name"},
             {"\"name\": \"semantic\"", "\"name\": 5", "name must be a string"},
         };
         for (String[] c : cases) {
