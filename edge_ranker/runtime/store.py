@@ -473,6 +473,7 @@ class PreferenceStore:
             )
 
     def _left_out(self) -> bool:
+        """Whether the store has the left_out table (a store opened read-only from before version 4 has not)."""
         return self._db.execute("SELECT 1 FROM sqlite_master WHERE name='left_out'").fetchone() is not None
 
     def move_to_model(self, model: str, events: list[int], vectors: np.ndarray) -> None:
