@@ -17,13 +17,17 @@ from pathlib import Path
 
 import numpy as np
 
-# Each configuration's settings over the semantic recipe's (TrainConfig names).
+# Each configuration's settings over the semantic recipe's (TrainConfig names); "random-rows-" ones start from random
+# word rows instead of the teacher's.
 CONFIGS: dict[str, dict] = {
     "base-e2": {"epochs": 2},
     "base-e6": {"epochs": 6},
     "base-e18": {"epochs": 18},
     "l4-f1024-e6": {"epochs": 6, "layers": 4, "ffn": 1024, "heads": 4},
     "l4-f1024-e18": {"epochs": 18, "layers": 4, "ffn": 1024, "heads": 4},
+    "random-rows-e2": {"epochs": 2},
+    "random-rows-e6": {"epochs": 6},
+    "random-rows-l4-f1024-e6": {"epochs": 6, "layers": 4, "ffn": 1024, "heads": 4},
 }
 SUBSET = {"max_pairs_per_lang": 3000, "bible_verses": 0, "news": False, "mono_per_lang": 2000}
 # USE-multilingual-v3's plain-rule nDCG@10 (mono, cross, mixed) on the same users (bench/EXPERIMENTS.md, "The feed:
@@ -97,7 +101,8 @@ def train(data: str, folder: Path, out: Path, names: list[str]) -> None:
         started = time.perf_counter()
         info = StudentInfo(kind="semantic", teacher=recipe.teacher, pca_dim=recipe.pca_dim)
         config = with_overrides(recipe, CONFIGS[name]).train
-        log = train_student(groups, targets, tokenizer, info, out / name, config, init, False)
+        rows = None if name.startswith("random-rows-") else init
+        log = train_student(groups, targets, tokenizer, info, out / name, config, rows, False)
         encoder = TorchStudentEncoder(out / name)
         row: dict = {"seconds": round(time.perf_counter() - started, 1), "steps": log["steps"]}
         for split, (topics, users, rnd) in splits.items():
