@@ -109,7 +109,6 @@ KEY_CASES: list[tuple[dict[str, str] | None, str | None, int | None]] = [
 
 def write_keys(enc: Encoder, path: Path) -> None:
     """Each ``KEY_CASES`` edit of ``enc``'s manifest: prefixes (JSON, base64), tokenizer, max_length, the key's hash."""
-
     m, rows = enc.manifest, []
     for prefixes, tokenizer, max_length in KEY_CASES:
         edit = replace(

@@ -12,6 +12,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -120,7 +121,7 @@ public final class Encoder {
     }
 
     /** The roles a manifest may give a prefix, as Python's manifest allows them. */
-    static final java.util.Set<String> ROLES = java.util.Set.of("query", "passage");
+    static final Set<String> ROLES = Set.of("query", "passage");
 
     public final String name;
     /**
