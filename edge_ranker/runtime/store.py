@@ -456,8 +456,12 @@ class PreferenceStore:
         """Reactions stored in another model's space that ``model`` has not left out by ``rule`` (``leave_out``):
         (event id, stored text, None for a reaction stored without one, which cannot move)."""
         with self._read():
-            # a store opened read-only keeps its schema: one from before version 4 has no left_out table
-            kept = "AND id NOT IN (SELECT event FROM left_out WHERE model = ? AND rule = ?)" if self._left_out() else ""
+            # a store read-only from before version 4 has no left_out table
+            kept = (
+                "AND id NOT IN (SELECT event FROM left_out WHERE model = ? AND rule = ?)"
+                if self._has("left_out")
+                else ""
+            )
             return self._db.execute(
                 f"SELECT id, text FROM feedback WHERE model != ? {kept} ORDER BY id",
                 (model, model, rule) if kept else (model,),
@@ -472,9 +476,9 @@ class PreferenceStore:
                 [(model, rule, e) for e in events],
             )
 
-    def _left_out(self) -> bool:
-        """Whether the store has the left_out table (a store opened read-only from before version 4 has not)."""
-        return self._db.execute("SELECT 1 FROM sqlite_master WHERE name='left_out'").fetchone() is not None
+    def _has(self, table: str) -> bool:
+        """Whether the store has ``table``: a store opened read-only keeps the schema it was written with."""
+        return self._db.execute("SELECT 1 FROM sqlite_master WHERE name=?", (table,)).fetchone() is not None
 
     def move_to_model(self, model: str, events: list[int], vectors: np.ndarray) -> None:
         """Give ``events`` their vectors in ``model``'s space and rebuild the interests: after a model update the
@@ -709,13 +713,14 @@ class PreferenceStore:
                 for r in it
             ]
             version = self._db.execute("PRAGMA user_version").fetchone()[0]  # a store read as it is has its own
-            cached = self._db.execute("SELECT 1 FROM sqlite_master WHERE name='vectors'").fetchone()  # schema 1: no
-            seen = (
+            seen = (  # schema 1 has no vectors table, schemas before 4 no left_out table
                 self._db.execute("SELECT model, role, text_hash, used FROM vectors ORDER BY used").fetchall()
-                if cached
+                if self._has("vectors")
                 else []
             )
-            left = self._db.execute("SELECT model, rule, event FROM left_out").fetchall() if self._left_out() else []
+            left = (
+                self._db.execute("SELECT model, rule, event FROM left_out").fetchall() if self._has("left_out") else []
+            )
         # cached document vectors are derived from documents the user was shown: listed by text hash, not copied
         vectors = [{"model": m, "role": r, "text_hash": h.hex(), "saved": u} for m, r, h, u in seen]
         return {
