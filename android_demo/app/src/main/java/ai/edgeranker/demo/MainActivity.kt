@@ -74,7 +74,7 @@ class MainActivity : Activity() {
         val root = LinearLayout(this).apply {
             orientation = LinearLayout.VERTICAL
             addView(query)
-            addView(Button(context).apply { text = "forget me"; setOnClickListener { db.forget(); recreate() } })
+            addView(Button(context).apply { text = "forget me"; setOnClickListener { forget() } })
             addView(ScrollView(context).apply { addView(list) })
         }
         setContentView(root)
@@ -110,6 +110,11 @@ class MainActivity : Activity() {
         }
         db.add(d.id, d.text, vector, like, now, ranker.modelKey())
         render()
+    }
+
+    private fun forget() {
+        if (!db.forget()) Toast.makeText(applicationContext, R.string.forget_incomplete, Toast.LENGTH_LONG).show()
+        recreate()
     }
 
     override fun onDestroy() {

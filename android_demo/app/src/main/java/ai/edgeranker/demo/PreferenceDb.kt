@@ -8,9 +8,19 @@ import android.database.sqlite.SQLiteOpenHelper
 import java.nio.ByteBuffer
 import java.nio.ByteOrder
 
-/** Likes and dislikes in the app's private SQLite database (WAL); interests are rebuilt from them on start. */
+/**
+ * Likes and dislikes in the app's private SQLite database (WAL); interests are rebuilt from them on start. Deleted
+ * rows are overwritten (secure_delete), as the Python store does, whatever the platform's SQLite defaults to.
+ */
 class PreferenceDb(context: Context) : SQLiteOpenHelper(context, "preferences.sqlite", null, 3) {
-    override fun onConfigure(db: SQLiteDatabase) = db.enableWriteAheadLogging().let { }
+    override fun onConfigure(db: SQLiteDatabase) {
+        db.enableWriteAheadLogging()
+        pragma(db, "secure_delete=ON")
+    }
+
+    /** A PRAGMA that answers with a row: Android's execSQL refuses statements that return data. */
+    private fun pragma(db: SQLiteDatabase, sql: String): Int =
+        db.rawQuery("PRAGMA $sql", null).use { if (it.moveToFirst()) it.getInt(0) else 0 }
 
     override fun onCreate(db: SQLiteDatabase) {
         db.execSQL(
@@ -74,5 +84,15 @@ class PreferenceDb(context: Context) : SQLiteOpenHelper(context, "preferences.sq
         }
     }
 
-    fun forget() = writableDatabase.execSQL("DELETE FROM feedback")
+    /**
+     * "Forget me": deletes every reaction, rebuilds the file without their pages (VACUUM) and empties the WAL, as the
+     * Python store's forget does, so no liked text stays in free pages or old WAL frames. Returns false when another
+     * connection still reads the database and old copies remain in its files; calling it again finishes the job.
+     */
+    fun forget(): Boolean {
+        val db = writableDatabase
+        db.delete("feedback", null, null)
+        db.execSQL("VACUUM")
+        return pragma(db, "wal_checkpoint(TRUNCATE)") == 0
+    }
 }
