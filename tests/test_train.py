@@ -13,7 +13,7 @@ import torch
 from conftest import SYLLABLES, HashTeacher, make_sentences
 from tokenizers import Tokenizer
 
-from edge_ranker.distill.batch import Group
+from edge_ranker.distill.batch import Group, collate
 from edge_ranker.distill.config import TrainConfig
 from edge_ranker.distill.train import train_student
 from edge_ranker.errors import EdgeRankerError
@@ -130,7 +130,7 @@ def test_two_process_accelerate_run_trains_one_model(tiny_vocab, tmp_path):
     script.write_text(f"""
 import json, numpy as np
 from tokenizers import Tokenizer
-from edge_ranker.distill.batch import Group
+from edge_ranker.distill.batch import Group, collate
 from edge_ranker.distill.config import TrainConfig
 from edge_ranker.distill.train import train_student
 from edge_ranker.modeling.student import StudentInfo
@@ -191,7 +191,7 @@ def test_two_processes_compute_the_in_batch_losses_over_the_global_batch(
     script.write_text(f"""
 import json, numpy as np
 from tokenizers import Tokenizer
-from edge_ranker.distill.batch import Group
+from edge_ranker.distill.batch import Group, collate
 from edge_ranker.distill.config import TrainConfig
 from edge_ranker.distill.train import train_student
 from edge_ranker.modeling.student import StudentInfo
@@ -343,7 +343,6 @@ def test_link_top_passages_links_each_query_to_its_teachers_best_passages():
 
 
 def test_linked_groups_share_the_batch_and_a_repeated_passage_is_one_target():
-    from edge_ranker.distill.batch import collate
 
     passage = Group(["a passage"], 2)
     batch = [Group(["q one"], 0, linked=[passage]), Group(["q two"], 1, linked=[passage]), passage]
@@ -489,8 +488,8 @@ def test_bank_and_neighbours_change_training_and_refuse_a_negative_size(tiny_voc
         out = tmp_path / f"{bank}-{near}"
         digests.add(train_student(groups, targets, tok, StudentInfo(), out, cfg, show_progress=False)["digest"])
     assert len(digests) == 3
-    for bad in ({"bank": -1}, {"neighbours": -2}):
-        with pytest.raises(EdgeRankerError, match="bank and neighbours must be"):
+    for bad in ({"bank": -1}, {"neighbours": -2}, {"texts_per_group": -1}):
+        with pytest.raises(EdgeRankerError, match="bank, neighbours and texts_per_group must be"):
             TrainConfig(**bad)
 
 
@@ -505,7 +504,6 @@ def test_nearest_targets_are_the_closest_other_rows_never_a_copy_of_the_row():
 
 
 def test_neighbours_are_target_only_columns_after_the_batch_targets():
-    from edge_ranker.distill.batch import collate
 
     class _Tok:
         def __call__(self, texts):
@@ -531,3 +529,25 @@ def test_without_positions_the_table_stays_zero_and_word_order_does_not_matter(t
     words = groups[0].texts[0].split()
     a, b = enc.encode([" ".join(words), " ".join(reversed(words))])
     np.testing.assert_allclose(a, b, atol=1e-5)  # a bag of words: only positions could tell the orders apart
+
+
+def test_texts_per_group_keeps_each_groups_first_text_and_draws_its_others_anew_each_time():
+    class _Tok:
+        def __call__(self, texts):
+            return {"texts": texts}
+
+    groups = [Group([f"{g}{i}" for i in range(10)], g) for g in range(2)] + [Group(["x0", "x1"], 2)]
+    draw = collate(_Tok(), torch.randn(3, 4), texts_per_group=3, seed=0)
+    seen: set[str] = set()
+    for _ in range(20):
+        enc = draw(groups)
+        texts = enc["texts"]
+        assert texts[0] == "00" and texts[3] == "10" and texts[6:] == ["x0", "x1"]  # first texts always; small kept
+        assert len(set(texts[:3])) == 3 and all(t.startswith("0") for t in texts[:3])
+        assert enc["group"].tolist() == [0, 0, 0, 1, 1, 1, 2, 2]
+        assert enc["source"].tolist() == [0, 0, 0, 3, 3, 3, 6, 6]
+        seen.update(texts[1:3])
+    assert len(seen) >= 7  # the others rotate: 20 draws of 2 out of 9
+    again = collate(_Tok(), torch.randn(3, 4), texts_per_group=3, seed=0)
+    assert again(groups)["texts"] == collate(_Tok(), torch.randn(3, 4), texts_per_group=3, seed=0)(groups)["texts"]
+    assert collate(_Tok(), torch.randn(3, 4))(groups)["texts"] == [t for g in groups for t in g.texts]

@@ -208,7 +208,9 @@ def train_student(
     near = (
         shared_nearest_targets(tgt, config.neighbours, accelerator.device, show_progress) if config.neighbours else None
     )
-    collate_groups = collate(StudentTokenizer(tokenizer, config.max_length), tgt, full, near)
+    collate_groups = collate(
+        StudentTokenizer(tokenizer, config.max_length), tgt, full, near, config.texts_per_group, config.seed
+    )
     bm25_of = target_bm25(groups, len(tgt), tokenizer) if config.lexical else None
     per_process = max(1, config.batch_size // accelerator.num_processes)
     if config.bucket_by_length:
