@@ -123,7 +123,7 @@ def test_likes_of_unreadable_texts_stored_by_other_models_teach_these_none_and_a
     for start in range(2):  # a second start does not look at them again
         with caplog.at_level(logging.WARNING, logger="edge_ranker"):
             ranker = Ranker(semantic, relevance, PreferenceStore(tmp_path / "p.db"))
-        assert ("1 stored reactions have no text" in caplog.text) == (start == 0)
+        assert ("1 stored reaction has no text" in caplog.text) == (start == 0)
         caplog.clear()
         (interest,), _ = ranker.store.interests(ranker.model_key)
         np.testing.assert_allclose(interest.point, ranker.interest_vectors([READ[0]])[0], atol=1e-6)
@@ -131,7 +131,7 @@ def test_likes_of_unreadable_texts_stored_by_other_models_teach_these_none_and_a
         assert ranker.store.interests(old)[0]  # still there, under the key they were stored with
         ranker.store.close()
     with PreferenceStore(tmp_path / "p.db") as store:
-        assert len(store.stale_texts("other models")) == 4  # which look at every one of them once
+        assert len(store.stale_texts("other models", LEARNABLE_RULE)) == 4  # which look at every one of them once
         assert [t for _, t in store.stale_texts(ranker.model_key, "another rule")] == [UNREAD[0], "\U0001f389 !!", None]
         assert store.forget_document("d1") == 1
         assert [x["event"] for x in store.export()["left_out"]] == [3, 4]  # the forgotten like's row went
@@ -146,6 +146,29 @@ def test_a_ranker_starts_on_a_read_only_store_whose_old_likes_it_leaves_out(ship
         ranker = Ranker(*shipped, store)
         assert ranker.store.interests(ranker.model_key) == ([], [])
         assert [x["model"] for x in ranker.store.export()["feedback"]] == ["semantic:0000000000000000"]
+
+
+def test_a_ranker_on_a_read_only_store_takes_its_old_readable_likes_in_memory_and_changes_nothing(shipped, tmp_path):
+    """A store of an earlier release that this process may not write: the likes these models can read are embedded
+    again for this ranker alone, as a writable start would store them."""
+    path = tmp_path / "p.db"
+    old = "semantic:0000000000000000"
+    with PreferenceStore(path) as store:
+        for n, text in enumerate((READ[0], UNREAD[0], READ[1])):
+            store.add_feedback(f"d{n}", shipped[0].encode(text), "like" if n < 2 else "dislike", old, text=text)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    with PreferenceStore(path, read_only=True) as store:
+        ranker = Ranker(*shipped, store)
+        likes, dislikes = ranker.store.interests(ranker.model_key)
+        ranked = ranker.rank([Document(f"r{i}", t) for i, t in enumerate(READ)])
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    with PreferenceStore(path) as store:
+        writable = Ranker(*shipped, store)
+        assert [(c.point.tolist(), c.view_count) for c in likes + dislikes] == [
+            (c.point.tolist(), c.view_count) for c in sum(writable.store.interests(writable.model_key), [])
+        ]
+        assert len(likes) == len(dislikes) == 1
+        assert ranked.ids == writable.rank([Document(f"r{i}", t) for i, t in enumerate(READ)]).ids
 
 
 def test_unreadable_documents_go_last_for_the_interests(shipped, tmp_path):

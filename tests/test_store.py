@@ -587,7 +587,7 @@ def test_a_version_2_store_keeps_its_reactions_and_starts_its_vector_cache_again
     s.close()
     con = sqlite3.connect(path)  # the version-2 vectors table, holding a vector
     con.executescript(
-        "DROP TABLE left_out; DROP TABLE vectors; "
+        "DROP TRIGGER left_out_follows_feedback; DROP TABLE left_out; DROP TABLE vectors; "
         "CREATE TABLE vectors (model TEXT NOT NULL, role TEXT NOT NULL, text_hash BLOB NOT NULL, "
         "vector BLOB NOT NULL, used REAL NOT NULL, PRIMARY KEY (model, role, text_hash)) WITHOUT ROWID; "
         "CREATE INDEX vectors_used ON vectors(used); INSERT INTO vectors VALUES ('m', '', x'01', x'0000803f', 0); "
@@ -598,7 +598,7 @@ def test_a_version_2_store_keeps_its_reactions_and_starts_its_vector_cache_again
     assert s.feedback_count() == 1 and s.load_vectors("m", "", [b"\x01"]) == {}
     s.save_vectors("m", "", [b"\x01"], np.ones((1, 2), np.float32))
     assert list(s.load_vectors("m", "", [b"\x01"])) == [b"\x01"]
-    assert s.export()["schema_version"] == SCHEMA_VERSION == 4
+    assert s.export()["schema_version"] == SCHEMA_VERSION == 5
 
 
 def test_a_version_3_store_read_only_lists_its_reactions_to_move(tmp_path):
@@ -607,10 +607,10 @@ def test_a_version_3_store_read_only_lists_its_reactions_to_move(tmp_path):
     s.add_feedback("a", vec(1, 0), "like", "m", text="rivers")
     s.close()
     con = sqlite3.connect(tmp_path / "p.db")
-    con.executescript("DROP TABLE left_out; PRAGMA user_version=3;")
+    con.executescript("DROP TRIGGER left_out_follows_feedback; DROP TABLE left_out; PRAGMA user_version=3;")
     con.close()
     r = PreferenceStore(tmp_path / "p.db", read_only=True)
-    assert [t for _, t in r.stale_texts("other")] == ["rivers"] and r.stale_texts("m") == []
+    assert [t for _, t in r.stale_texts("other", "rule")] == ["rivers"] and r.stale_texts("m", "rule") == []
     r.close()
 
 
@@ -735,3 +735,47 @@ def test_a_lock_held_elsewhere_costs_a_cache_write_little_and_a_reaction_one_wai
         holder.close()
     s.add_feedback("a", vec(1, 0), "like", "m")
     assert s.feedback_count() == 1
+
+
+def test_a_reactions_left_out_rows_go_with_it_whatever_deletes_it_and_forget_resets_the_ids(tmp_path):
+    """A process of a release before the left_out table deletes reactions without knowing it: the store's trigger
+    deletes their rows all the same. After forget, nothing counts the reactions the user ever made."""
+    with PreferenceStore(tmp_path / "p.db") as s:
+        events = [s.add_feedback(d, vec(1, 0), "like", "m", text="rivers") for d in "abc"]
+        s.leave_out("other", "rule", events)
+    con = sqlite3.connect(tmp_path / "p.db")  # as an earlier release's forget_document and forget delete
+    con.execute("DELETE FROM feedback WHERE doc_id='a'")
+    con.commit()
+    assert [e for (e,) in con.execute("SELECT event FROM left_out")] == events[1:]
+    con.execute("DELETE FROM feedback")
+    con.commit()
+    assert con.execute("SELECT COUNT(*) FROM left_out").fetchone() == (0,)
+    con.close()
+    with PreferenceStore(tmp_path / "p.db") as s:
+        s.add_feedback("d", vec(0, 1), "like", "m")
+        s.forget()
+        assert s.add_feedback("e", vec(0, 1), "like", "m") == 1
+
+
+def test_a_second_store_on_an_open_file_keeps_the_first_ones_locks_and_so_its_writes(tmp_path):
+    """Closing any descriptor of a file drops the process's POSIX locks on it, SQLite's included: a second store's
+    look at the file's header made the next process to close think itself the last, delete the WAL under the first
+    store, and lose what it wrote after (and what that process wrote, when the first closed last)."""
+    path = tmp_path / "p.db"
+    first = PreferenceStore(path)
+    first.add_feedback("app0", vec(1, 0), "like", "m")
+    PreferenceStore(path, read_only=True).close()  # an app showing the user their data
+    PreferenceStore(path).close()
+    write = "import sys; from edge_ranker.runtime.store import PreferenceStore as S; s = S(sys.argv[1]); "
+    write += "s.add_feedback(sys.argv[2], [0.0, 1.0], 'like', 'm'); s.close()"
+    for n in (1, 3):
+        subprocess.run([sys.executable, "-c", write, str(path), f"other{n}"], check=True)
+        first.add_feedback(f"app{n + 1}", vec(1, 0), "like", "m")
+    assert Path(f"{path}-wal").exists()  # the first store's WAL is still there, where other processes look
+    read = "import sys, json; from edge_ranker.runtime.store import PreferenceStore as S; "
+    read += "print(json.dumps([f['doc_id'] for f in S(sys.argv[1], read_only=True).export()['feedback']]))"
+    seen = json.loads(subprocess.run([sys.executable, "-c", read, str(path)], check=True, capture_output=True).stdout)
+    first.close()
+    assert seen == ["app0", "other1", "app2", "other3", "app4"]
+    with PreferenceStore(path, read_only=True) as s:
+        assert [f["doc_id"] for f in s.export()["feedback"]] == seen

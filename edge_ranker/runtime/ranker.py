@@ -57,9 +57,10 @@ LAST_SECOND = 253_402_300_799  # 9999-12-31T23:59:59Z: a later 'published' is a 
 SEMANTIC_SHARE = 0.65
 # two unit vectors side by side times these: a unit vector whose cosines are the shares' weighted sum
 SEMANTIC_SCALE, PASSAGE_SCALE = np.float32(np.sqrt(SEMANTIC_SHARE)), np.float32(np.sqrt(1 - SEMANTIC_SHARE))
-# What ``_learnable`` decides by, stored with the reactions a start leaves out (``leave_out``): a release that decides
-# otherwise looks at them again.
-LEARNABLE_RULE = f"a word, at most {UNKNOWN_LIMIT!r} of the words unknown"
+# What ``_learnable`` decides by, stored with the reactions a start leaves out (``leave_out``), so that a release that
+# decides otherwise looks at them again: a change to ``has_word``, ``Reader.unknown_share`` or the limit gives the rule
+# a new number.
+LEARNABLE_RULE = f"rule 1: a word, at most {UNKNOWN_LIMIT!r} of the words unknown"
 
 
 @dataclass(frozen=True)
@@ -395,8 +396,14 @@ class Ranker:
         left out, once (``leave_out``): they stay stored as they are, and models that read them can take them later."""
         stale = self.store.stale_texts(self.model_key, LEARNABLE_RULE)
         textless = sum(t is None for _, t in stale)
-        if textless:  # once per model key: they are left out below
-            log.warning("%d stored reactions have no text, so %s cannot take them in", textless, self.model_key)
+        if textless:  # once per model key, as they are left out below (at each start of a read-only store)
+            log.warning(
+                "%d stored reaction%s no text, so %s cannot take %s in",
+                textless,
+                " has" if textless == 1 else "s have",
+                self.model_key,
+                "it" if textless == 1 else "them",
+            )
         left = [i for i, t in stale if t is None or not self._learnable(t)]
         if left:
             log.info("leaving %d stored reactions %s cannot learn from out of its interests", len(left), self.model_key)

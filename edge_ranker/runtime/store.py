@@ -24,6 +24,8 @@ import stat
 import tempfile
 import threading
 import time
+import weakref
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -96,6 +98,13 @@ MIGRATIONS: list[str] = [
         event INTEGER NOT NULL,
         PRIMARY KEY (model, rule, event)
     ) WITHOUT ROWID;
+    """,
+    # version 5: a reaction's left_out rows go with it, whatever code deletes it: a process of an earlier release,
+    # open on the store since before version 4, deletes reactions without knowing the table
+    """
+    CREATE TRIGGER left_out_follows_feedback AFTER DELETE ON feedback BEGIN
+        DELETE FROM left_out WHERE event = old.id;
+    END;
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -185,8 +194,7 @@ def _check_path(path: Path) -> None:
             ) from exc
     if path.exists():
         try:
-            with open(path, "rb") as fh:
-                head = fh.read(len(SQLITE_HEADER))
+            head = SQLITE_HEADER if _held(path) else _head(path)  # a file a store holds open was checked by its open
         except OSError as exc:
             raise EdgeRankerError(f"cannot read the preference database {path}: {exc.strerror}") from exc
         if head and head != SQLITE_HEADER:  # never open it: closing SQLite's connection would delete its WAL
@@ -201,6 +209,42 @@ def _check_path(path: Path) -> None:
             os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
         except OSError as exc:
             raise EdgeRankerError(f"cannot create the preference database {path}: {exc.strerror}") from exc
+
+
+# The database files this process's stores hold open (real paths, with how many stores). Closing any descriptor of a
+# file drops every POSIX lock the process holds on it, SQLite's included: a header read by a second store would let
+# the next process to close think itself the last and delete the WAL under the first store, losing its writes.
+_HELD: Counter[str] = Counter()
+_HELD_LOCK = threading.Lock()
+
+
+def _hold(store: PreferenceStore) -> weakref.finalize:
+    """Count ``store``'s file as held open until the returned call (made at most once, by ``close`` or when the
+    store is collected unclosed)."""
+    real = os.path.realpath(store.path)
+    with _HELD_LOCK:
+        _HELD[real] += 1
+    return weakref.finalize(store, _let_go, real)
+
+
+def _let_go(real: str) -> None:
+    with _HELD_LOCK:
+        _HELD[real] -= 1
+        if _HELD[real] <= 0:
+            del _HELD[real]
+
+
+def _held(path: Path) -> bool:
+    """Whether ``path`` is a database a store of this process holds open, or its WAL, shared-memory or journal file:
+    then it must not be opened by anything but SQLite, which shares its locks between its connections."""
+    real = os.path.realpath(path)
+    with _HELD_LOCK:
+        return any(real.startswith(base) and real[len(base) :] in DB_FILE_SUFFIXES for base in _HELD)
+
+
+def _head(path: Path) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read(len(SQLITE_HEADER))
 
 
 def _make_private(path: Path) -> None:
@@ -244,6 +288,8 @@ class PreferenceStore:
         self._lock = threading.RLock()
         self._writes = 0  # this connection's commits; with SQLite's data_version, tells when to re-read interests
         self._interest_cache: dict[str, tuple[tuple[int, int], tuple[list[CoI], list[CoI]]]] = {}
+        # read-only: the vectors ``move_to_model`` gave reactions in a model's space, kept in memory for this store
+        self._moved: dict[str, dict[int, np.ndarray]] = {}
         try:
             if read_only and (not self.path.exists() or self.path.is_file() and self.path.stat().st_size == 0):
                 # nothing to read (an empty file: created, never written); and so nothing for _check_path to create
@@ -252,9 +298,11 @@ class PreferenceStore:
             _inspect(self.path)
         except OSError as exc:  # a name too long for the file system, a loop of links
             raise EdgeRankerError(f"cannot use {self.path} as the preference database: {exc.strerror or exc}") from exc
+        self._release = _hold(self)  # before SQLite takes its locks: from here, no other open of the file drops them
         try:
             self._db = _open_read_only(self.path) if read_only else _connect(self.path.absolute())
         except sqlite3.Error as exc:
+            self._release()
             raise describe(exc, self.path) from exc
         try:
             if read_only:
@@ -267,6 +315,7 @@ class PreferenceStore:
                 self._migrate()
         except BaseException as exc:
             self._db.close()
+            self._release()
             if isinstance(exc, sqlite3.Error):
                 raise describe(exc, self.path) from exc
             raise
@@ -318,9 +367,8 @@ class PreferenceStore:
             with self._write():  # read again under the lock: another process may have migrated meanwhile
                 version = self._db.execute("PRAGMA user_version").fetchone()[0]
                 for v in range(version, SCHEMA_VERSION):
-                    for stmt in MIGRATIONS[v].split(";"):
-                        if stmt.strip():
-                            self._db.execute(stmt)
+                    for stmt in _statements(MIGRATIONS[v]):
+                        self._db.execute(stmt)
                     self._db.execute(f"PRAGMA user_version={v + 1}")
                 self._db.execute(f"PRAGMA application_id={APPLICATION_ID}")
         self._check_version(version)
@@ -387,6 +435,7 @@ class PreferenceStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            self._release()
 
     def __enter__(self) -> PreferenceStore:
         return self
@@ -444,7 +493,6 @@ class PreferenceStore:
             texts = self._db.execute("SELECT text FROM feedback WHERE doc_id=? AND text IS NOT NULL", (doc_id,))
             hashes = [text_hash(t) for (t,) in texts.fetchall()]
             self._db.executemany("DELETE FROM vectors WHERE text_hash=?", [(h,) for h in hashes])
-            self._db.execute("DELETE FROM left_out WHERE event IN (SELECT id FROM feedback WHERE doc_id=?)", (doc_id,))
             gone = self._db.execute("DELETE FROM feedback WHERE doc_id=?", (doc_id,)).rowcount
             if gone:
                 self._rebuild_interests()
@@ -452,9 +500,9 @@ class PreferenceStore:
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return gone
 
-    def stale_texts(self, model: str, rule: str = "") -> list[tuple[int, str | None]]:
-        """Reactions stored in another model's space that ``model`` has not left out by ``rule`` (``leave_out``):
-        (event id, stored text, None for a reaction stored without one, which cannot move)."""
+    def stale_texts(self, model: str, rule: str) -> list[tuple[int, str | None]]:
+        """Reactions stored in another model's space that ``model`` has not left out by ``rule`` (``leave_out``), as
+        (event id, stored text or None when stored without one, which cannot move)."""
         with self._read():
             # a store read-only from before version 4 has no left_out table
             kept = (
@@ -488,6 +536,11 @@ class PreferenceStore:
         if vectors.ndim != 2 or len(vectors) != len(events):
             raise EdgeRankerError(f"move_to_model needs one vector per event: {len(events)} events, {vectors.shape}")
         new_vector = {i: unit(v) for i, v in zip(events, vectors)}
+        if self.read_only:  # the interests are replayed in memory with them (no dwell time moves)
+            with self._lock:
+                self._moved.setdefault(model, {}).update(new_vector)
+                self._interest_cache.pop(model, None)
+            return
         with self._write():
             carried = self._take_dwell(set(new_vector), model)
             self._db.executemany(
@@ -601,6 +654,8 @@ class PreferenceStore:
         with self._write():
             for table in ("feedback", "interests", "vectors", "left_out"):
                 self._db.execute(f"DELETE FROM {table}")
+            if self._has("sqlite_sequence"):  # the next ids, which count every reaction the user ever made
+                self._db.execute("DELETE FROM sqlite_sequence")
         with self._read():
             self._db.execute(f"PRAGMA busy_timeout={int(FORGET_WAIT_S * 1000)}")
             try:
@@ -671,9 +726,32 @@ class PreferenceStore:
             version = (self._writes, self._db.execute("PRAGMA data_version").fetchone()[0])
             cached = self._interest_cache.get(model)
             if cached is None or cached[0] != version:
-                cached = (version, (self._interests(model, True), self._interests(model, False)))
+                if model in self._moved:
+                    cached = (version, self._replayed_with(model, self._moved[model]))
+                else:
+                    cached = (version, (self._interests(model, True), self._interests(model, False)))
                 self._interest_cache[model] = cached
             return cached[1]
+
+    def _replayed_with(self, model: str, moved: dict[int, np.ndarray]) -> tuple[list[CoI], list[CoI]]:
+        """``model``'s positive and negative interests from replaying its reactions and the ``moved`` ones (a store
+        this process cannot write), in the order they came; dwell time is the store's own, left where it is."""
+        built: dict[bool, list[CoI]] = {True: [], False: []}
+        events = self._db.execute("SELECT id, embedding, reaction, ts, model FROM feedback ORDER BY id").fetchall()
+        for i, emb, reaction, ts, space in events:
+            vector = moved.get(i)
+            if vector is None and space != model:
+                continue
+            vector = np.frombuffer(emb, dtype=np.float32) if vector is None else vector
+            positive = reaction == "like"
+            cois = built[positive]
+            _check_size(cois, vector, model)
+            merged = react(cois, vector, positive, ts, self.config)
+            if merged is None:
+                cois.append(CoI(len(cois), positive, vector, 1, 0.0, ts))
+            else:
+                cois[merged.id] = merged
+        return built[True], built[False]
 
     def feedback_count(self) -> int:
         with self._read():
@@ -789,9 +867,10 @@ def _is_sqlite(path: Path) -> bool:
     is never opened here: reading one would wait for a writer)."""
     if not path.is_file():
         return False
+    if _held(path):
+        return True
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(len(SQLITE_HEADER))
+        head = _head(path)
     except OSError:
         return False
     return head == SQLITE_HEADER or head[:4] in WAL_MAGIC or head[:8] == JOURNAL_MAGIC
@@ -841,6 +920,18 @@ def check_id(doc_id: object, blank_ok: bool = False) -> None:
         doc_id.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise EdgeRankerError(f"document id {doc_id!r} is not valid Unicode (a lone surrogate?)") from exc
+
+
+def _statements(script: str) -> list[str]:
+    """A migration's SQL statements, each whole: a trigger's body holds semicolons of its own."""
+    out, pending = [], ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.replace(";", "").strip():
+                out.append(pending)
+            pending = ""
+    return out
 
 
 def _open_read_only(path: Path) -> sqlite3.Connection:
