@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import edge_ranker
-from edge_ranker import EdgeRankerError, Encoder, PreferenceStore, Ranked, Ranker, Ranking, __version__
+from edge_ranker import Document, EdgeRankerError, Encoder, PreferenceStore, Ranked, Ranker, Ranking, __version__
 from edge_ranker.runtime.ranker import SEMANTIC_SHARE, model_key
 
 
@@ -236,3 +236,16 @@ def test_a_vector_of_another_size_than_the_interests_is_refused_and_nothing_is_s
         with pytest.raises(EdgeRankerError, match="a vector of 6 numbers for interests of 4"):
             call()
     assert store.feedback_count() == 1
+
+
+def test_an_integer_id_is_its_decimal_string_in_every_way_in_and_swapped_models_are_refused(semantic, tmp_path):
+    relevance = Encoder.load("relevance")
+    assert Document(7, "seven").id == "7" == Document.from_dict({"id": 7, "text": "seven"}).id
+    for bad in (True, 7.0, None):
+        with pytest.raises(EdgeRankerError, match="id"):
+            Document(bad, "x")
+    with pytest.raises(EdgeRankerError, match="the models are swapped") as caught:
+        Ranker(relevance, semantic, PreferenceStore(tmp_path / "p.db"))
+    assert "\n" not in str(caught.value)
+    with pytest.raises(EdgeRankerError, match="--relevance relevance"):
+        Ranker(semantic, None, PreferenceStore(tmp_path / "p.db")).rank([Document("a", "rivers")], query="rivers")

@@ -132,6 +132,17 @@ def test_missing_files(broken):
         Encoder.load(broken)
 
 
+def test_a_manifest_without_a_field_or_naming_an_absent_file_says_which(broken):
+    m = json.loads((broken / "manifest.json").read_text())
+    for drop, said in ((("dim",), "lacks the field 'dim'$"), (("dim", "kind"), "lacks the fields 'kind', 'dim'$")):
+        (broken / "manifest.json").write_text(json.dumps({k: v for k, v in m.items() if k not in drop}))
+        with pytest.raises(EdgeRankerError, match=said):
+            Encoder.load(broken)
+    _craft(broken, **{**m, "onnx": "other.onnx"})
+    with pytest.raises(EdgeRankerError, match=r"model file missing: .*other\.onnx \(manifest\.json names it\)"):
+        Encoder.load(broken)
+
+
 def test_newer_schema_and_garbage_manifest(broken):
     m = json.loads((broken / "manifest.json").read_text())
     m["schema_version"] = SCHEMA_VERSION + 1

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 
 from edge_ranker.errors import EdgeRankerError
@@ -92,10 +92,11 @@ def read_manifest(folder: str | Path, verify: bool = True) -> Manifest:
             "upgrade edge-ranker"
         )
     known = set(Manifest.__dataclass_fields__)
-    try:
-        manifest = Manifest(**{k: v for k, v in raw.items() if k in known})
-    except TypeError as exc:
-        raise EdgeRankerError(f"{path} is missing required fields: {exc}") from exc
+    required = [f.name for f in fields(Manifest) if f.default is MISSING and f.default_factory is MISSING]
+    missing = [name for name in required if name not in raw]
+    if missing:
+        raise EdgeRankerError(f"{path} lacks the field{'s' * (len(missing) > 1)} {', '.join(map(repr, missing))}")
+    manifest = Manifest(**{k: v for k, v in raw.items() if k in known})
     validate(manifest, folder)
     if verify:
         verify_files(folder, manifest)
@@ -149,6 +150,8 @@ def validate(manifest: Manifest, folder: Path) -> None:
 
 def verify_files(folder: Path, manifest: Manifest) -> None:
     for name in (manifest.onnx, manifest.tokenizer):
+        if not (folder / name).exists():
+            raise EdgeRankerError(f"model file missing: {folder / name} ({MANIFEST} names it)")
         if name not in manifest.files:
             raise EdgeRankerError(f"{folder / MANIFEST} lists no hash for {name}")
     for name, meta in manifest.files.items():

@@ -75,8 +75,11 @@ class Document:
     published: float | None = None  # unix seconds once made
 
     def __post_init__(self) -> None:
-        # every way in is checked, not only from_dict: an id is an identity (refused, never altered), text is
-        # made storable (a lone surrogate cannot be written to SQLite)
+        # every way in is checked, not only from_dict: an id is an identity (refused, never altered, but for an
+        # integer, which is its decimal string, as from_dict reads it), text is made storable (a lone surrogate cannot
+        # be written to SQLite)
+        if isinstance(self.id, int) and not isinstance(self.id, bool):
+            object.__setattr__(self, "id", str(self.id))
         check_id(self.id)
         object.__setattr__(self, "text", clean_text(self.text))
         object.__setattr__(self, "published", _published(self.published, self.id))
@@ -265,6 +268,11 @@ class Ranker:
         _check_model("semantic", semantic)
         if relevance is not None:
             _check_model("relevance", relevance)
+            if (semantic.manifest.kind, relevance.manifest.kind) == ("relevance", "semantic"):  # ranks, but wrongly
+                raise EdgeRankerError(
+                    f"the models are swapped: {semantic.name!r} is a relevance model and {relevance.name!r} a semantic "
+                    "one; give the semantic model first, Ranker(semantic, relevance, store)"
+                )
         if not isinstance(store, PreferenceStore):
             raise EdgeRankerError(f"store must be a PreferenceStore(path), got {type(store).__name__}")
         if isinstance(k, bool) or not (isinstance(k, numbers.Integral) and 0 < k <= 10**9):
@@ -450,7 +458,10 @@ class Ranker:
         if query and not has_word(query, self.semantic.cut_chars):
             query = None
         if query and self.relevance is None:
-            raise EdgeRankerError("a query needs a relevance model")
+            raise EdgeRankerError(
+                "a query needs a relevance model: give the Ranker one (Encoder.load('relevance'); on the command line "
+                "--relevance relevance), or rank without the query"
+            )
         positive, negative = (alive(c, now, self.config) for c in self.store.interests(self.model_key))
         use_personal = len(positive) >= self.config.min_positive_cois or bool(negative)
         use_query = bool(query) and self.relevance is not None
