@@ -187,12 +187,18 @@ public final class Encoder {
         }
         Map<String, String> prefixes = new LinkedHashMap<>();
         Object p = manifest.getOrDefault("prefixes", Map.of());
-        if (!(p instanceof Map) || !((Map<String, Object>) p).entrySet().stream().allMatch(e ->
-                ROLES.contains(e.getKey()) && e.getValue() instanceof String v
-                        && StandardCharsets.UTF_8.newEncoder().canEncode(v))) {
-            // as Python's manifest: the two roles, each a text UTF-8 can write (JSON can spell a lone surrogate)
+        if (!(p instanceof Map)) {
             throw new IllegalArgumentException("manifest.json: prefixes must map each role (query, passage) to a text "
-                    + "prefix");
+                    + "prefix, got " + p);
+        }
+        for (Map.Entry<String, Object> e : ((Map<String, Object>) p).entrySet()) {
+            // as Python's manifest: the two roles, each a text UTF-8 can write (JSON can spell a lone surrogate)
+            if (!ROLES.contains(e.getKey()) || !(e.getValue() instanceof String v)
+                    || !StandardCharsets.UTF_8.newEncoder().canEncode(v)) {
+                String shown = String.valueOf(e.getValue());
+                throw new IllegalArgumentException("manifest.json: prefixes map 'query'/'passage' to text, got '"
+                        + e.getKey() + "': " + shown.substring(0, Math.min(60, shown.length())));
+            }
         }
         ((Map<String, Object>) p).forEach((role, prefix) -> prefixes.put(role, (String) prefix));
         int maxLength = whole(manifest, "max_length", MAX_LENGTH_MIN, MAX_LENGTH_MAX);

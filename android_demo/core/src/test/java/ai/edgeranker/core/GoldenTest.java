@@ -453,8 +453,8 @@ public final class GoldenTest {
             {"\"max_length\": 64", "\"max_length\": 64.0", "max_length must be a whole number"},
             {"\"schema_version\": 1", "\"schema_version\": 99", "newer than this core"},
             {"\"prefixes\": {}", "\"prefixes\": [\"query: \"]", "prefixes must map"},
-            {"\"prefixes\": {}", "\"prefixes\": {\"document\": \"doc: \"}", "prefixes must map"},
-            {"\"prefixes\": {}", "\"prefixes\": {\"query\": \"q\\ud800: \"}", "prefixes must map"},
+            {"\"prefixes\": {}", "\"prefixes\": {\"document\": \"doc: \"}", "got 'document': doc: "},
+            {"\"prefixes\": {}", "\"prefixes\": {\"query\": \"q\\ud800: \"}", "got 'query': q"},
             {"\"tokenizer\": \"tokenizer.json\"", "\"tokenizer\": 5", "tokenizer must be a file name"},
             {"\"name\": \"semantic\"", "\"name\": 5", "name must be a string"},
         };
