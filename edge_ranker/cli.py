@@ -274,16 +274,24 @@ def _ranker(a: argparse.Namespace):
     from edge_ranker.runtime.ranker import Ranker
     from edge_ranker.runtime.store import PreferenceStore
 
+    path = _store_path(a.db)
+    # ranking reads the interests: a store this user may only read ranks without keeping the document vectors
+    read_only = path.is_file() and not _writable(path)
     return Ranker(
         Encoder.load(a.semantic, threads=a.threads),
         _relevance(a),
-        PreferenceStore(a.db),
+        PreferenceStore(path, read_only=read_only),
         personal_weight=a.personal_weight,
         query_weight=a.query_weight,
         lexical_weight=a.lexical_weight,
         semantic_query_weight=a.semantic_query_weight,
         show_progress_bar=sys.stderr.isatty(),
     )
+
+
+def _writable(path: Path) -> bool:
+    """Whether this user may write the store: its file, and its folder, where SQLite keeps its WAL files."""
+    return os.access(path, os.W_OK) and os.access(path.absolute().parent, os.W_OK)
 
 
 def _read_docs(path: str | None) -> list:

@@ -676,3 +676,23 @@ def test_usage_errors_are_one_line_and_a_vocabulary_size_is_bounded():
     for args, fragment in [*usage, *breaks]:
         r = cli(*args)
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and fragment in r.stderr, r.stderr
+
+
+def test_rank_reads_a_store_this_user_may_not_write_and_changes_nothing(exported, tmp_path, monkeypatch, capsys):
+    """Interests are only read to rank: a store the user may only read (another account's, a read-only mount) ranks
+    by them, without keeping the document vectors. (``_writable`` answers for a user other than root.)"""
+    from edge_ranker import cli as cli_mod
+
+    db = tmp_path / "p.db"
+    models = ["--semantic", str(exported), "--relevance", str(exported), "--db", str(db)]
+    assert cli_mod.main(["feedback", "like", "a", "--text", "the green river", *models]) == 0
+    docs = tmp_path / "d.jsonl"
+    docs.write_text('{"id": "s", "text": "stone house"}\n{"id": "r", "text": "the green river flows"}\n')
+    data = ("p.db", "p.db-wal")  # not the shared-memory index, where every reader marks what it reads
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name in data}
+    capsys.readouterr()
+    monkeypatch.setattr(cli_mod, "_writable", lambda path: False)
+    assert cli_mod.main(["rank", str(docs), "--json", *models]) == 0
+    out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [o["id"] for o in out] == ["r", "s"] and "personal" in out[0]["contributions"]
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name in data} == before

@@ -84,8 +84,10 @@ class TrainConfig:
     # in-batch losses: the fine distinctions between close sentences that STS and ranking measure, which random
     # batch-mates (and a random bank) hardly contain.
     neighbours: int = setting(0, help="each batch target brings its k nearest targets as extra in-batch columns")
-    # A group of one sentence in ten languages costs a step ten texts for one target: most of the semantic recipe's
-    # work went to the 11% of its groups that are verses, news and STS sentences in nine or ten languages.
+    # A group of one sentence in ten languages costs a step ten texts for one target: 54% of the semantic recipe's
+    # tokens are in the 11% of its groups that hold nine or ten languages. Three texts a group for a third epoch in the
+    # same hour: the feed -2.3 / -1.0 points, STS dev -0.33 (bench/EXPERIMENTS.md, "Passes bought by reading fewer
+    # translations"), so both recipes keep every text.
     texts_per_group: int = setting(
         0, help="texts a group trains on per step: its first and others drawn at random (0: all)"
     )

@@ -24,7 +24,9 @@ CACHE_VECTORS = 200_000  # vectors (and terms) kept in memory per model and role
 
 
 class VectorStore(Protocol):
-    """Where vectors persist between processes (``PreferenceStore`` is one)."""
+    """Where vectors persist between processes (``PreferenceStore`` is one; opened ``read_only``, it keeps none)."""
+
+    read_only: bool
 
     def load_vectors(self, model: str, role: str, hashes: list[bytes]) -> dict[bytes, np.ndarray]: ...
 
@@ -136,7 +138,8 @@ class VectorCache:
         if todo:
             new = compute([texts[i] for i in todo])
             try:
-                self.store.save_vectors(model, role, [hashes[i] for i in todo], new)
+                if not self.store.read_only:
+                    self.store.save_vectors(model, role, [hashes[i] for i in todo], new)
             except EdgeRankerError as exc:  # a cache: a full disk or a read-only file must not stop ranking
                 log.warning("document vectors not kept for later: %s", exc)
             out = np.zeros((len(texts), new.shape[1]), np.float32)
