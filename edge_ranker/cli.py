@@ -348,7 +348,11 @@ _ESCAPED = re.compile("[\udc80-\udcff]")  # bytes that are not UTF-8, as errors=
 
 def cmd_rank(a: argparse.Namespace) -> None:
     docs = _read_docs(a.docs)
-    ranked = _ranker(a).rank(docs, query=a.query)[: a.top or None]
+    ranker = _ranker(a)
+    try:
+        ranked = ranker.rank(docs, query=a.query)[: a.top or None]
+    finally:
+        ranker.store.close()
     if a.json or not sys.stdout.isatty():
         for r in ranked:
             print(_json(r.to_dict(), allow_nan=False))
@@ -383,7 +387,10 @@ def cmd_feedback(a: argparse.Namespace) -> None:
     if a.text is None:
         raise EdgeRankerError(f"{a.reaction} needs the document's text: --text TEXT")
     ranker = Ranker(Encoder.load(a.semantic, threads=a.threads), _relevance(a), PreferenceStore(a.db))
-    event = ranker.feedback({"id": a.doc_id, "text": a.text}, a.reaction)
+    try:
+        event = ranker.feedback({"id": a.doc_id, "text": a.text}, a.reaction)
+    finally:
+        ranker.store.close()
     report = {"event": event, "doc_id": a.doc_id, "reaction": a.reaction, "db": str(ranker.store.path)}
     _report(report, f"the {a.reaction} was stored (event {event}): it needs no repeating")
 

@@ -241,9 +241,11 @@ def test_a_vector_of_another_size_than_the_interests_is_refused_and_nothing_is_s
 def test_an_integer_id_is_its_decimal_string_in_every_way_in_and_swapped_models_are_refused(semantic, tmp_path):
     relevance = Encoder.load("relevance")
     assert Document(7, "seven").id == "7" == Document.from_dict({"id": 7, "text": "seven"}).id
-    for bad in (True, 7.0, None):
+    for bad in (True, 7.0, None, 10**5000):
         with pytest.raises(EdgeRankerError, match="id"):
             Document(bad, "x")
+    with pytest.raises(EdgeRankerError, match="at most 4,300 digits"):
+        Document.from_dict({"id": 10**5000, "text": "x"})
     with pytest.raises(EdgeRankerError, match="the models are swapped") as caught:
         Ranker(relevance, semantic, PreferenceStore(tmp_path / "p.db"))
     assert "\n" not in str(caught.value)

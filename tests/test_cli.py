@@ -688,11 +688,10 @@ def test_rank_reads_a_store_this_user_may_not_write_and_changes_nothing(exported
     assert cli_mod.main(["feedback", "like", "a", "--text", "the green river", *models]) == 0
     docs = tmp_path / "d.jsonl"
     docs.write_text('{"id": "s", "text": "stone house"}\n{"id": "r", "text": "the green river flows"}\n')
-    data = ("p.db", "p.db-wal")  # not the shared-memory index, where every reader marks what it reads
-    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name in data}
+    before = db.read_bytes(), PreferenceStore(db, read_only=True).export()
     capsys.readouterr()
     monkeypatch.setattr(cli_mod, "_writable", lambda path: False)
     assert cli_mod.main(["rank", str(docs), "--json", *models]) == 0
     out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [o["id"] for o in out] == ["r", "s"] and "personal" in out[0]["contributions"]
-    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name in data} == before
+    assert (db.read_bytes(), PreferenceStore(db, read_only=True).export()) == before

@@ -150,7 +150,7 @@ def test_a_ranker_starts_on_a_read_only_store_whose_old_likes_it_leaves_out(ship
 
 def test_a_ranker_on_a_read_only_store_takes_its_old_readable_likes_in_memory_and_changes_nothing(shipped, tmp_path):
     """A store of an earlier release that this process may not write: the likes these models can read are embedded
-    again for this ranker alone, as a writable start would store them."""
+    again for this ranker alone, into the interests a writable start would store (dwell time aside: none here)."""
     path = tmp_path / "p.db"
     old = "semantic:0000000000000000"
     with PreferenceStore(path) as store:

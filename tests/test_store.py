@@ -418,6 +418,10 @@ def test_recover_refuses_missing_and_healthy_files(tmp_path):
     with pytest.raises(EdgeRankerError, match="healthy"):
         PreferenceStore.recover(p)
     assert PreferenceStore(p).feedback_count() == 1
+    with PreferenceStore(p) as held:  # moved, the open store would write into the copy
+        with pytest.raises(EdgeRankerError, match="open in this process: close the store"):
+            PreferenceStore.recover(p)
+        assert held.feedback_count() == 1
 
 
 def test_recover_twice_in_one_second_keeps_both_copies(tmp_path):
@@ -737,9 +741,9 @@ def test_a_lock_held_elsewhere_costs_a_cache_write_little_and_a_reaction_one_wai
     assert s.feedback_count() == 1
 
 
-def test_a_reactions_left_out_rows_go_with_it_whatever_deletes_it_and_forget_resets_the_ids(tmp_path):
+def test_a_reactions_left_out_rows_go_with_it_whatever_deletes_it(tmp_path):
     """A process of a release before the left_out table deletes reactions without knowing it: the store's trigger
-    deletes their rows all the same. After forget, nothing counts the reactions the user ever made."""
+    deletes their rows all the same. Ids are never reused (a move still running elsewhere addresses reactions by id)."""
     with PreferenceStore(tmp_path / "p.db") as s:
         events = [s.add_feedback(d, vec(1, 0), "like", "m", text="rivers") for d in "abc"]
         s.leave_out("other", "rule", events)
@@ -752,9 +756,8 @@ def test_a_reactions_left_out_rows_go_with_it_whatever_deletes_it_and_forget_res
     assert con.execute("SELECT COUNT(*) FROM left_out").fetchone() == (0,)
     con.close()
     with PreferenceStore(tmp_path / "p.db") as s:
-        s.add_feedback("d", vec(0, 1), "like", "m")
         s.forget()
-        assert s.add_feedback("e", vec(0, 1), "like", "m") == 1
+        assert s.add_feedback("e", vec(0, 1), "like", "m") == 4
 
 
 def test_a_second_store_on_an_open_file_keeps_the_first_ones_locks_and_so_its_writes(tmp_path):
@@ -766,6 +769,10 @@ def test_a_second_store_on_an_open_file_keeps_the_first_ones_locks_and_so_its_wr
     first.add_feedback("app0", vec(1, 0), "like", "m")
     PreferenceStore(path, read_only=True).close()  # an app showing the user their data
     PreferenceStore(path).close()
+    os.link(path, tmp_path / "backup.json")  # the same file under another name: its locks are the same
+    with pytest.raises(EdgeRankerError, match="is a SQLite database"):
+        first.export_to(tmp_path / "backup.json")
+    os.unlink(tmp_path / "backup.json")
     write = "import sys; from edge_ranker.runtime.store import PreferenceStore as S; s = S(sys.argv[1]); "
     write += "s.add_feedback(sys.argv[2], [0.0, 1.0], 'like', 'm'); s.close()"
     for n in (1, 3):

@@ -102,6 +102,7 @@ MIGRATIONS: list[str] = [
     # version 5: a reaction's left_out rows go with it, whatever code deletes it: a process of an earlier release,
     # open on the store since before version 4, deletes reactions without knowing the table
     """
+    CREATE INDEX left_out_event ON left_out(event);
     CREATE TRIGGER left_out_follows_feedback AFTER DELETE ON feedback BEGIN
         DELETE FROM left_out WHERE event = old.id;
     END;
@@ -194,7 +195,8 @@ def _check_path(path: Path) -> None:
             ) from exc
     if path.exists():
         try:
-            head = SQLITE_HEADER if _held(path) else _head(path)  # a file a store holds open was checked by its open
+            with _HELD_LOCK:  # a file a store holds open was checked by its open
+                head = SQLITE_HEADER if _held(path) else _head(path)
         except OSError as exc:
             raise EdgeRankerError(f"cannot read the preference database {path}: {exc.strerror}") from exc
         if head and head != SQLITE_HEADER:  # never open it: closing SQLite's connection would delete its WAL
@@ -206,43 +208,54 @@ def _check_path(path: Path) -> None:
         _make_private(path)
     else:
         try:  # SQLite gives its WAL and shared-memory files the main file's mode
-            os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
+            with _HELD_LOCK:  # another thread's store may create and open it meanwhile
+                os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
         except OSError as exc:
             raise EdgeRankerError(f"cannot create the preference database {path}: {exc.strerror}") from exc
 
 
-# The database files this process's stores hold open (real paths, with how many stores). Closing any descriptor of a
-# file drops every POSIX lock the process holds on it, SQLite's included: a header read by a second store would let
-# the next process to close think itself the last and delete the WAL under the first store, losing its writes.
-_HELD: Counter[str] = Counter()
-_HELD_LOCK = threading.Lock()
+# The database files this process's stores hold open, by file (device, inode: a hard link is the same file) and by
+# real path (for the WAL, shared-memory and journal files beside it), with how many stores. Closing any descriptor of
+# a file drops every POSIX lock the process holds on it, SQLite's included: a header read by a second store would let
+# the next process to close think itself the last and delete the WAL under the first store, losing its writes. The
+# lock is held across a check and the read it allows, so a store opening in another thread meanwhile waits for it.
+_HELD: Counter[tuple[int, int] | str] = Counter()
+_HELD_LOCK = threading.RLock()
 
 
 def _hold(store: PreferenceStore) -> weakref.finalize:
     """Count ``store``'s file as held open until the returned call (made at most once, by ``close`` or when the
     store is collected unclosed)."""
-    real = os.path.realpath(store.path)
+    st = os.stat(store.path)
+    keys = ((st.st_dev, st.st_ino), os.path.realpath(store.path))
     with _HELD_LOCK:
-        _HELD[real] += 1
-    return weakref.finalize(store, _let_go, real)
+        _HELD.update(keys)
+    return weakref.finalize(store, _let_go, keys)
 
 
-def _let_go(real: str) -> None:
+def _let_go(keys: tuple[tuple[int, int], str]) -> None:
+    """Undo one ``_hold``."""
     with _HELD_LOCK:
-        _HELD[real] -= 1
-        if _HELD[real] <= 0:
-            del _HELD[real]
+        _HELD.subtract(keys)
+        for key in keys:
+            if _HELD[key] <= 0:
+                del _HELD[key]
 
 
 def _held(path: Path) -> bool:
     """Whether ``path`` is a database a store of this process holds open, or its WAL, shared-memory or journal file:
-    then it must not be opened by anything but SQLite, which shares its locks between its connections."""
+    then it must not be opened by anything but SQLite, which shares its locks between its connections. Asked with
+    ``_HELD_LOCK`` held until the file is read and closed."""
+    with suppress(OSError):
+        st = os.stat(path)
+        if (st.st_dev, st.st_ino) in _HELD:
+            return True
     real = os.path.realpath(path)
-    with _HELD_LOCK:
-        return any(real.startswith(base) and real[len(base) :] in DB_FILE_SUFFIXES for base in _HELD)
+    return any(isinstance(b, str) and real.startswith(b) and real[len(b) :] in DB_FILE_SUFFIXES for b in _HELD)
 
 
 def _head(path: Path) -> bytes:
+    """The first bytes of a file no store of this process holds open (the caller holds ``_HELD_LOCK``)."""
     with open(path, "rb") as fh:
         return fh.read(len(SQLITE_HEADER))
 
@@ -298,12 +311,17 @@ class PreferenceStore:
             _inspect(self.path)
         except OSError as exc:  # a name too long for the file system, a loop of links
             raise EdgeRankerError(f"cannot use {self.path} as the preference database: {exc.strerror or exc}") from exc
-        self._release = _hold(self)  # before SQLite takes its locks: from here, no other open of the file drops them
+        try:
+            self._release = _hold(self)  # before SQLite takes its locks: from here no other open of the file drops them
+        except OSError as exc:  # gone since it was checked
+            raise EdgeRankerError(f"cannot use {self.path} as the preference database: {exc.strerror or exc}") from exc
         try:
             self._db = _open_read_only(self.path) if read_only else _connect(self.path.absolute())
-        except sqlite3.Error as exc:
+        except BaseException as exc:
             self._release()
-            raise describe(exc, self.path) from exc
+            if isinstance(exc, sqlite3.Error):
+                raise describe(exc, self.path) from exc
+            raise
         try:
             if read_only:
                 self._check_version(self._db.execute("PRAGMA user_version").fetchone()[0])
@@ -393,6 +411,9 @@ class PreferenceStore:
             raise EdgeRankerError(f"{path} is a folder, not a preference database")
         if not path.is_file():
             raise EdgeRankerError(f"no preference database at {path}: nothing to recover")
+        with _HELD_LOCK:
+            if _held(path):  # moved, its store would go on writing into the copy
+                raise EdgeRankerError(f"{path} is open in this process: close the store that has it open first")
         try:
             PreferenceStore(path).close()
         except CorruptedDatabase:
@@ -652,10 +673,8 @@ class PreferenceStore:
         did not happen. Calling it again when the other process is done finishes the job.
         """
         with self._write():
-            for table in ("feedback", "interests", "vectors", "left_out"):
+            for table in ("left_out", "feedback", "interests", "vectors"):  # left_out first: no trigger work
                 self._db.execute(f"DELETE FROM {table}")
-            if self._has("sqlite_sequence"):  # the next ids, which count every reaction the user ever made
-                self._db.execute("DELETE FROM sqlite_sequence")
         with self._read():
             self._db.execute(f"PRAGMA busy_timeout={int(FORGET_WAIT_S * 1000)}")
             try:
@@ -735,7 +754,8 @@ class PreferenceStore:
 
     def _replayed_with(self, model: str, moved: dict[int, np.ndarray]) -> tuple[list[CoI], list[CoI]]:
         """``model``'s positive and negative interests from replaying its reactions and the ``moved`` ones (a store
-        this process cannot write), in the order they came; dwell time is the store's own, left where it is."""
+        this process cannot write), in the order they came, as a writable start rebuilds them but for dwell time,
+        which stays in the store with the interests it was spent on."""
         built: dict[bool, list[CoI]] = {True: [], False: []}
         events = self._db.execute("SELECT id, embedding, reaction, ts, model FROM feedback ORDER BY id").fetchall()
         for i, emb, reaction, ts, space in events:
@@ -867,10 +887,9 @@ def _is_sqlite(path: Path) -> bool:
     is never opened here: reading one would wait for a writer)."""
     if not path.is_file():
         return False
-    if _held(path):
-        return True
     try:
-        head = _head(path)
+        with _HELD_LOCK:
+            head = SQLITE_HEADER if _held(path) else _head(path)
     except OSError:
         return False
     return head == SQLITE_HEADER or head[:4] in WAL_MAGIC or head[:8] == JOURNAL_MAGIC
@@ -924,7 +943,8 @@ def check_id(doc_id: object, blank_ok: bool = False) -> None:
 
 def _statements(script: str) -> list[str]:
     """A migration's SQL statements, each whole: a trigger's body holds semicolons of its own."""
-    out, pending = [], ""
+    out: list[str] = []
+    pending = ""
     for piece in script.split(";"):
         pending += piece + ";"
         if sqlite3.complete_statement(pending):
