@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import gc
 import json
 import math
 import os
@@ -769,10 +770,21 @@ def test_a_second_store_on_an_open_file_keeps_the_first_ones_locks_and_so_its_wr
     first.add_feedback("app0", vec(1, 0), "like", "m")
     PreferenceStore(path, read_only=True).close()  # an app showing the user their data
     PreferenceStore(path).close()
-    os.link(path, tmp_path / "backup.json")  # the same file under another name: its locks are the same
-    with pytest.raises(EdgeRankerError, match="is a SQLite database"):
-        first.export_to(tmp_path / "backup.json")
-    os.unlink(tmp_path / "backup.json")
+    for name in ("", "-shm"):  # the same files under other names: their locks are the same
+        os.link(f"{path}{name}", tmp_path / "backup.json")
+        with pytest.raises(EdgeRankerError, match="is a SQLite database"):
+            first.export_to(tmp_path / "backup.json")
+        os.unlink(tmp_path / "backup.json")
+    if Path("/proc/self/fd").is_dir():  # SQLite's own descriptor of the file (opening one here would drop the locks)
+        fds = [f for f in os.listdir("/proc/self/fd") if os.path.realpath(f"/proc/self/fd/{f}") == str(path.resolve())]
+        with pytest.raises(EdgeRankerError, match="is a SQLite database"):
+            first.export_to(f"/proc/self/fd/{fds[0]}")
+    unclosed = PreferenceStore(path)  # collected unclosed: its connection closes before its file counts as free
+    connection = unclosed._db
+    del unclosed
+    gc.collect()
+    with pytest.raises(sqlite3.ProgrammingError):
+        connection.execute("SELECT 1")
     write = "import sys; from edge_ranker.runtime.store import PreferenceStore as S; s = S(sys.argv[1]); "
     write += "s.add_feedback(sys.argv[2], [0.0, 1.0], 'like', 'm'); s.close()"
     for n in (1, 3):
@@ -786,3 +798,16 @@ def test_a_second_store_on_an_open_file_keeps_the_first_ones_locks_and_so_its_wr
     assert seen == ["app0", "other1", "app2", "other3", "app4"]
     with PreferenceStore(path, read_only=True) as s:
         assert [f["doc_id"] for f in s.export()["feedback"]] == seen
+
+
+def test_a_pipe_put_where_a_store_was_is_not_waited_on(tmp_path):
+    from edge_ranker.runtime.store import _head
+
+    os.mkfifo(tmp_path / "pipe")
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(_head(tmp_path / "pipe")), daemon=True)
+    reader.start()
+    reader.join(10)  # no writer: a blocking open would wait for ever, holding every store's check
+    assert got == [b""]
+    if reader.is_alive():  # let the stuck open return, so the test process can end
+        os.close(os.open(tmp_path / "pipe", os.O_WRONLY | os.O_NONBLOCK))

@@ -25,7 +25,6 @@ import tempfile
 import threading
 import time
 import weakref
-from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -214,50 +213,80 @@ def _check_path(path: Path) -> None:
             raise EdgeRankerError(f"cannot create the preference database {path}: {exc.strerror}") from exc
 
 
-# The database files this process's stores hold open, by file (device, inode: a hard link is the same file) and by
-# real path (for the WAL, shared-memory and journal files beside it), with how many stores. Closing any descriptor of
-# a file drops every POSIX lock the process holds on it, SQLite's included: a header read by a second store would let
-# the next process to close think itself the last and delete the WAL under the first store, losing its writes. The
-# lock is held across a check and the read it allows, so a store opening in another thread meanwhile waits for it.
-_HELD: Counter[tuple[int, int] | str] = Counter()
+# The database files this process's stores hold open: real path -> (the file's (device, inode), how many stores).
+# Closing any descriptor of a file drops every POSIX lock the process holds on it, SQLite's included: a header read
+# by a second store would let the next process to close think itself the last and delete the WAL under the first
+# store, losing its writes. ``_HELD_LOCK`` is held across a check and the read it allows, so a store opening in
+# another thread meanwhile waits for it; ``_COUNT_LOCK`` guards the table alone, so a store's close never waits for
+# a read.
+_HELD: dict[str, tuple[tuple[int, int] | None, int]] = {}
 _HELD_LOCK = threading.RLock()
+_COUNT_LOCK = threading.Lock()
 
 
-def _hold(store: PreferenceStore) -> weakref.finalize:
-    """Count ``store``'s file as held open until the returned call (made at most once, by ``close`` or when the
-    store is collected unclosed)."""
-    st = os.stat(store.path)
-    keys = ((st.st_dev, st.st_ino), os.path.realpath(store.path))
-    with _HELD_LOCK:
-        _HELD.update(keys)
-    return weakref.finalize(store, _let_go, keys)
+def _identity(st: os.stat_result) -> tuple[int, int] | None:
+    """A file's (device, inode), None where the file system gives no inode (0: Windows' FAT, some network mounts)."""
+    return (st.st_dev, st.st_ino) if st.st_ino else None
 
 
-def _let_go(keys: tuple[tuple[int, int], str]) -> None:
-    """Undo one ``_hold``."""
-    with _HELD_LOCK:
-        _HELD.subtract(keys)
-        for key in keys:
-            if _HELD[key] <= 0:
-                del _HELD[key]
+def _hold(store: PreferenceStore, box: list[sqlite3.Connection | None]) -> weakref.finalize:
+    """Count ``store``'s file as held open until the returned call, made once by ``close`` or when the store is
+    collected unclosed. It closes the connection in ``box`` first: a collected store's connection can outlive it
+    (Python keeps it in a reference cycle), and its locks must not be dropped by a read while it lives."""
+    real = os.path.realpath(store.path)
+    ident = _identity(os.stat(store.path))
+    with _HELD_LOCK, _COUNT_LOCK:
+        _HELD[real] = (ident, _HELD.get(real, (ident, 0))[1] + 1)
+    return weakref.finalize(store, _close_and_let_go, box, real)
+
+
+def _close_and_let_go(box: list[sqlite3.Connection | None], real: str) -> None:
+    """Undo one ``_hold``, its connection closed first."""
+    if box[0] is not None:
+        with suppress(sqlite3.Error):
+            box[0].close()
+    with _COUNT_LOCK:
+        ident, count = _HELD[real]
+        if count > 1:
+            _HELD[real] = (ident, count - 1)
+        else:
+            del _HELD[real]
 
 
 def _held(path: Path) -> bool:
-    """Whether ``path`` is a database a store of this process holds open, or its WAL, shared-memory or journal file:
-    then it must not be opened by anything but SQLite, which shares its locks between its connections. Asked with
-    ``_HELD_LOCK`` held until the file is read and closed."""
-    with suppress(OSError):
-        st = os.stat(path)
-        if (st.st_dev, st.st_ino) in _HELD:
-            return True
+    """Whether ``path`` is a database a store of this process holds open (under any name: a hard link is the same
+    file), or its WAL, shared-memory or journal file: then it must not be opened by anything but SQLite, which shares
+    its locks between its connections. Asked with ``_HELD_LOCK`` held until the file is read and closed."""
+    try:
+        ident = _identity(os.stat(path))
+    except OSError:
+        ident = None
     real = os.path.realpath(path)
-    return any(isinstance(b, str) and real.startswith(b) and real[len(b) :] in DB_FILE_SUFFIXES for b in _HELD)
+    with _COUNT_LOCK:
+        held = list(_HELD.items())
+    for base, (file, _) in held:
+        if ident is not None and ident == file:
+            return True
+        for suffix in DB_FILE_SUFFIXES[1:]:  # its files beside it, whatever name they are given
+            if real == base + suffix:
+                return True
+            if ident is not None:
+                with suppress(OSError):
+                    if _identity(os.stat(base + suffix)) == ident:
+                        return True
+        if ident is None and real == base:  # no inode to tell a file that replaced it
+            return True
+    return False
 
 
 def _head(path: Path) -> bytes:
-    """The first bytes of a file no store of this process holds open (the caller holds ``_HELD_LOCK``)."""
-    with open(path, "rb") as fh:
-        return fh.read(len(SQLITE_HEADER))
+    """The first bytes of a regular file no store of this process holds open (the caller holds ``_HELD_LOCK``);
+    nothing of anything else: opened without waiting, so a pipe put there meanwhile cannot block every store."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        return os.read(fd, len(SQLITE_HEADER)) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    finally:
+        os.close(fd)
 
 
 def _make_private(path: Path) -> None:
@@ -311,12 +340,16 @@ class PreferenceStore:
             _inspect(self.path)
         except OSError as exc:  # a name too long for the file system, a loop of links
             raise EdgeRankerError(f"cannot use {self.path} as the preference database: {exc.strerror or exc}") from exc
+        box: list[sqlite3.Connection | None] = [None]  # the connection, for a store collected unclosed to close
         try:
-            self._release = _hold(self)  # before SQLite takes its locks: from here no other open of the file drops them
+            self._release = _hold(self, box)  # before SQLite takes its locks: from here no other open drops them
         except OSError as exc:  # gone since it was checked
             raise EdgeRankerError(f"cannot use {self.path} as the preference database: {exc.strerror or exc}") from exc
         try:
-            self._db = _open_read_only(self.path) if read_only else _connect(self.path.absolute())
+            # mode=rw: a file removed since it was checked is not made again by SQLite, without the private mode
+            writing = f"{self.path.absolute().as_uri()}?mode=rw"
+            self._db = _open_read_only(self.path) if read_only else _connect(writing, uri=True)
+            box[0] = self._db
         except BaseException as exc:
             self._release()
             if isinstance(exc, sqlite3.Error):
@@ -841,6 +874,8 @@ class PreferenceStore:
         is refused: the export would replace its data."""
         given = user_path(path, "export file")
         if str(given).startswith(("/dev/", "/proc/")) or (given.exists() and not given.is_file()):
+            if given.is_file() and _is_sqlite(given):  # /proc/self/fd/N of a database
+                raise EdgeRankerError(f"{given} is a SQLite database or one of its files; export to another file")
             target, straight = given, True
         else:
             target, straight = Path(os.path.realpath(given)), False
