@@ -811,3 +811,28 @@ def test_a_pipe_put_where_a_store_was_is_not_waited_on(tmp_path):
     assert got == [b""]
     if reader.is_alive():  # let the stuck open return, so the test process can end
         os.close(os.open(tmp_path / "pipe", os.O_WRONLY | os.O_NONBLOCK))
+
+
+def test_stores_collected_unclosed_in_any_code_let_go_without_a_deadlock(tmp_path):
+    """The garbage collector frees an unclosed store wherever it runs, within the registry's own code too: letting go
+    takes no lock. Each store counts once, and none is left held."""
+    code = """
+import gc, sys
+from pathlib import Path
+from edge_ranker.runtime import store as st
+paths = [Path(sys.argv[1]) / f"{i}.db" for i in range(2)]
+for p in paths:
+    st.PreferenceStore(p).close()
+gc.set_threshold(7)
+for i in range(300):
+    s = st.PreferenceStore(paths[i % 2])
+    s.me = s  # a cycle: freed by the collector, at any allocation
+    del s
+    for _ in range(5):
+        st._is_sqlite(paths[(i + 1) % 2])
+gc.collect()
+print(st._held(paths[0]), st._held(paths[1]))
+"""
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False"]

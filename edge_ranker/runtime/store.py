@@ -13,6 +13,7 @@ never deletes it); a full disk, a read-only file, a folder, a lock held by anoth
 
 from __future__ import annotations
 
+import collections
 import glob
 import json
 import logging
@@ -213,15 +214,15 @@ def _check_path(path: Path) -> None:
             raise EdgeRankerError(f"cannot create the preference database {path}: {exc.strerror}") from exc
 
 
-# The database files this process's stores hold open: real path -> (the file's (device, inode), how many stores).
+# The database files this process's stores hold open: (real path, the file's (device, inode)) -> how many stores.
 # Closing any descriptor of a file drops every POSIX lock the process holds on it, SQLite's included: a header read
 # by a second store would let the next process to close think itself the last and delete the WAL under the first
 # store, losing its writes. ``_HELD_LOCK`` is held across a check and the read it allows, so a store opening in
-# another thread meanwhile waits for it; ``_COUNT_LOCK`` guards the table alone, so a store's close never waits for
-# a read.
-_HELD: dict[str, tuple[tuple[int, int] | None, int]] = {}
+# another thread meanwhile waits for it. A store lets go by queueing its key (``_LET_GO``, no lock): the garbage
+# collector may run that in any thread, within code that holds either lock.
+_HELD: dict[tuple[str, tuple[int, int] | None], int] = {}
 _HELD_LOCK = threading.RLock()
-_COUNT_LOCK = threading.Lock()
+_LET_GO: collections.deque[tuple[str, tuple[int, int] | None]] = collections.deque()
 
 
 def _identity(st: os.stat_result) -> tuple[int, int] | None:
@@ -232,25 +233,33 @@ def _identity(st: os.stat_result) -> tuple[int, int] | None:
 def _hold(store: PreferenceStore, box: list[sqlite3.Connection | None]) -> weakref.finalize:
     """Count ``store``'s file as held open until the returned call, made once by ``close`` or when the store is
     collected unclosed. It closes the connection in ``box`` first: a collected store's connection can outlive it
-    (Python keeps it in a reference cycle), and its locks must not be dropped by a read while it lives."""
-    real = os.path.realpath(store.path)
-    ident = _identity(os.stat(store.path))
-    with _HELD_LOCK, _COUNT_LOCK:
-        _HELD[real] = (ident, _HELD.get(real, (ident, 0))[1] + 1)
-    return weakref.finalize(store, _close_and_let_go, box, real)
+    (Python keeps it in a reference cycle), and its locks must not be dropped by a read while it lives. Not at
+    exit, when another thread may still be writing and the locks go with the process."""
+    key = (os.path.realpath(store.path), _identity(os.stat(store.path)))
+    with _HELD_LOCK:
+        _drain()
+        _HELD[key] = _HELD.get(key, 0) + 1
+    release = weakref.finalize(store, _close_and_let_go, box, key)
+    release.atexit = False
+    return release
 
 
-def _close_and_let_go(box: list[sqlite3.Connection | None], real: str) -> None:
+def _close_and_let_go(box: list[sqlite3.Connection | None], key: tuple[str, tuple[int, int] | None]) -> None:
     """Undo one ``_hold``, its connection closed first."""
     if box[0] is not None:
         with suppress(sqlite3.Error):
             box[0].close()
-    with _COUNT_LOCK:
-        ident, count = _HELD[real]
-        if count > 1:
-            _HELD[real] = (ident, count - 1)
+    _LET_GO.append(key)
+
+
+def _drain() -> None:
+    """Take the queued releases off the counts (the caller holds ``_HELD_LOCK``)."""
+    while _LET_GO:
+        key = _LET_GO.popleft()
+        if _HELD.get(key, 0) > 1:
+            _HELD[key] -= 1
         else:
-            del _HELD[real]
+            _HELD.pop(key, None)
 
 
 def _held(path: Path) -> bool:
@@ -262,9 +271,10 @@ def _held(path: Path) -> bool:
     except OSError:
         ident = None
     real = os.path.realpath(path)
-    with _COUNT_LOCK:
-        held = list(_HELD.items())
-    for base, (file, _) in held:
+    with _HELD_LOCK:
+        _drain()
+        held = list(_HELD)
+    for base, file in held:
         if ident is not None and ident == file:
             return True
         for suffix in DB_FILE_SUFFIXES[1:]:  # its files beside it, whatever name they are given
@@ -274,7 +284,7 @@ def _held(path: Path) -> bool:
                 with suppress(OSError):
                     if _identity(os.stat(base + suffix)) == ident:
                         return True
-        if ident is None and real == base:  # no inode to tell a file that replaced it
+        if (ident is None or file is None) and real == base:  # no inode to tell a file that replaced it
             return True
     return False
 
@@ -346,9 +356,7 @@ class PreferenceStore:
         except OSError as exc:  # gone since it was checked
             raise EdgeRankerError(f"cannot use {self.path} as the preference database: {exc.strerror or exc}") from exc
         try:
-            # mode=rw: a file removed since it was checked is not made again by SQLite, without the private mode
-            writing = f"{self.path.absolute().as_uri()}?mode=rw"
-            self._db = _open_read_only(self.path) if read_only else _connect(writing, uri=True)
+            self._db = _open_read_only(self.path) if read_only else _connect(self.path.absolute())
             box[0] = self._db
         except BaseException as exc:
             self._release()
