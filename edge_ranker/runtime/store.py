@@ -26,7 +26,7 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -195,8 +195,7 @@ def _check_path(path: Path) -> None:
             ) from exc
     if path.exists():
         try:
-            with _HELD_LOCK:  # a file a store holds open was checked by its open
-                head = SQLITE_HEADER if _held(path) else _head(path)
+            head = _header(path)
         except OSError as exc:
             raise EdgeRankerError(f"cannot read the preference database {path}: {exc.strerror}") from exc
         if head and head != SQLITE_HEADER:  # never open it: closing SQLite's connection would delete its WAL
@@ -265,7 +264,7 @@ def _drain() -> None:
 def _held(path: Path) -> bool:
     """Whether ``path`` is a database a store of this process holds open (under any name: a hard link is the same
     file), or its WAL, shared-memory or journal file: then it must not be opened by anything but SQLite, which shares
-    its locks between its connections. Asked with ``_HELD_LOCK`` held until the file is read and closed."""
+    its locks between its connections. A read it allows is made under ``_HELD_LOCK`` (``_header``)."""
     try:
         ident = _identity(os.stat(path))
     except OSError:
@@ -287,6 +286,13 @@ def _held(path: Path) -> bool:
         if (ident is None or file is None) and real == base:  # no inode to tell a file that replaced it
             return True
     return False
+
+
+def _header(path: Path) -> bytes:
+    """A file's first bytes, or SQLite's header for a file a store of this process holds open (its open checked it):
+    read under ``_HELD_LOCK``, so no store takes the file's locks between the check and the read."""
+    with _HELD_LOCK:
+        return SQLITE_HEADER if _held(path) else _head(path)
 
 
 def _head(path: Path) -> bytes:
@@ -452,9 +458,8 @@ class PreferenceStore:
             raise EdgeRankerError(f"{path} is a folder, not a preference database")
         if not path.is_file():
             raise EdgeRankerError(f"no preference database at {path}: nothing to recover")
-        with _HELD_LOCK:
-            if _held(path):  # moved, its store would go on writing into the copy
-                raise EdgeRankerError(f"{path} is open in this process: close the store that has it open first")
+        if _held(path):  # moved, its store would go on writing into the copy
+            raise EdgeRankerError(f"{path} is open in this process: close the store that has it open first")
         try:
             PreferenceStore(path).close()
         except CorruptedDatabase:
@@ -675,19 +680,9 @@ class PreferenceStore:
         """The interests' rows that replaying every stored reaction gives, in the order they were created, so their
         ids are those of one insert per reaction. In memory: reading the interests back from SQLite for each
         reaction is quadratic (3,000 likes: 41 s against 3.6 s)."""
-        built: dict[tuple[str, bool], list[CoI]] = {}
-        created: list[tuple[str, bool, int]] = []
         events = self._db.execute("SELECT embedding, reaction, ts, model FROM feedback ORDER BY id").fetchall()
-        for emb, reaction, ts, model in events:
-            vector, positive = np.frombuffer(emb, dtype=np.float32), reaction == "like"
-            cois = built.setdefault((model, positive), [])
-            _check_size(cois, vector, model)
-            moved = react(cois, vector, positive, ts, self.config)
-            if moved is None:
-                created.append((model, positive, len(cois)))
-                cois.append(CoI(len(cois), positive, vector, 1, 0.0, ts))
-            else:
-                cois[moved.id] = moved
+        vectors = ((np.frombuffer(e, dtype=np.float32), r, ts, m) for e, r, ts, m in events)
+        built, created = _replay(vectors, self.config)
         rows = []
         for model, positive, j in created:
             c = built[(model, positive)][j]
@@ -797,22 +792,14 @@ class PreferenceStore:
         """``model``'s positive and negative interests from replaying its reactions and the ``moved`` ones (a store
         this process cannot write), in the order they came, as a writable start rebuilds them but for dwell time,
         which stays in the store with the interests it was spent on."""
-        built: dict[bool, list[CoI]] = {True: [], False: []}
         events = self._db.execute("SELECT id, embedding, reaction, ts, model FROM feedback ORDER BY id").fetchall()
-        for i, emb, reaction, ts, space in events:
-            vector = moved.get(i)
-            if vector is None and space != model:
-                continue
-            vector = np.frombuffer(emb, dtype=np.float32) if vector is None else vector
-            positive = reaction == "like"
-            cois = built[positive]
-            _check_size(cois, vector, model)
-            merged = react(cois, vector, positive, ts, self.config)
-            if merged is None:
-                cois.append(CoI(len(cois), positive, vector, 1, 0.0, ts))
-            else:
-                cois[merged.id] = merged
-        return built[True], built[False]
+        vectors = (
+            (moved[i] if i in moved else np.frombuffer(e, dtype=np.float32), r, ts, model)
+            for i, e, r, ts, space in events
+            if i in moved or space == model
+        )
+        built, _ = _replay(vectors, self.config)
+        return built.get((model, True), []), built.get((model, False), [])
 
     def feedback_count(self) -> int:
         with self._read():
@@ -931,8 +918,7 @@ def _is_sqlite(path: Path) -> bool:
     if not path.is_file():
         return False
     try:
-        with _HELD_LOCK:
-            head = SQLITE_HEADER if _held(path) else _head(path)
+        head = _header(path)
     except OSError:
         return False
     return head == SQLITE_HEADER or head[:4] in WAL_MAGIC or head[:8] == JOURNAL_MAGIC
@@ -982,6 +968,26 @@ def check_id(doc_id: object, blank_ok: bool = False) -> None:
         doc_id.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise EdgeRankerError(f"document id {doc_id!r} is not valid Unicode (a lone surrogate?)") from exc
+
+
+def _replay(
+    events: Iterable[tuple[np.ndarray, str, float, str]], config: CoIConfig
+) -> tuple[dict[tuple[str, bool], list[CoI]], list[tuple[str, bool, int]]]:
+    """Reactions (vector, reaction, time, model) replayed in order into interests per (model, liked); with, in the
+    order they were created, where each interest is in its list."""
+    built: dict[tuple[str, bool], list[CoI]] = {}
+    created: list[tuple[str, bool, int]] = []
+    for vector, reaction, ts, model in events:
+        positive = reaction == "like"
+        cois = built.setdefault((model, positive), [])
+        _check_size(cois, vector, model)
+        moved = react(cois, vector, positive, ts, config)
+        if moved is None:
+            created.append((model, positive, len(cois)))
+            cois.append(CoI(len(cois), positive, vector, 1, 0.0, ts))
+        else:
+            cois[moved.id] = moved
+    return built, created
 
 
 def _statements(script: str) -> list[str]:
