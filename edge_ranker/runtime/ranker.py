@@ -31,7 +31,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from operator import attrgetter
-from typing import overload
+from typing import Any, overload
 
 import numpy as np
 
@@ -78,8 +78,7 @@ class Document:
         # every way in is checked, not only from_dict: an id is an identity (refused, never altered, but for an
         # integer, which is its decimal string, as from_dict reads it), text is made storable (a lone surrogate cannot
         # be written to SQLite)
-        if isinstance(self.id, int) and not isinstance(self.id, bool):
-            object.__setattr__(self, "id", _decimal_id(self.id))
+        object.__setattr__(self, "id", _decimal_id(self.id))
         check_id(self.id)
         object.__setattr__(self, "text", clean_text(self.text))
         object.__setattr__(self, "published", _published(self.published, self.id))
@@ -93,15 +92,18 @@ class Document:
             raise EdgeRankerError(f"a document needs an 'id' and a 'text', got {str(d)[:80]!r}")
         if isinstance(d["id"], bool) or not isinstance(d["id"], (str, int)) or d["id"] == "":
             raise EdgeRankerError(f"a document's 'id' must be a non-blank string or an integer, got {d['id']!r}")
-        doc_id = _decimal_id(d["id"]) if isinstance(d["id"], int) else d["id"]
+        doc_id = _decimal_id(d["id"])
         text = d["text"]
         if text is not None and not isinstance(text, (str, bytes, bytearray)):
             raise EdgeRankerError(f"document {doc_id}: 'text' must be a string, got {type(text).__name__}")
         return cls(doc_id, text, d.get("published"))
 
 
-def _decimal_id(doc_id: int) -> str:
-    """An integer id as the string it stands for; one past Python's digit limit for ``str`` is refused in words."""
+def _decimal_id(doc_id: Any) -> Any:
+    """An integer id as the string it stands for (one past Python's digit limit for ``str`` refused in words); any
+    other id as it is, for its checks to take or refuse."""
+    if not isinstance(doc_id, int) or isinstance(doc_id, bool):
+        return doc_id
     try:
         return str(doc_id)
     except ValueError as exc:
@@ -404,7 +406,7 @@ class Ranker:
         reactions were undone."""
         if isinstance(doc_id, bool) or not isinstance(doc_id, (str, int)):  # str() of a list would forget nothing
             raise EdgeRankerError(f"forget takes a document id (a string or an integer), got {type(doc_id).__name__}")
-        return self.store.forget_document(_decimal_id(doc_id) if isinstance(doc_id, int) else doc_id)
+        return self.store.forget_document(_decimal_id(doc_id))
 
     def _adopt_stored_reactions(self) -> None:
         """Reactions stored under another model key (an earlier release, other models, another semantic share) are
