@@ -157,9 +157,23 @@ public final class Encoder {
         return read(name -> Files.readAllBytes(folder.resolve(name)));
     }
 
+    /** The manifest's object; what is wrong with its JSON is said with the file's name, as Python says it. */
+    static Map<String, Object> manifest(byte[] bytes) {
+        String text = new String(bytes, StandardCharsets.UTF_8);
+        if (text.startsWith("\uFEFF")) {
+            throw new IllegalArgumentException(
+                    "manifest.json starts with a byte-order mark: save it as UTF-8 without one");
+        }
+        try {
+            return Json.object(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("manifest.json is not a JSON object: " + e.getMessage(), e);
+        }
+    }
+
     @SuppressWarnings("unchecked")
     public static Encoder read(ModelFiles files) throws IOException {
-        Map<String, Object> manifest = Json.object(new String(files.read("manifest.json"), StandardCharsets.UTF_8));
+        Map<String, Object> manifest = manifest(files.read("manifest.json"));
         int schema = whole(manifest, "schema_version", 0, Integer.MAX_VALUE);
         if (schema > SCHEMA_VERSION) {
             throw new IllegalArgumentException("manifest.json uses schema " + schema + ", newer than this core reads ("
@@ -326,8 +340,15 @@ public final class Encoder {
         }
         wordPacked = q != null && q.dataType == OnnxWeights.UINT8;
         // both tables 2-D, with a row for every token of the vocabulary
-        boolean shaped = q != null && s != null && q.dims.length == 2 && s.dims.length == 2 && q.dims[0] == s.dims[0]
-                && q.dims[0] >= tokenizer.size();
+        boolean shaped = q != null && s != null && q.dims.length == 2 && s.dims.length == 2 && q.dims[0] == s.dims[0];
+        if (shaped && q.dims[0] != tokenizer.size()) {  // vocab.txt and the table disagree: ids would miss their rows
+            throw new IllegalArgumentException(name + ": the word table has " + q.dims[0] + " rows but vocab.txt "
+                    + tokenizer.size() + " tokens: the files come from different models");
+        }
+        if (shaped && q.dims[1] * (wordPacked ? 2L : 1L) != dim) {
+            throw new IllegalArgumentException(name + ": the word table gives vectors of " + q.dims[1]
+                    * (wordPacked ? 2L : 1L) + " values, the manifest says dim=" + dim);
+        }
         long blocks = shaped ? s.dims[1] : 0;
         boolean rows = shaped && !wordPacked && q.dims[1] == dim && blocks == 1 && s.dataType == OnnxWeights.FLOAT;
         boolean packed = shaped && wordPacked && dim % 2 == 0 && q.dims[1] == dim / 2 && blocks > 0

@@ -19,8 +19,12 @@ public final class Json {
     private static final Pattern NUMBER = Pattern.compile("-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?");
     // Python refuses to read an integer of more digits (sys.int_info.default_max_str_digits)
     private static final int MAX_DIGITS = 4300;
+    // Nesting past this is refused in words: the parser recurses, and a StackOverflowError is no Exception an app
+    // catches (a model manifest nests 3 deep, a feed line 2)
+    static final int MAX_DEPTH = 256;
     private final String s;
     private int i;
+    private int depth;
 
     private Json(String s) {
         this.s = s;
@@ -63,9 +67,13 @@ public final class Json {
         char c = s.charAt(i);
         switch (c) {
             case '{':
-                return object();
             case '[':
-                return array();
+                if (++depth > MAX_DEPTH) {
+                    throw error("nesting deeper than " + MAX_DEPTH);
+                }
+                Object nested = c == '{' ? object() : array();
+                depth--;
+                return nested;
             case '"':
                 return string();
             case 't':

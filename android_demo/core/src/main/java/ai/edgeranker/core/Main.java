@@ -130,8 +130,10 @@ public final class Main {
             }
             try {
                 Map<String, Object> d = Json.object(s);
-                if (!(d.get("text") instanceof String) || !d.containsKey("id")) {
-                    throw new IllegalArgumentException("a document needs an 'id' and a 'text' (a string)");
+                // a null text is an empty document, as Python's Document.from_dict reads it
+                if (!d.containsKey("id") || !d.containsKey("text")
+                        || !(d.get("text") == null || d.get("text") instanceof String)) {
+                    throw new IllegalArgumentException("a document needs an 'id' and a 'text' (a string or null)");
                 }
                 String id = docId(d.get("id"));
                 Integer seen = firstLine.putIfAbsent(id, line);

@@ -6,9 +6,12 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Orders documents by the user's interests and, when given, a query, as the Python runtime's Ranker
@@ -21,7 +24,8 @@ import java.util.Map;
  * (Lexical.hasWord); one the models cannot read (more than UNKNOWN_LIMIT of its words unknown to the semantic
  * vocabulary, as in a script it lacks) goes last for the interests, and its cosines to a query are neutral, as are
  * all when the query is such a text (edge_ranker/runtime/readable.py). Document vectors, terms and whether a text has
- * a word or can be read are cached by text, so a feed is read once.
+ * a word or can be read are cached by text (up to a budget of bytes), so a feed is read once. Its methods are safe to
+ * call from several threads: they take turns under the Ranker's lock.
  */
 public final class Ranker {
     public static final class Document {
@@ -34,8 +38,12 @@ public final class Ranker {
 
         /** Refuses what Python's Document refuses: a blank id, a publication time not finite or after LAST_SECOND. */
         public Document(String id, String text, Double published) {
-            if (id == null || id.strip().isEmpty()) {
+            if (id == null || strip(id).isEmpty()) {
                 throw new IllegalArgumentException("a document id must be a non-blank string, got " + id);
+            }
+            if (!wholeUnicode(id)) {  // a lone surrogate has no UTF-8 form: Python's Document refuses it too
+                throw new IllegalArgumentException("document id " + Json.write(id) + " is not valid Unicode (a lone "
+                        + "surrogate)");
             }
             if (published != null && (!Double.isFinite(published) || published > LAST_SECOND)) {
                 throw new IllegalArgumentException("document " + id + ": 'published' must be finite unix seconds "
@@ -85,7 +93,11 @@ public final class Ranker {
         }
     }
 
-    private static final int CACHE_CAPACITY = 50_000;
+    /**
+     * Bytes of vectors and terms kept in memory by default: a phone's heap, not a count of documents, bounds it (a
+     * 3,000-character document costs about 25 KB, a sentence about 2 KB).
+     */
+    public static final long CACHE_BYTES = 32L << 20;
     /**
      * The semantic model's share of an interest's cosine (the relevance model has the rest): SEMANTIC_SHARE of
      * edge_ranker/runtime/ranker.py, part of modelKey(), which GoldenTest compares with Python's.
@@ -106,23 +118,81 @@ public final class Ranker {
     public double lexicalWeight = 1.0;
     public double semanticQueryWeight = 2.0;
     public int k = 60;
-    private final Map<String, Object> cache = bounded();
+    private final Cache cache;
     /** Whether a text has a word, and can be read: apart, so that they take no room from the vectors. */
-    private final Map<String, Object> flags = bounded();
+    private final Cache flags;
 
-    private static Map<String, Object> bounded() {
-        return new LinkedHashMap<>(16, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, Object> eldest) {
-                return size() > CACHE_CAPACITY;
+    /**
+     * What was computed for a text, least recently used first out once the entries' estimated bytes pass the budget.
+     * Only the Ranker's synchronized methods touch it: an access-order map changes on every read.
+     */
+    private static final class Cache {
+        private final LinkedHashMap<String, Object> entries = new LinkedHashMap<>(16, 0.75f, true);
+        private final Map<String, Long> sizes = new HashMap<>();
+        private final long budget;
+        private long bytes;
+
+        Cache(long budget) {
+            this.budget = budget;
+        }
+
+        Object get(String key, Function<String, Object> compute) {
+            Object v = entries.get(key);
+            if (v == null) {
+                v = compute.apply(key);
+                long size = 64L + 2L * key.length() + bytesOf(v);
+                entries.put(key, v);
+                sizes.put(key, size);
+                bytes += size;
+                Iterator<String> eldest = entries.keySet().iterator();
+                while (bytes > budget && entries.size() > 1) {
+                    String gone = eldest.next();
+                    eldest.remove();
+                    bytes -= sizes.remove(gone);
+                }
             }
-        };
+            return v;
+        }
+
+        /** A float[] vector, a term-count map or a flag, as the JVM lays them out (estimated, 64-bit). */
+        private static long bytesOf(Object v) {
+            if (v instanceof float[] f) {
+                return 16L + 4L * f.length;
+            }
+            if (v instanceof Map<?, ?> m) {
+                long total = 64L;
+                for (Object term : m.keySet()) {  // node, boxed count, String and its array
+                    total += 32L + 16L + 40L + 2L * ((String) term).length();
+                }
+                return total;
+            }
+            return 0L;
+        }
     }
 
     public Ranker(Encoder semantic, Encoder relevance, Interests interests) {
+        this(semantic, relevance, interests, CACHE_BYTES);
+    }
+
+    /**
+     * The interests are changed through the Ranker, under its lock: an app that reads them itself from another thread
+     * takes the same lock ({@code synchronized (ranker)}).
+     *
+     * @param cacheBytes what the vectors and terms of recently seen texts may hold in memory
+     */
+    public Ranker(Encoder semantic, Encoder relevance, Interests interests, long cacheBytes) {
+        if (semantic == null || interests == null) {
+            throw new IllegalArgumentException("a Ranker needs a semantic Encoder and Interests (the relevance model "
+                    + "may be null)");
+        }
+        if (cacheBytes < 1) {
+            throw new IllegalArgumentException("cacheBytes must be 1 or more, got " + cacheBytes);
+        }
         this.semantic = semantic;
         this.relevance = relevance;
         this.interests = interests;
+        this.cache = new Cache(cacheBytes);
+        this.flags = new Cache(Math.max(1, cacheBytes / 8));
     }
 
     /**
@@ -151,17 +221,39 @@ public final class Ranker {
     }
 
     /** The semantic vector of a text: what a query in another language is compared with. */
-    public float[] embed(String text) {
-        return (float[]) cache.computeIfAbsent(key('s', text), key -> semantic.encode(text, null));
+    public synchronized float[] embed(String text) {
+        return (float[]) cache.get(key('s', given(text)), key -> semantic.encode(text, null));
     }
 
     private float[] passage(String text) {
-        return (float[]) cache.computeIfAbsent(key('p', text), key -> relevance.encode(text, "passage"));
+        return (float[]) cache.get(key('p', text), key -> relevance.encode(text, "passage"));
     }
 
     /** What a like or dislike stores and what interests score: Ranker.interest_vectors in Python. */
-    public float[] interestVector(String text) {
+    public synchronized float[] interestVector(String text) {
+        given(text);
         return relevance == null ? embed(text) : concat(embed(text), passage(text));
+    }
+
+    /** A text passed in: null is refused in words, not met as a NullPointerException deep inside. */
+    private static String given(String text) {
+        if (text == null) {
+            throw new IllegalArgumentException("a text must be a string, got null");
+        }
+        return text;
+    }
+
+    /** Whether a string is whole UTF-16: no surrogate without its pair. */
+    static boolean wholeUnicode(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Two unit vectors side by side, scaled: a unit vector whose cosines are theirs weighted by SEMANTIC_SHARE. */
@@ -178,7 +270,7 @@ public final class Ranker {
 
     @SuppressWarnings("unchecked")
     private Map<String, Integer> terms(String text) {
-        return (Map<String, Integer>) cache.computeIfAbsent(key('t', text),
+        return (Map<String, Integer>) cache.get(key('t', text),
                 key -> Lexical.counts(Lexical.terms(relevance.cut(text))));
     }
 
@@ -187,18 +279,18 @@ public final class Ranker {
      * app that replays stored likes into the interests after a model update leaves the others out, as Python's Ranker
      * does on start.
      */
-    public boolean learnable(String text) {
-        return hasWord(text) && readable(text);
+    public synchronized boolean learnable(String text) {
+        return hasWord(given(text)) && readable(text);
     }
 
     /** Whether a text has a word on what the semantic model reads, as Python's Ranker decides it (Lexical.hasWord). */
     private boolean hasWord(String text) {
-        return (Boolean) flags.computeIfAbsent(key('w', text), key -> Lexical.hasWord(semantic.cut(text)));
+        return (Boolean) flags.get(key('w', text), key -> Lexical.hasWord(semantic.cut(text)));
     }
 
     /** Whether the models can read a text (Encoder.unknownShare, by the semantic vocabulary), as Python decides it. */
     private boolean readable(String text) {
-        return (Boolean) flags.computeIfAbsent(key('r', text), key -> semantic.unknownShare(text) <= UNKNOWN_LIMIT);
+        return (Boolean) flags.get(key('r', text), key -> semantic.unknownShare(text) <= UNKNOWN_LIMIT);
     }
 
     /**
@@ -247,8 +339,8 @@ public final class Ranker {
     }
 
     /** A like (or dislike) of a text at unix time ts; returns the vector the interests took in. */
-    public float[] feedback(String text, boolean like, double ts) {
-        if (!hasWord(text)) {  // its vector would pull every document alike (as in Python)
+    public synchronized float[] feedback(String text, boolean like, double ts) {
+        if (!hasWord(given(text))) {  // its vector would pull every document alike (as in Python)
             throw new IllegalArgumentException("no word to learn an interest from (empty, or only punctuation or emoji)");
         }
         if (!readable(text)) {  // nor would the vector of a script the models lack (as in Python)
@@ -262,9 +354,25 @@ public final class Ranker {
         return v;
     }
 
-    public List<Ranked> rank(List<Document> docs, String query, double now) {
+    public synchronized List<Ranked> rank(List<Document> docs, String query, double now) {
         if (!Double.isFinite(now)) {  // as Python's Ranker.rank: it would rank every feed cold
             throw new IllegalArgumentException("'now' must be finite unix seconds, got " + now);
+        }
+        checkSettings();
+        if (docs == null) {
+            throw new IllegalArgumentException("docs must be a list of Document, got null");
+        }
+        Map<String, Integer> seen = new HashMap<>();
+        for (int i = 0; i < docs.size(); i++) {  // as Python: two documents of one id could not be told apart
+            Document d = docs.get(i);
+            if (d == null) {
+                throw new IllegalArgumentException("docs[" + i + "] is null, not a Document");
+            }
+            Integer first = seen.putIfAbsent(d.id, i);
+            if (first != null) {
+                throw new IllegalArgumentException("document id " + Json.write(d.id) + " appears twice (positions "
+                        + (first + 1) + " and " + (i + 1) + ")");
+            }
         }
         int n = docs.size();
         List<Ranked> out = new ArrayList<>();
@@ -367,6 +475,21 @@ public final class Ranker {
             out.add(x);
         }
         return out;
+    }
+
+    /** The public settings as Python's Ranker checks them: a weight NaN or negative would scramble every order. */
+    private void checkSettings() {
+        if (k < 1 || k > 1_000_000_000) {
+            throw new IllegalArgumentException("RRF k must be a whole number from 1 to 10**9, got " + k);
+        }
+        double[] weights = {personalWeight, queryWeight, lexicalWeight, semanticQueryWeight};
+        String[] names = {"personal", "query", "lexical", "semantic query"};
+        for (int i = 0; i < weights.length; i++) {
+            if (!Double.isFinite(weights[i]) || weights[i] < 0) {
+                throw new IllegalArgumentException("the " + names[i] + " weight must be a finite number >= 0, got "
+                        + weights[i]);
+            }
+        }
     }
 
     /** Without leading and trailing Unicode white space, as Python's str.strip() (String.strip is not on

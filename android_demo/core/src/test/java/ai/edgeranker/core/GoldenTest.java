@@ -322,6 +322,97 @@ public final class GoldenTest {
         }
     }
 
+    /**
+     * What an app can get wrong is refused in words, as Python's Ranker refuses it; a small cache ranks as the
+     * default one; feedback and ranking from two threads at once neither fail nor corrupt the interests.
+     */
+    static void rankerGuards(Path golden, Encoder semantic, Encoder relevance) throws Exception {
+        List<Ranker.Document> docs = new ArrayList<>();
+        for (String[] d : rows(golden.resolve("documents.tsv"))) {
+            docs.add(new Ranker.Document(d[0], b64(d[3]), null));
+        }
+        double now = Double.parseDouble(settings(golden.resolve("scenario.tsv")).get("now"));
+        Ranker big = new Ranker(semantic, relevance, new Interests(new Interests.Config()));
+        Ranker small = new Ranker(semantic, relevance, new Interests(new Interests.Config()), 4096);
+        for (Ranker r : new Ranker[] {big, small}) {
+            r.feedback("The football club won the league final.", true, now - 60);
+            r.feedback("Parliament passed the new tax law.", false, now - 30);
+        }
+        for (String query : new String[] {null, "football", "Steuern"}) {
+            List<Ranker.Ranked> a = big.rank(docs, query, now);
+            List<Ranker.Ranked> b = small.rank(docs, query, now);
+            boolean same = a.size() == b.size();
+            for (int i = 0; same && i < a.size(); i++) {
+                same = a.get(i).id.equals(b.get(i).id) && a.get(i).score == b.get(i).score;
+            }
+            check(same, "a 4 KB cache ranks as the default one, query " + query);
+        }
+        Ranker.Document first = docs.get(0);
+        List<Ranker.Document> twice = new ArrayList<>(docs);
+        twice.add(new Ranker.Document(first.id, "another text", null));
+        List<Ranker.Document> holed = new ArrayList<>(docs);
+        holed.add(1, null);
+        List<Map.Entry<String, Runnable>> wrong = new ArrayList<>();
+        wrong.add(Map.entry("appears twice (positions 1 and " + twice.size() + ")", () -> big.rank(twice, null, now)));
+        wrong.add(Map.entry("docs[1] is null", () -> big.rank(holed, null, now)));
+        wrong.add(Map.entry("docs must be a list", () -> big.rank(null, null, now)));
+        wrong.add(Map.entry("a text must be a string, got null", () -> big.feedback(null, true, now)));
+        wrong.add(Map.entry("a text must be a string, got null", () -> big.embed(null)));
+        wrong.add(Map.entry("a text must be a string, got null", () -> big.learnable(null)));
+        wrong.add(Map.entry("RRF k must be a whole number", () -> {
+            big.k = 0;
+            big.rank(docs, null, now);
+        }));
+        wrong.add(Map.entry("the personal weight must be a finite number", () -> {
+            big.k = 60;
+            big.personalWeight = Double.NaN;
+            big.rank(docs, null, now);
+        }));
+        wrong.add(Map.entry("the lexical weight must be a finite number", () -> {
+            big.personalWeight = 0.5;
+            big.lexicalWeight = -1;
+            big.rank(docs, "football", now);
+        }));
+        wrong.add(Map.entry("cacheBytes must be 1 or more", () -> new Ranker(semantic, relevance, big.interests, 0)));
+        wrong.add(Map.entry("a Ranker needs a semantic Encoder", () -> new Ranker(null, relevance, big.interests)));
+        for (Map.Entry<String, Runnable> w : wrong) {
+            String said = "";
+            try {
+                w.getValue().run();
+            } catch (IllegalArgumentException e) {
+                said = e.getMessage();
+            }
+            check(said.contains(w.getKey()), "refused: '" + w.getKey() + "', said '" + said + "'");
+        }
+        big.lexicalWeight = 1.0;
+        // threads rank while others like and dislike, through a cache small enough to evict on every call: each call
+        // runs whole, under the Ranker's lock (without it, this failed with ConcurrentModificationException and
+        // ArrayIndexOutOfBoundsException in the cache and the interests)
+        Ranker shared = new Ranker(semantic, relevance, new Interests(new Interests.Config()), 16_384);
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            int id = t;
+            threads.add(new Thread(() -> {
+                for (int i = 0; i < 100; i++) {
+                    if (id % 2 == 0) {
+                        shared.rank(docs.subList(0, 6), i % 2 == 0 ? null : "football " + i, now);
+                    } else {
+                        shared.feedback("football match report number " + id + " " + i, i % 3 != 0, now - i);
+                    }
+                }
+            }));
+        }
+        for (Thread t : threads) {
+            t.setUncaughtExceptionHandler((t2, e) -> failures.add(e));
+            t.start();
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        check(failures.isEmpty(), "rank and feedback from four threads: " + failures);
+    }
+
     static boolean near(Double got, String expected) {
         if (expected.equals("None")) {
             return got == null;
@@ -390,12 +481,14 @@ public final class GoldenTest {
     /** What Python's Document refuses, refused here too; and hasWord on the texts Python's has_word is tested on. */
     static void documents() {
         for (Runnable r : new Runnable[] {() -> new Ranker.Document("  ", "x", null),
+                () -> new Ranker.Document("\u00a0\u3000", "x", null), () -> new Ranker.Document("a\ud800", "x", null),
                 () -> new Ranker.Document("a", "x", 1.7e12), () -> new Ranker.Document("a", "x", Double.NaN)}) {
             try {
                 r.run();
                 check(false, "a document Python refuses was taken in");
             } catch (IllegalArgumentException e) {
-                check(e.getMessage().contains("non-blank") || e.getMessage().contains("milliseconds"), e.getMessage());
+                check(e.getMessage().contains("non-blank") || e.getMessage().contains("milliseconds")
+                        || e.getMessage().contains("not valid Unicode"), e.getMessage());
             }
         }
         // ids as Python's rank takes them: 1 and integers past a long as text, 1.0 and "" refused
@@ -426,7 +519,10 @@ public final class GoldenTest {
         check(Double.isNaN((Double) Json.parse("NaN")) && Json.parse("[Infinity, -Infinity]")
                 .equals(List.of(Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY)), "NaN and Infinity");
         check(Json.parse("9".repeat(4300)) instanceof java.math.BigInteger, "4300 digits");
-        for (String bad : new String[] {"01", "-01", "+1", ".5", "1.", "1.5e", "-", "--1", "1-2", "9".repeat(4301)}) {
+        check(Json.parse("[".repeat(Json.MAX_DEPTH) + "]".repeat(Json.MAX_DEPTH)) instanceof List, "nesting allowed");
+        // nesting past MAX_DEPTH is refused in words, not by a StackOverflowError an app's catch would miss
+        for (String bad : new String[] {"01", "-01", "+1", ".5", "1.", "1.5e", "-", "--1", "1-2", "9".repeat(4301),
+                "[".repeat(100_000), "{\"a\":".repeat(Json.MAX_DEPTH + 1)}) {
             try {
                 Json.parse(bad);
                 check(false, "Python's json refuses " + bad.substring(0, Math.min(bad.length(), 12)));
@@ -457,6 +553,9 @@ public final class GoldenTest {
             {"\"prefixes\": {}", "\"prefixes\": {\"query\": \"q\\ud800: \"}", "got 'query': q"},
             {"\"tokenizer\": \"tokenizer.json\"", "\"tokenizer\": 5", "tokenizer must be a file name"},
             {"\"name\": \"semantic\"", "\"name\": 5", "name must be a string"},
+            {"\"dim\": 256,\n  \"max_length\"", "\"dim\": 128,\n  \"max_length\"", "the manifest says dim=128"},
+            {"{", "\uFEFF{", "byte-order mark"},
+            {"\"name\"", "\"name\"\"", "manifest.json is not a JSON object: JSON: "},
         };
         for (String[] c : cases) {
             check(manifest.contains(c[0]), "the shipped manifest holds " + c[0]);
@@ -472,6 +571,9 @@ public final class GoldenTest {
         lines[lines.length - 3] = lines[lines.length - 2];
         byte[] twice = String.join("\n", lines).getBytes(StandardCharsets.UTF_8);
         refused(folder, listing(manifest, vocab, twice), twice, "holds a token twice");
+        // a vocab.txt of another model (here cut short) would read ids the word table gives other rows
+        byte[] shorter = text.substring(0, text.indexOf('\n', text.length() / 2) + 1).getBytes(StandardCharsets.UTF_8);
+        refused(folder, listing(manifest, vocab, shorter), shorter, "rows but vocab.txt");
     }
 
     /**
@@ -560,6 +662,7 @@ public final class GoldenTest {
         unknownShares(golden, relevance, "relevance");
         ranking(golden);
         rankingFromTexts(golden, semantic, relevance);
+        rankerGuards(golden, semantic, relevance);
         System.out.println(passed + " passed, " + failed + " failed");
         System.exit(failed == 0 ? 0 : 1);
     }
