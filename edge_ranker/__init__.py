@@ -38,6 +38,7 @@ _LAZY = {
     "Ranking": "edge_ranker.runtime.ranker",
     "PreferenceStore": "edge_ranker.runtime.store",
     "CorruptedDatabase": "edge_ranker.runtime.store",
+    "Unlearnable": "edge_ranker.runtime.ranker",
     "EdgeRankerError": "edge_ranker.errors",
     "build_vocab": "edge_ranker.vocab.builder",
     "export_model": "edge_ranker.export.onnx_graph",
@@ -54,6 +55,7 @@ if TYPE_CHECKING:  # type checkers see the real names; at run time they load on 
     from edge_ranker.runtime.ranker import Ranked as Ranked
     from edge_ranker.runtime.ranker import Ranker as Ranker
     from edge_ranker.runtime.ranker import Ranking as Ranking
+    from edge_ranker.runtime.ranker import Unlearnable as Unlearnable
     from edge_ranker.runtime.store import CorruptedDatabase as CorruptedDatabase
     from edge_ranker.runtime.store import PreferenceStore as PreferenceStore
     from edge_ranker.vocab.builder import build_vocab as build_vocab

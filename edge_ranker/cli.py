@@ -142,8 +142,8 @@ def cmd_distill(a: argparse.Namespace) -> None:
     recipe = with_overrides(load_recipe(a.recipe), overrides)
     root = data_root(a.data) if recipe.reads_data_root else None
     a.out = output_folder(a.out, "student", a.overwrite)  # before the teacher phase, which can take an hour
-    if recipe.train.checkpoint_dir:  # resuming reads what it holds
-        checkpoints = output_folder(recipe.train.checkpoint_dir, "checkpoints", overwrite=True)
+    if recipe.train.checkpoint_dir:  # checked as --out: a run would write over another run's checkpoints
+        checkpoints = output_folder(recipe.train.checkpoint_dir, "checkpoints", a.overwrite)
         recipe = with_overrides(recipe, {"checkpoint_dir": str(checkpoints)})
     log = distill(recipe, a.vocab, a.out, root, cache_root(a.cache))
     if log["process_index"]:  # under `accelerate launch` every process returns; the main one reports
@@ -176,21 +176,27 @@ def cmd_distill(a: argparse.Namespace) -> None:
 
 def cmd_eval(a: argparse.Namespace) -> None:
     from edge_ranker.datasets.retrieval import check_set_name
+    from edge_ranker.evaluate.personal import USERS
     from edge_ranker.evaluate.report import evaluate_models
 
-    if not a.personal and (a.topics_split != "dev" or a.item_sentences != 1):
-        raise EdgeRankerError("--topics-split and --item-sentences set up --personal: add --personal")
+    if not a.personal and (a.topics_split != "dev" or a.item_sentences != 1 or a.users is not None):
+        raise EdgeRankerError("--users, --topics-split and --item-sentences set up --personal: add --personal")
     if not (a.sts or a.retrieval or a.translation or a.personal or a.search or a.bitext):
         raise EdgeRankerError(
             "nothing to evaluate: give --sts, --retrieval, --translation, --personal, --search or --bitext"
         )
     for name in a.retrieval or []:
         check_set_name(name)
-    out = Path(a.out).expanduser() if a.out else None
-    if out:  # checked before the evaluation, which can take an hour
+    out = None
+    if a.out is not None:  # checked before the evaluation, which can take an hour
+        if not a.out.strip():
+            raise EdgeRankerError("--out is empty: give a file name for the JSON")
+        out = Path(a.out).expanduser()
         output_folder(out.parent, "evaluation results", overwrite=True)
         if out.is_dir():
             raise EdgeRankerError(f"--out {out} is a folder; give a file name for the JSON")
+        if out.exists() and not a.overwrite:
+            raise EdgeRankerError(f"{out} already exists: give a new file name, or --overwrite to replace it")
     reads_data = a.sts or a.retrieval or a.translation or a.personal or a.search
     res = evaluate_models(
         a.models,
@@ -202,7 +208,7 @@ def cmd_eval(a: argparse.Namespace) -> None:
         split=a.split,
         translation=a.translation,
         lexical_weight=a.lexical_weight,
-        personal_users=a.users if a.personal else 0,
+        personal_users=(a.users or USERS) if a.personal else 0,
         personal_split=a.topics_split,
         item_sentences=a.item_sentences,
         search=a.search,
@@ -212,7 +218,12 @@ def cmd_eval(a: argparse.Namespace) -> None:
     )
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(res, indent=2))
+        partial = out.with_name(f".{out.name}.partial-{os.getpid()}")
+        try:
+            partial.write_text(json.dumps(res, indent=2))
+            os.replace(partial, out)  # whole or not at all: a full disk leaves the earlier file as it was
+        finally:
+            partial.unlink(missing_ok=True)
     _print_json(res)
 
 
@@ -616,7 +627,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the personalised feed: simulated users like one SIB-200 topic and dislike another (mono, cross- and "
         "mixed-language), through the Ranker and with a plain max-cosine rule, beside random (nDCG@10)",
     )
-    e.add_argument("--users", type=positive, default=200, help="simulated users per setting for --personal")
+    e.add_argument("--users", type=positive, help="simulated users per setting for --personal (default 200)")
     e.add_argument(
         "--topics-split", choices=["dev", "train"], default="dev", help="SIB-200 split of --personal (test is kept out)"
     )
@@ -669,6 +680,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--data", help=DATA_HELP)
     e.add_argument("--cache", help="teacher embedding cache (default $EDGE_RANKER_CACHE or the user cache)")
     e.add_argument("--out", help="write JSON here")
+    e.add_argument("--overwrite", action="store_true", help="replace the --out file if it exists")
     e.set_defaults(func=cmd_eval)
 
     x = sub.add_parser("export", help="export a student folder to an ONNX model folder with a manifest")

@@ -19,14 +19,19 @@ def data_root(arg: str | None) -> Path:
 
 
 def cache_root(arg: str | None) -> Path:
-    """The teacher embedding cache: ``arg``, else $EDGE_RANKER_CACHE, else the user cache folder."""
+    """The teacher embedding cache: ``arg``, else $EDGE_RANKER_CACHE, else the user cache folder. A file in its place
+    is refused here, before a teacher loads, not by the first write."""
     if arg:
-        return Path(arg)
-    if os.environ.get("EDGE_RANKER_CACHE"):
-        return Path(os.environ["EDGE_RANKER_CACHE"])
-    from platformdirs import user_cache_dir
+        folder = Path(arg).expanduser()
+    elif os.environ.get("EDGE_RANKER_CACHE"):
+        folder = Path(os.environ["EDGE_RANKER_CACHE"]).expanduser()
+    else:
+        from platformdirs import user_cache_dir
 
-    return Path(user_cache_dir("edge-ranker")) / "teachers"
+        folder = Path(user_cache_dir("edge-ranker")) / "teachers"
+    if folder.exists() and not folder.is_dir():
+        raise EdgeRankerError(f"the teacher cache {folder} is a file, not a folder: give another --cache")
+    return folder
 
 
 def output_folder(path: str | Path, what: str, overwrite: bool = False) -> Path:

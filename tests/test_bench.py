@@ -251,3 +251,10 @@ def test_only_missing_packages_make_a_teacher_not_installed(monkeypatch):
     monkeypatch.setattr(edge_ranker.teachers, "load_teacher", broken)
     with pytest.raises(EdgeRankerError, match="damaged"):
         _load_teacher("t", 1)
+
+
+def test_a_counter_range_that_is_not_a_number_is_named(tmp_path):
+    root = fake_tree(tmp_path, {"intel-rapl:0": ("package-0", 10, 2**32)})
+    (root / "intel-rapl:0" / "max_energy_range_uj").write_text("xyz\n")
+    with pytest.raises(EnergyUnavailable, match="max_energy_range_uj holds 'xyz', not a number"):
+        PowercapMeter(root)

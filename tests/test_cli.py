@@ -321,7 +321,7 @@ def test_with_overrides_reaches_both_dataclasses_and_checks_before_the_teacher_r
         ({"pca_fit": "middle"}, "pca_fit must be one of"),
         ({"doc_words": 0}, "doc_words must be at least 1"),
         ({"pooling": "max"}, "pooling must be one of"),
-        ({"batch_size": 0}, "batch_size, max_length, heads, ffn, layers, chunks 1 or more"),
+        ({"batch_size": 0}, "batch_size, heads, ffn, layers, chunks 1 or more"),
     ):
         with pytest.raises(EdgeRankerError, match=message):
             with_overrides(base, bad)
@@ -627,6 +627,26 @@ def test_a_damaged_student_or_metrics_file_is_named(tiny_student, tmp_path):
         (["quantize-compare", "{v}", "--out", "{tmp}/q", "--retrieval", "nosuch"], ["unknown retrieval set"]),
         (["eval", "semantic", "--sts", "--split", "train"], ["--split", "invalid choice"]),
         (["eval", "semantic", "--bitext", "de-en={file}", "--out", "{file}/r.json"], ["is a file, not a folder"]),
+        (["eval", "semantic", "--bitext", "de-en={file}", "--out", "{file}"], ["already exists", "--overwrite"]),
+        (["eval", "semantic", "--bitext", "de-en={file}", "--out", ""], ["--out is empty"]),
+        (["eval", "semantic", "--sts", "--users", "5"], ["--users", "add --personal"]),
+        (
+            ["distill", "semantic", "--vocab", "{v}", "--out", "{tmp}/o", "--data", "{tmp}", "--checkpoint-dir"]
+            + ["{full}"],
+            ["already holds files"],
+        ),
+        (
+            ["distill", "semantic", "--vocab", "{v}", "--out", "{tmp}/o", "--data", "{tmp}", "--cache", "{file}"],
+            ["the teacher cache", "is a file, not a folder"],
+        ),
+        (
+            ["distill", "semantic", "--vocab", "{v}", "--out", "{tmp}/o", "--data", "{tmp}", "--extra-passages", "x"],
+            ["extra passages file not found: x"],
+        ),
+        (["eval", "teacher:", "--sts", "--data", "{tmp}"], ["names no teacher"]),
+        (["vocab", "build", "--out", "{tmp}/o", "--corpus", "en=wordfreq:xx:100"], ["wordfreq has no words", "'xx'"]),
+        (["distill", "semantic", "--vocab", "{v}", "--out", "{tmp}/o", "--max-length", "1"], ["max_length must be"]),
+        (["distill", "semantic", "--vocab", "{v}", "--out", "{tmp}/o", "--max-length", "9000"], ["max_length must be"]),
     ],
 )
 def test_outputs_and_settings_that_cannot_be_are_refused_before_any_work(tiny_vocab, tmp_path, args, fragments):
@@ -640,7 +660,20 @@ def test_outputs_and_settings_that_cannot_be_are_refused_before_any_work(tiny_vo
     r = cli(*[next((a.replace(k, v) for k, v in values.items() if k in a), a) for a in args])
     _one_line_error(r, *fragments)
     assert (full / "model.safetensors").read_bytes() == b"a trained student"
+    assert file.read_text() == "some text\n"
     assert not (tmp_path.parent / "escaped.json").exists()
+
+
+def test_a_damaged_reduced_spec_is_named_before_any_model_is_evaluated(tiny_student, tmp_path):
+    bad = tmp_path / "student"
+    shutil.copytree(tiny_student, bad)
+    (bad / "pca.npz").write_bytes(b"")
+    _one_line_error(
+        cli("eval", tiny_student, f"reduced:{bad}", "--sts", "--data", tmp_path), "not a PCA map as distill writes it"
+    )
+    info = json.loads((bad / "student.json").read_text())
+    (bad / "student.json").write_text(json.dumps({**info, "teacher": ""}))
+    _one_line_error(cli("eval", tiny_student, f"reduced:{bad}", "--sts", "--data", tmp_path), "names no teacher")
 
 
 def test_input_and_output_that_fail_around_a_command_are_named(exported, tmp_path):

@@ -316,3 +316,66 @@ def test_an_export_that_fails_midway_leaves_the_earlier_model_and_nothing_else(t
         export_model(tiny_student, out)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert [p.name for p in tmp_path.iterdir()] == ["model"]
+
+
+def test_an_export_over_a_folder_keeps_the_users_own_files(tiny_student, tmp_path):
+    out = tmp_path / "model"
+    (out / "notes").mkdir(parents=True)
+    (out / "README-mine.txt").write_text("keep")
+    (out / "notes" / "data.bin").write_bytes(b"\x00\x01")
+    (out / "model.onnx").write_bytes(b"an older model")
+    export_model(tiny_student, out, quantize="fp32")
+    assert (out / "README-mine.txt").read_text() == "keep"
+    assert (out / "notes" / "data.bin").read_bytes() == b"\x00\x01"
+    assert Encoder.load(out).encode(["hello"]).shape == (1, 32)  # the new model.onnx, verified by its manifest
+    assert [p.name for p in tmp_path.iterdir()] == ["model"]
+
+
+def test_a_failed_export_beside_the_users_files_leaves_them_and_no_partial_folder(tiny_student, tmp_path, monkeypatch):
+    import os
+
+    out = tmp_path / "model"
+    out.mkdir()
+    (out / "README-mine.txt").write_text("keep")
+    replace = os.replace
+
+    def full_disk(src, dst):
+        if str(dst).endswith("manifest.json"):
+            raise OSError(28, "No space left on device")
+        return replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", full_disk)
+    with pytest.raises(OSError, match="No space"):
+        export_model(tiny_student, out, quantize="fp32")
+    assert (out / "README-mine.txt").read_text() == "keep"
+    assert [p.name for p in tmp_path.iterdir()] == ["model"]
+    with pytest.raises(EdgeRankerError):  # the model files moved, their manifest did not: refused, not loaded wrong
+        Encoder.load(out)
+
+
+def test_an_export_through_a_link_writes_into_the_linked_folder(tiny_student, tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "README-mine.txt").write_text("keep")
+    (tmp_path / "link").symlink_to(real)
+    export_model(tiny_student, tmp_path / "link", quantize="fp32")
+    assert (tmp_path / "link").is_symlink() and (real / "manifest.json").is_file()
+    assert (real / "README-mine.txt").read_text() == "keep"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "real"]
+
+
+def test_an_export_to_a_file_is_refused_and_the_file_kept(tiny_student, tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine")
+    with pytest.raises(EdgeRankerError, match="is a file, not a folder"):
+        export_model(tiny_student, notes)
+    assert notes.read_text() == "mine" and [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
+def test_a_student_whose_max_length_no_runtime_reads_is_refused_at_export(tiny_student, tmp_path):
+    bad = tmp_path / "student"
+    shutil.copytree(tiny_student, bad)
+    info = json.loads((bad / "student.json").read_text())
+    (bad / "student.json").write_text(json.dumps({**info, "max_length": -5}))
+    with pytest.raises(EdgeRankerError, match="max_length must be between 2 and 8192"):
+        export_model(bad, tmp_path / "model")

@@ -66,6 +66,19 @@ def test_a_model_beats_random_through_the_ranker_and_the_plain_rule(tmp_path, ti
         assert mono["tiny"][way]["ndcg@10"] > mono["random"]["ndcg@10"] + 0.2  # word overlap is easy
 
 
+def test_reactions_the_ranker_refuses_are_left_out_and_counted(tmp_path, tiny_model):
+    from edge_ranker.datasets.topics import SIB_LANGS
+
+    root = write_sib(tmp_path, langs=("en", "ru"))
+    unread = root / "topics" / "sib200" / SIB_LANGS["ru"] / "dev.tsv"
+    rows = [line.split("\t") for line in unread.read_text(encoding="utf-8").splitlines()]
+    thai = [rows[0]] + [[i, topic, "ภาษาไทย ตัวอักษร แม่น้ำ"] for i, topic, _ in rows[1:]]  # a script the model lacks
+    unread.write_text("\n".join("\t".join(r) for r in thai) + "\n", encoding="utf-8")
+    res = evaluate_personal({"tiny": Encoder.load(tiny_model)}, root, users=10, settings=("mixed",))
+    ranker = res["mixed"]["tiny"]["ranker"]
+    assert ranker["refused"] > 0 and 0.0 <= ranker["ndcg@10"] <= 1.0
+
+
 def test_eval_personal_from_the_cli(tmp_path, tiny_model):
     cmd = [sys.executable, "-m", "edge_ranker.cli", "eval", str(tiny_model), "--personal", "--users", "5"]
     r = subprocess.run(

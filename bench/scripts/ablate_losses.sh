@@ -11,7 +11,7 @@ run() {  # name, then distill options
   local name=$1; shift
   [ -f "$OUT/$name.eval.json" ] && return 0
   edge-ranker distill semantic --vocab "$VOCAB" --out "$OUT/$name" --overwrite --max-pairs 3000 --epochs 2 --bible 0 "$@" > "$OUT/$name.log" 2>&1
-  edge-ranker eval "$OUT/$name" --sts --split dev --out "$OUT/$name.eval.json" > /dev/null
+  edge-ranker eval "$OUT/$name" --sts --split dev --out "$OUT/$name.eval.json" --overwrite > /dev/null
 }
 run mse --loss mse=1 & run mse-noinit --loss mse=1 --no-init & wait
 run cosine --loss cosine=1 & run l2 --loss l2=1 & wait

@@ -10,12 +10,12 @@ step=${1:-all}
 if [ "$step" = all ] || [ "$step" = eval ]; then
   # Table 1 (test split): full teacher, PCA-128 teacher, torch student, shipped int8 student
   edge-ranker eval teacher:use-multilingual-v3 reduced:runs/semantic runs/semantic semantic \
-    --sts --out runs/report/sts_test.json > /dev/null
+    --sts --out runs/report/sts_test.json --overwrite > /dev/null
   # Table 2: full teacher, PCA-128 teacher, torch student, shipped int8, asymmetric mode, the semantic student
   edge-ranker eval teacher:multilingual-e5-small reduced:runs/relevance runs/relevance relevance semantic \
-    --retrieval scifact squad-it wikiqa --out runs/report/retrieval.json > /dev/null
+    --retrieval scifact squad-it wikiqa --out runs/report/retrieval.json --overwrite > /dev/null
   edge-ranker eval relevance --docs reduced:runs/relevance --retrieval scifact squad-it wikiqa \
-    --out runs/report/retrieval_asymmetric.json > /dev/null
+    --out runs/report/retrieval_asymmetric.json --overwrite > /dev/null
 fi
 if [ "$step" = all ] || [ "$step" = quant ]; then
   edge-ranker quantize-compare runs/semantic --out runs/report/quant-semantic --overwrite --sts > /dev/null

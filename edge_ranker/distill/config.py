@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from edge_ranker.distill.options import setting
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.modeling import POOLING_INITS, POOLINGS
+from edge_ranker.runtime.manifest import MAX_LENGTH_RANGE
 
 # Softmax temperature of the in-batch losses. At 0.05 the teacher's in-batch distribution is nearly one-hot;
 # higher values keep its graded similarities (what STS and ranking measure).
@@ -147,7 +148,8 @@ class TrainConfig:
             raise EdgeRankerError(f"threads must be 1 or more, not {self.threads}")
         if self.heads >= 1 and self.hidden % self.heads:
             raise EdgeRankerError(f"the width (pca_dim {self.hidden}) must be a multiple of heads ({self.heads})")
-        if self.epochs < 0 or min(self.batch_size, self.max_length, self.heads, self.ffn, self.layers, self.chunks) < 1:
-            raise EdgeRankerError(
-                "epochs must be 0 or more; batch_size, max_length, heads, ffn, layers, chunks 1 or more"
-            )
+        lo, hi = MAX_LENGTH_RANGE
+        if not lo <= self.max_length <= hi:  # what an exported model may read: found now, not at export
+            raise EdgeRankerError(f"max_length must be between {lo} and {hi} tokens, got {self.max_length}")
+        if self.epochs < 0 or min(self.batch_size, self.heads, self.ffn, self.layers, self.chunks) < 1:
+            raise EdgeRankerError("epochs must be 0 or more; batch_size, heads, ffn, layers, chunks 1 or more")

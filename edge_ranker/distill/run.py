@@ -47,10 +47,16 @@ def distill(
     tokenizer_path = Path(vocab_dir) / "tokenizer.json"
     if not tokenizer_path.exists():
         raise EdgeRankerError(f"no tokenizer.json in {vocab_dir}: build one with `edge-ranker vocab build`")
-    tokenizer = Tokenizer.from_file(str(tokenizer_path))
+    try:
+        tokenizer = Tokenizer.from_file(str(tokenizer_path))
+    except Exception as exc:  # the tokenizers library raises its own kinds for a damaged file
+        raise EdgeRankerError(f"{tokenizer_path} is damaged ({exc}): build the vocabulary again") from exc
     # the user's data is read and checked here, before a teacher phase that can take an hour
     corpora = [read_parallel(spec) for spec in r.parallel]
     check_vocabulary(Path(vocab_dir), tokenizer, corpora, [read_text(spec) for spec in r.text])
+    for path in r.extra_passages:  # read after the teacher has embedded the rest: a mistyped name is found now
+        if not Path(path).is_file():  # as the training set reads it, without expanding ~
+            raise EdgeRankerError(f"extra passages file not found: {path}")
     # The teacher runs alone before training, so it gets every core (training then shares them among its
     # processes). Under `accelerate launch` the main process fills the cache first; the others read it.
     # cpu=True on machines without CUDA: a bare PartialState() there reports one process and gates nothing.
@@ -121,7 +127,7 @@ def check_vocabulary(
     if lines and report.is_file():
         try:
             built = set(json.loads(report.read_text(encoding="utf-8")).get("languages", {}))
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, TypeError):  # not JSON, not an object, languages not a collection
             built = set()
         missing = [lang for lang in lines if built and lang not in built]
         if missing:

@@ -14,12 +14,18 @@ def check_spec(spec: str) -> None:
     second model cost the first one's whole evaluation. A ``teacher:`` id is any sentence-transformers model, which
     only loading it can tell."""
     if spec.startswith("teacher:"):
+        if not spec.split(":", 1)[1].strip():
+            raise EdgeRankerError(f"{spec!r} names no teacher: give teacher:NAME, a sentence-transformers id or folder")
         return
     if spec.startswith("reduced:"):
         folder = Path(spec.split(":", 1)[1])
         for name in ("student.json", "pca.npz"):
             if not (folder / name).is_file():
                 raise EdgeRankerError(f"{spec!r}: {folder} has no {name} (reduced: takes a student folder of distill)")
+        _teacher_of(folder)
+        from edge_ranker.modeling.pca import PCAMap
+
+        PCAMap.load(folder / "pca.npz")
         return
     if not (Path(spec) / "student.json").exists():
         from edge_ranker.runtime.encoder import resolve_model_path
@@ -36,8 +42,7 @@ def resolve_encoder(spec: str, cache_dir: str | Path):
         from edge_ranker.modeling.pca import PCAMap, ReducedTeacher
 
         folder = Path(spec.split(":", 1)[1])
-        info = json.loads((folder / "student.json").read_text(encoding="utf-8"))
-        teacher = CachedTeacher(load_teacher(info["teacher"]), cache_dir)
+        teacher = CachedTeacher(load_teacher(_teacher_of(folder)), cache_dir)
         return ReducedTeacher(teacher, PCAMap.load(folder / "pca.npz"))
     p = Path(spec)
     if (p / "student.json").exists():
@@ -49,6 +54,18 @@ def resolve_encoder(spec: str, cache_dir: str | Path):
 
         return EvaluatedModel(Encoder.load(spec))
     raise EdgeRankerError(f"cannot tell what {spec!r} is: not a model folder, student folder or teacher:NAME")
+
+
+def _teacher_of(folder: Path) -> str:
+    """The teacher a student folder's student.json names, or what is wrong with it."""
+    path = folder / "student.json"
+    try:
+        teacher = json.loads(path.read_text(encoding="utf-8")).get("teacher")
+    except (ValueError, AttributeError) as exc:  # not JSON (or not UTF-8), not an object
+        raise EdgeRankerError(f"{path} is damaged: {str(exc)[:160]}") from exc
+    if not isinstance(teacher, str) or not teacher:
+        raise EdgeRankerError(f"{path} names no teacher: reduced: needs the student folder distill wrote")
+    return teacher
 
 
 class EvaluatedModel:

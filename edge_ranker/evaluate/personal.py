@@ -24,6 +24,7 @@ from edge_ranker.errors import EdgeRankerError
 from edge_ranker.evaluate.encoders import runtime_model
 
 SETTINGS = ("mono", "cross", "mixed")
+USERS = 200  # simulated users per setting
 LIKES, DISLIKES, CANDIDATES, TOP = 5, 3, 60, 10
 
 
@@ -122,23 +123,29 @@ def through_ranker(
     semantic, users: list[User], topics: Topics, vectors: Callable[[str], np.ndarray], relevance=None
 ) -> dict:
     """Each user in a fresh preference store: ``feedback`` for the history, then ``rank`` of the candidates, with
-    ``semantic`` (a runtime ``Encoder``) as the ranker's semantic model and ``relevance`` (or none) beside it."""
-    from edge_ranker.runtime.ranker import Document, Ranker
+    ``semantic`` (a runtime ``Encoder``) as the ranker's semantic model and ``relevance`` (or none) beside it. A
+    reaction the Ranker refuses (a text in a script the models lack) is left out of the history, as an app would
+    show the refusal and go on; ``refused`` counts them."""
+    from edge_ranker.runtime.ranker import Document, Ranker, Unlearnable
     from edge_ranker.runtime.store import PreferenceStore
 
     scores = []
+    refused = 0
     with tempfile.TemporaryDirectory() as tmp:
         for n, u in enumerate(users):
             with PreferenceStore(Path(tmp) / f"user{n}.sqlite") as store:
                 ranker = Ranker(semantic, relevance, store)
                 for reaction, items in (("like", u.likes), ("dislike", u.dislikes)):
                     for i, lang in items:
-                        ranker.feedback(Document(f"h{i}-{lang}", topics.texts[lang][i]), reaction)
+                        try:
+                            ranker.feedback(Document(f"h{i}-{lang}", topics.texts[lang][i]), reaction)
+                        except Unlearnable:
+                            refused += 1
                 docs = [Document(f"c{k}", topics.texts[lang][i]) for k, (i, lang) in enumerate(u.candidates)]
                 given = np.stack([vectors(lang)[i] for i, lang in u.candidates])
                 ranking = ranker.rank(docs, semantic_vectors=given)
                 scores.append(_judge([int(d[1:]) for d in ranking.ids], u, topics))
-    return _summary(scores)
+    return {**_summary(scores), "refused": refused}
 
 
 def random_order(users: list[User], topics: Topics, seed: int = 0, draws: int = 20) -> dict[str, float]:
@@ -153,7 +160,7 @@ def random_order(users: list[User], topics: Topics, seed: int = 0, draws: int = 
 def evaluate_personal(
     encoders: dict[str, object],
     data_root: str | Path,
-    users: int = 200,
+    users: int = USERS,
     split: str = "dev",
     settings: tuple[str, ...] = SETTINGS,
     seed: int = 0,

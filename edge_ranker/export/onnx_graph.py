@@ -19,8 +19,8 @@ from tokenizers import Tokenizer
 
 from edge_ranker import __version__
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.modeling.student import Student, load_student
-from edge_ranker.runtime.manifest import MAX_WINDOWS, Manifest, write_manifest
+from edge_ranker.modeling.student import STUDENT_FILE, Student, load_student
+from edge_ranker.runtime.manifest import MANIFEST, MAX_LENGTH_RANGE, MAX_WINDOWS, Manifest, write_manifest
 
 OPSET = 17
 
@@ -100,9 +100,15 @@ def export_model(
         raise EdgeRankerError(f"windows must be between 1 and {MAX_WINDOWS}, got {windows}")
     if name is not None and name != name.encode("utf-8", "replace").decode("utf-8"):
         raise EdgeRankerError(f"the model name {name!r} is not valid text (a lone surrogate from undecodable bytes?)")
+    final_dir = Path(out_dir).expanduser().absolute()  # "." has no name to put a folder beside
+    if final_dir.exists() and not final_dir.is_dir():  # it would be moved aside and the model put in its place
+        raise EdgeRankerError(f"{final_dir} is a file, not a folder for the model")
     student, tokenizer, info = load_student(student_dir)
+    lo, hi = MAX_LENGTH_RANGE
+    if isinstance(info.max_length, bool) or not isinstance(info.max_length, int) or not lo <= info.max_length <= hi:
+        where = Path(student_dir) / STUDENT_FILE
+        raise EdgeRankerError(f"{where}: max_length must be between {lo} and {hi} tokens, got {info.max_length}")
     keep_read_positions(student, info.max_length)
-    final_dir = Path(out_dir).expanduser()
     in_place = final_dir.is_dir() and (
         os.path.ismount(final_dir) or not os.access(final_dir.absolute().parent, os.W_OK)
     )
@@ -140,8 +146,15 @@ def export_model(
 
 
 def _put_in_place(new: Path, final: Path) -> None:
-    """``final`` made to be the folder ``new``: an earlier folder there is moved aside first and removed only once
-    the new one stands in its place."""
+    """``final`` made to hold the model in ``new``. A folder of nothing but model files is swapped whole: the earlier
+    one moves aside and goes once the new one stands. Into a folder that also holds the user's own files, each model
+    file moves over its namesake, the manifest last, so nothing of the user's is ever moved: a stop between two of
+    those moves leaves a folder whose manifest refuses it (its hashes), never one that loads wrong. A link to a folder
+    is written through, as the user linked it."""
+    if final.is_symlink() or final.exists() and any(not (new / p.name).exists() for p in final.iterdir()):
+        for entry in sorted(new.iterdir(), key=lambda p: p.name == MANIFEST):
+            os.replace(entry, final / entry.name)
+        return
     old = new.with_name(f"{new.name}-old")
     if final.exists():
         final.rename(old)

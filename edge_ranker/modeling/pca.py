@@ -6,6 +6,7 @@ The sentence-transformers recipe appends ``Dense(bias=False)`` and so skips cent
 
 from __future__ import annotations
 
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,8 +41,11 @@ class PCAMap:
 
     @classmethod
     def load(cls, path: str | Path) -> PCAMap:
-        z = np.load(path)
-        return cls(z["mean"], z["components"], z["evr"])
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                return cls(z["mean"], z["components"], z["evr"])
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:  # empty, cut, pickled, no key
+            raise EdgeRankerError(f"{path} is not a PCA map as distill writes it: {exc}") from exc
 
 
 def fit_pca(embeddings: np.ndarray, dim: int, seed: int = 0) -> PCAMap:

@@ -63,6 +63,11 @@ SEMANTIC_SCALE, PASSAGE_SCALE = np.float32(np.sqrt(SEMANTIC_SHARE)), np.float32(
 LEARNABLE_RULE = f"rule 1: a word, at most {UNKNOWN_LIMIT!r} of the words unknown"
 
 
+class Unlearnable(EdgeRankerError):
+    """A reaction ``feedback`` refuses because no interest can be learnt from its text (``LEARNABLE_RULE``): an app
+    shows the message and goes on; nothing was stored."""
+
+
 @dataclass(frozen=True)
 class Document:
     """A document to rank: a non-blank string ``id``, its ``text`` (any text; bytes are decoded leniently, None is
@@ -379,13 +384,13 @@ class Ranker:
         reactions, so a change of mind is ``forget`` then the new reaction."""
         (doc,) = _documents([doc])
         if not has_word(doc.text, self.semantic.cut_chars):  # its vector would pull every document alike
-            raise EdgeRankerError(
+            raise Unlearnable(
                 f"document {doc.id!r} has no word to learn an interest from (empty, or only punctuation or emoji)"
             )
         if not self.reader.readable(doc.text):  # nor would the vector of a script the models lack
             # rounded up, so that just over half never reads "50%"; less a hair, so that 0.55 does not read "56%"
             share = math.ceil(100 * self.reader.unknown_share(doc.text) - 1e-9)
-            raise EdgeRankerError(
+            raise Unlearnable(
                 f"document {doc.id!r} is not one the models can read: {share}% of its words are unknown to their "
                 "vocabulary (a script it lacks, or symbols within words): no interest is learnt from it"
             )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from edge_ranker.errors import EdgeRankerError
 from edge_ranker.teachers.base import Role, check_role
 
 
@@ -15,7 +16,11 @@ class SentenceTransformerTeacher:
     ) -> None:
         from sentence_transformers import SentenceTransformer
 
-        self._model = SentenceTransformer(model, device=device)
+        try:
+            self._model = SentenceTransformer(model, device=device)
+        except (OSError, ValueError, KeyError) as exc:  # no such id or folder, or one that holds no model
+            said = " ".join(str(exc).split())[:200]
+            raise EdgeRankerError(f"cannot load the teacher {model!r} (a sentence-transformers model): {said}") from exc
         self.name = model.rstrip("/").replace("\\", "/")
         # renamed in sentence-transformers 5.x; the old name still works (with a warning) on older versions
         dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension

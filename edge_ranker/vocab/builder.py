@@ -103,7 +103,10 @@ def _wordfreq_lines(spec: str) -> list[str]:
     if len(parts) > 3 or (len(parts) == 3 and not re.fullmatch(r"[0-9]+", parts[2])):
         raise EdgeRankerError(f"{spec!r} must be wordfreq:LANG or wordfreq:LANG:N, N a whole number of words")
     n = int(parts[2]) if len(parts) > 2 else 30_000
-    words = wordfreq.top_n_list(parts[1], n)
+    try:
+        words = wordfreq.top_n_list(parts[1], n)
+    except (LookupError, ValueError):  # an unknown or malformed language code
+        words = []
     if not words:
         raise EdgeRankerError(f"wordfreq has no words for language {parts[1]!r}")
     return words

@@ -11,6 +11,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Function;
 
 /**
@@ -25,7 +26,8 @@ import java.util.function.Function;
  * vocabulary, as in a script it lacks) goes last for the interests, and its cosines to a query are neutral, as are
  * all when the query is such a text (edge_ranker/runtime/readable.py). Document vectors, terms and whether a text has
  * a word or can be read are cached by text (up to a budget of bytes), so a feed is read once. Its methods are safe to
- * call from several threads: they take turns under the Ranker's lock.
+ * call from several threads: they take turns under the Ranker's lock, so a feedback waits for a rank in progress (on
+ * Android, call both off the main thread). Set the public weights before the Ranker is shared.
  */
 public final class Ranker {
     public static final class Document {
@@ -139,7 +141,7 @@ public final class Ranker {
         Object get(String key, Function<String, Object> compute) {
             Object v = entries.get(key);
             if (v == null) {
-                v = compute.apply(key);
+                v = Objects.requireNonNull(compute.apply(key), key);
                 long size = 64L + 2L * key.length() + bytesOf(v);
                 entries.put(key, v);
                 sizes.put(key, size);
@@ -178,7 +180,8 @@ public final class Ranker {
      * The interests are changed through the Ranker, under its lock: an app that reads them itself from another thread
      * takes the same lock ({@code synchronized (ranker)}).
      *
-     * @param cacheBytes what the vectors and terms of recently seen texts may hold in memory
+     * @param cacheBytes what the vectors and terms of recently seen texts may hold in memory (an eighth more holds
+     *     whether each has a word and can be read)
      */
     public Ranker(Encoder semantic, Encoder relevance, Interests interests, long cacheBytes) {
         if (semantic == null || interests == null) {
