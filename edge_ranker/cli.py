@@ -218,6 +218,7 @@ def cmd_eval(a: argparse.Namespace) -> None:
     )
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
+        out = out.resolve() if out.is_symlink() else out  # written through a link, as the user linked it
         partial = out.with_name(f".{out.name}.partial-{os.getpid()}")
         try:
             partial.write_text(json.dumps(res, indent=2))

@@ -644,7 +644,6 @@ def test_a_damaged_student_or_metrics_file_is_named(tiny_student, tmp_path):
             ["extra passages file not found: x"],
         ),
         (["eval", "teacher:", "--sts", "--data", "{tmp}"], ["names no teacher"]),
-        (["vocab", "build", "--out", "{tmp}/o", "--corpus", "en=wordfreq:xx:100"], ["wordfreq has no words", "'xx'"]),
         (["distill", "semantic", "--vocab", "{v}", "--out", "{tmp}/o", "--max-length", "1"], ["max_length must be"]),
         (["distill", "semantic", "--vocab", "{v}", "--out", "{tmp}/o", "--max-length", "9000"], ["max_length must be"]),
     ],
@@ -728,3 +727,17 @@ def test_rank_reads_a_store_this_user_may_not_write_and_changes_nothing(exported
     out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [o["id"] for o in out] == ["r", "s"] and "personal" in out[0]["contributions"]
     assert (db.read_bytes(), PreferenceStore(db, read_only=True).export()) == before
+
+
+def test_eval_out_replaces_a_file_only_when_told_and_writes_through_a_link(tmp_path):
+    pairs = tmp_path / "de-en.tsv"
+    pairs.write_text("Der Hund schläft.\tThe dog sleeps.\nDie Katze isst.\tThe cat eats.\n", encoding="utf-8")
+    real, link = tmp_path / "real.json", tmp_path / "link.json"
+    real.write_text("{}")
+    link.symlink_to(real)
+    args = ["eval", "semantic", "--bitext", f"de-en={pairs}", "--out", link]
+    _one_line_error(cli(*args), "already exists", "--overwrite")
+    r = cli(*args, "--overwrite")
+    assert r.returncode == 0, r.stderr
+    assert link.is_symlink() and json.loads(real.read_text()) == json.loads(r.stdout)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["de-en.tsv", "link.json", "real.json"]

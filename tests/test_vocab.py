@@ -132,3 +132,19 @@ def test_cli_errors_are_messages_not_tracebacks(tmp_path):
     assert "corpus file not found" in r.stderr and "Traceback" not in r.stderr
     r = vocab_build_cli("--corpus", "en=x", "--alpha", "2", "--out", tmp_path / "o")
     assert r.returncode == 2 and "alpha" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_language_wordfreq_does_not_know_is_named(monkeypatch):
+    """wordfreq raises for an unknown or malformed language code (LookupError, or langcodes' ValueError)."""
+    import types
+
+    from edge_ranker.vocab.builder import _wordfreq_lines
+
+    for error in (LookupError("No wordlist 'best' available for language 'xx'"), ValueError("bad language tag")):
+
+        def top_n_list(lang, n, error=error):
+            raise error
+
+        monkeypatch.setitem(sys.modules, "wordfreq", types.SimpleNamespace(top_n_list=top_n_list))
+        with pytest.raises(EdgeRankerError, match="wordfreq has no words for language 'xx'"):
+            _wordfreq_lines("wordfreq:xx:100")
