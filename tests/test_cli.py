@@ -741,3 +741,11 @@ def test_eval_out_replaces_a_file_only_when_told_and_writes_through_a_link(tmp_p
     assert r.returncode == 0, r.stderr
     assert link.is_symlink() and json.loads(real.read_text()) == json.loads(r.stdout)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["de-en.tsv", "link.json", "real.json"]
+
+
+def test_a_damaged_tokenizer_is_named_before_the_teacher_loads(tmp_path):
+    vocab = tmp_path / "v"
+    vocab.mkdir()
+    (vocab / "tokenizer.json").write_text('{"version": ')
+    r = cli("distill", "semantic", "--vocab", vocab, "--out", tmp_path / "o", "--data", tmp_path)
+    _one_line_error(r, "tokenizer.json is damaged", "build the vocabulary again")

@@ -238,6 +238,14 @@ def test_any_sentence_transformers_folder_is_a_teacher(tiny_student, tmp_path):
     np.testing.assert_allclose(cached.encode(["the green river"], role="query"), q, rtol=1e-6)
 
 
+def test_a_folder_that_holds_no_sentence_transformers_model_is_named(tmp_path):
+    from edge_ranker.teachers import load_teacher
+
+    (tmp_path / "config.json").write_text("{}")  # transformers: "Unrecognized model ... model_type"
+    with pytest.raises(EdgeRankerError, match="cannot load the teacher .* sentence-transformers model"):
+        load_teacher(str(tmp_path))
+
+
 def _table_graph(table: np.ndarray) -> onnx.ModelProto:
     """A graph that only looks rows up, so a storage variant's dequantisation can be checked exactly."""
     ids = helper.make_tensor_value_info("ids", TensorProto.INT64, ["b", "s"])
