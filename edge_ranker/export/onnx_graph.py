@@ -20,7 +20,7 @@ from tokenizers import Tokenizer
 from edge_ranker import __version__
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.modeling.student import STUDENT_FILE, Student, load_student
-from edge_ranker.runtime.manifest import MANIFEST, MAX_LENGTH_RANGE, MAX_WINDOWS, Manifest, write_manifest
+from edge_ranker.runtime.manifest import MANIFEST, MAX_WINDOWS, Manifest, validate, write_manifest
 
 OPSET = 17
 
@@ -104,14 +104,29 @@ def export_model(
     if final_dir.exists() and not final_dir.is_dir():  # it would be moved aside and the model put in its place
         raise EdgeRankerError(f"{final_dir} is a file, not a folder for the model")
     student, tokenizer, info = load_student(student_dir)
-    lo, hi = MAX_LENGTH_RANGE
-    if isinstance(info.max_length, bool) or not isinstance(info.max_length, int) or not lo <= info.max_length <= hi:
-        where = Path(student_dir) / STUDENT_FILE
-        raise EdgeRankerError(f"{where}: max_length must be between {lo} and {hi} tokens, got {info.max_length}")
-    keep_read_positions(student, info.max_length)
-    in_place = final_dir.is_dir() and (
-        os.path.ismount(final_dir) or not os.access(final_dir.absolute().parent, os.W_OK)
+    manifest = Manifest(
+        name=name or Path(student_dir).name,
+        kind=info.kind,
+        dim=student.config.hidden_size,
+        max_length=info.max_length,
+        windows=windows,
+        prefixes=info.prefixes,
+        quantization=quantize,
+        teacher=info.teacher,
+        teacher_dim=info.teacher_dim,
+        pca={"dim": info.pca_dim, "explained_variance": info.pca_explained_variance}
+        if (Path(student_dir) / "pca.npz").exists()
+        else {},
+        languages=info.languages,
+        metrics=metrics or info.metrics,
+        created_by=f"edge-ranker {__version__}",
     )
+    try:  # the runtime's own checks, before any work: a student.json no app could load the export of is named here
+        validate(manifest, final_dir)
+    except EdgeRankerError as exc:
+        raise EdgeRankerError(f"{Path(student_dir) / STUDENT_FILE} gives a model no runtime loads: {exc}") from exc
+    keep_read_positions(student, info.max_length)
+    in_place = final_dir.is_dir() and (os.path.ismount(final_dir) or not os.access(final_dir.parent, os.W_OK))
     if in_place:
         out = final_dir
     else:
@@ -119,23 +134,6 @@ def export_model(
         out = final_dir.parent / f".{final_dir.name}.partial-{os.getpid()}-{secrets.token_hex(4)}"
         out.mkdir()  # with the user's umask, as the model folder itself
     try:
-        manifest = Manifest(
-            name=name or Path(student_dir).name,
-            kind=info.kind,
-            dim=student.config.hidden_size,
-            max_length=info.max_length,
-            windows=windows,
-            prefixes=info.prefixes,
-            quantization=quantize,
-            teacher=info.teacher,
-            teacher_dim=info.teacher_dim,
-            pca={"dim": info.pca_dim, "explained_variance": info.pca_explained_variance}
-            if (Path(student_dir) / "pca.npz").exists()
-            else {},
-            languages=info.languages,
-            metrics=metrics or info.metrics,
-            created_by=f"edge-ranker {__version__}",
-        )
         _write_model(student, tokenizer, out, quantize, manifest)
         if not in_place:
             _put_in_place(out, final_dir)

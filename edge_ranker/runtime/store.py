@@ -869,7 +869,7 @@ class PreferenceStore:
         is refused: the export would replace its data."""
         given = user_path(path, "export file")
         if str(given).startswith(("/dev/", "/proc/")) or (given.exists() and not given.is_file()):
-            if given.is_file() and _is_sqlite(given):  # /proc/self/fd/N of a database
+            if _is_sqlite(given):  # /proc/self/fd/N of a database
                 raise EdgeRankerError(f"{given} is a SQLite database or one of its files; export to another file")
             target, straight = given, True
         else:

@@ -345,14 +345,14 @@ public final class Encoder {
             throw new IllegalArgumentException(name + ": the word table has " + q.dims[0] + " rows but vocab.txt "
                     + tokenizer.size() + " tokens: the files come from different models");
         }
-        if (shaped && q.dims[1] * (wordPacked ? 2L : 1L) != dim) {
-            throw new IllegalArgumentException(name + ": the word table gives vectors of " + q.dims[1]
-                    * (wordPacked ? 2L : 1L) + " values, the manifest says dim=" + dim);
+        long width = shaped ? q.dims[1] * (wordPacked ? 2L : 1L) : 0;  // two 4-bit codes a byte
+        if (shaped && width != dim) {
+            throw new IllegalArgumentException(name + ": the word table gives vectors of " + width
+                    + " values, the manifest says dim=" + dim);
         }
         long blocks = shaped ? s.dims[1] : 0;
-        boolean rows = shaped && !wordPacked && q.dims[1] == dim && blocks == 1 && s.dataType == OnnxWeights.FLOAT;
-        boolean packed = shaped && wordPacked && dim % 2 == 0 && q.dims[1] == dim / 2 && blocks > 0
-                && dim % blocks == 0 && s.dataType == OnnxWeights.FLOAT16;
+        boolean rows = shaped && !wordPacked && blocks == 1 && s.dataType == OnnxWeights.FLOAT;
+        boolean packed = shaped && wordPacked && blocks > 0 && dim % blocks == 0 && s.dataType == OnnxWeights.FLOAT16;
         if (!rows && !packed) {
             throw new IllegalArgumentException(name + ": expected a word table with a row per vocabulary token, int8"
                     + " with per-row scales or 4-bit with fp16 block scales");

@@ -43,7 +43,7 @@ public final class Ranker {
             if (id == null || strip(id).isEmpty()) {
                 throw new IllegalArgumentException("a document id must be a non-blank string, got " + id);
             }
-            if (!wholeUnicode(id)) {  // a lone surrogate has no UTF-8 form: Python's Document refuses it too
+            if (!StandardCharsets.UTF_8.newEncoder().canEncode(id)) {  // a lone surrogate: Python refuses it too
                 throw new IllegalArgumentException("document id " + Json.write(id) + " is not valid Unicode (a lone "
                         + "surrogate)");
             }
@@ -129,8 +129,18 @@ public final class Ranker {
      * Only the Ranker's synchronized methods touch it: an access-order map changes on every read.
      */
     private static final class Cache {
-        private final LinkedHashMap<String, Object> entries = new LinkedHashMap<>(16, 0.75f, true);
-        private final Map<String, Long> sizes = new HashMap<>();
+        /** A value with the bytes it was counted at (a class, not a record: older Android versions lack records). */
+        private static final class Entry {
+            final Object value;
+            final long bytes;
+
+            Entry(Object value, long bytes) {
+                this.value = value;
+                this.bytes = bytes;
+            }
+        }
+
+        private final LinkedHashMap<String, Entry> entries = new LinkedHashMap<>(16, 0.75f, true);
         private final long budget;
         private long bytes;
 
@@ -139,21 +149,19 @@ public final class Ranker {
         }
 
         Object get(String key, Function<String, Object> compute) {
-            Object v = entries.get(key);
-            if (v == null) {
-                v = Objects.requireNonNull(compute.apply(key), key);
-                long size = 64L + 2L * key.length() + bytesOf(v);
-                entries.put(key, v);
-                sizes.put(key, size);
-                bytes += size;
-                Iterator<String> eldest = entries.keySet().iterator();
+            Entry e = entries.get(key);
+            if (e == null) {
+                Object v = Objects.requireNonNull(compute.apply(key), key);
+                e = new Entry(v, 64L + 2L * key.length() + bytesOf(v));
+                entries.put(key, e);
+                bytes += e.bytes;
+                Iterator<Entry> eldest = entries.values().iterator();
                 while (bytes > budget && entries.size() > 1) {
-                    String gone = eldest.next();
+                    bytes -= eldest.next().bytes;
                     eldest.remove();
-                    bytes -= sizes.remove(gone);
                 }
             }
-            return v;
+            return e.value;
         }
 
         /** A float[] vector, a term-count map or a flag, as the JVM lays them out (estimated, 64-bit). */
@@ -244,19 +252,6 @@ public final class Ranker {
             throw new IllegalArgumentException("a text must be a string, got null");
         }
         return text;
-    }
-
-    /** Whether a string is whole UTF-16: no surrogate without its pair. */
-    static boolean wholeUnicode(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** Two unit vectors side by side, scaled: a unit vector whose cosines are theirs weighted by SEMANTIC_SHARE. */
