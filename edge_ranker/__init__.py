@@ -37,7 +37,7 @@ _LAZY = {
     "Ranked": "edge_ranker.runtime.ranker",
     "Ranking": "edge_ranker.runtime.ranker",
     "PreferenceStore": "edge_ranker.runtime.store",
-    "CorruptedDatabase": "edge_ranker.runtime.store",
+    "CorruptedDatabase": "edge_ranker.runtime.store_sqlite",
     "Unlearnable": "edge_ranker.runtime.ranker",
     "EdgeRankerError": "edge_ranker.errors",
     "build_vocab": "edge_ranker.vocab.builder",
@@ -56,8 +56,8 @@ if TYPE_CHECKING:  # type checkers see the real names; at run time they load on 
     from edge_ranker.runtime.ranker import Ranker as Ranker
     from edge_ranker.runtime.ranker import Ranking as Ranking
     from edge_ranker.runtime.ranker import Unlearnable as Unlearnable
-    from edge_ranker.runtime.store import CorruptedDatabase as CorruptedDatabase
     from edge_ranker.runtime.store import PreferenceStore as PreferenceStore
+    from edge_ranker.runtime.store_sqlite import CorruptedDatabase as CorruptedDatabase
     from edge_ranker.vocab.builder import build_vocab as build_vocab
 
 

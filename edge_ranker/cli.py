@@ -454,7 +454,7 @@ def _forget(db: str | None) -> None:
 
 def _store_path(db: str | None) -> Path:
     """The preference store's path: ``db``, else the user's default."""
-    from edge_ranker.runtime.store import default_path, user_path
+    from edge_ranker.runtime.store_files import default_path, user_path
 
     return user_path(db, "preference database path") if db is not None else default_path()
 

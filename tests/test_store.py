@@ -719,10 +719,10 @@ def test_values_past_a_float_or_not_numbers_are_refused_in_words(tmp_path):
 def test_a_lock_held_elsewhere_costs_a_cache_write_little_and_a_reaction_one_wait(tmp_path, monkeypatch):
     """Saving document vectors is a cache's write: it gives up after ``CACHE_WAIT_S``, so that a reaction behind it
     waits ``BUSY_TIMEOUT_S`` once, not once per step."""
-    from edge_ranker.runtime import store as module
+    from edge_ranker.runtime import store, store_sqlite
 
-    monkeypatch.setattr(module, "BUSY_TIMEOUT_S", 1.0)
-    monkeypatch.setattr(module, "CACHE_WAIT_S", 0.1)
+    monkeypatch.setattr(store_sqlite, "BUSY_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(store, "CACHE_WAIT_S", 0.1)
     db = tmp_path / "p.db"
     s = PreferenceStore(db)
     holder = sqlite3.connect(db, isolation_level=None)
@@ -801,7 +801,7 @@ def test_a_second_store_on_an_open_file_keeps_the_first_ones_locks_and_so_its_wr
 
 
 def test_a_pipe_put_where_a_store_was_is_not_waited_on(tmp_path):
-    from edge_ranker.runtime.store import _head
+    from edge_ranker.runtime.store_files import _head
 
     os.mkfifo(tmp_path / "pipe")
     got: list[bytes] = []
@@ -819,7 +819,7 @@ def test_stores_collected_unclosed_in_any_code_let_go_without_a_deadlock(tmp_pat
     code = """
 import gc, sys
 from pathlib import Path
-from edge_ranker.runtime import store as st
+from edge_ranker.runtime import store as st, store_files as files
 paths = [Path(sys.argv[1]) / f"{i}.db" for i in range(2)]
 for p in paths:
     st.PreferenceStore(p).close()
@@ -829,9 +829,9 @@ for i in range(300):
     s.me = s  # a cycle: freed by the collector, at any allocation
     del s
     for _ in range(5):
-        st._is_sqlite(paths[(i + 1) % 2])
+        files.is_sqlite(paths[(i + 1) % 2])
 gc.collect()
-print(st._held(paths[0]), st._held(paths[1]))
+print(files.held(paths[0]), files.held(paths[1]))
 """
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

@@ -9,314 +9,63 @@ private to the user (0600 / 0700), and deleted rows are overwritten (``secure_de
 
 Errors say what is wrong: a file is called corrupted only when SQLite says so (then ``recover`` moves it aside,
 never deletes it); a full disk, a read-only file, a folder, a lock held by another process are named as such.
+What is asked of SQLite is in ``store_sqlite``, what is done with the files themselves in ``store_files``.
 """
 
 from __future__ import annotations
 
-import collections
 import glob
 import json
 import logging
 import math
 import os
-import shutil
 import sqlite3
-import stat
-import tempfile
 import threading
 import time
-import weakref
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.runtime import store_sqlite
 from edge_ranker.runtime.cache import text_hash
 from edge_ranker.runtime.encoder import clean_text
 from edge_ranker.runtime.interests import DAY, CoI, CoIConfig, closest, react, unit
+from edge_ranker.runtime.store_files import (
+    check_path,
+    copy_new,
+    default_path,
+    held,
+    hold,
+    is_sqlite,
+    replace_file,
+    user_path,
+)
+from edge_ranker.runtime.store_sqlite import (
+    APPLICATION_ID,
+    DB_FILE_SUFFIXES,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    CorruptedDatabase,
+    connect,
+    describe,
+    inspect_file,
+    open_read_only,
+    statements,
+)
 
 log = logging.getLogger("edge_ranker")
 
-MIGRATIONS: list[str] = [
-    # version 1
-    """
-    CREATE TABLE feedback (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        doc_id TEXT NOT NULL,
-        text TEXT,
-        embedding BLOB NOT NULL,
-        reaction TEXT NOT NULL CHECK (reaction IN ('like', 'dislike')),
-        ts REAL NOT NULL,
-        model TEXT NOT NULL
-    );
-    CREATE TABLE interests (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        positive INTEGER NOT NULL,
-        point BLOB NOT NULL,
-        view_count INTEGER NOT NULL,
-        view_time REAL NOT NULL,
-        last_view REAL NOT NULL,
-        model TEXT NOT NULL
-    );
-    CREATE INDEX interests_model ON interests(model, positive);
-    """,
-    # version 2: document vectors kept across processes (a cache: forget deletes it, nothing else reads it)
-    """
-    CREATE TABLE vectors (
-        model TEXT NOT NULL,
-        role TEXT NOT NULL,
-        text_hash BLOB NOT NULL,
-        vector BLOB NOT NULL,
-        used REAL NOT NULL,
-        PRIMARY KEY (model, role, text_hash)
-    ) WITHOUT ROWID;
-    CREATE INDEX vectors_used ON vectors(used);
-    """,
-    # version 3: the vectors in a rowid table. A WITHOUT ROWID row keeps at most about 1,000 bytes in its page, so
-    # each 256-d vector (1,024 bytes) spilled into a 4 KB overflow page of its own: 4.7x the vectors' size on disk.
-    # A cache, so it starts empty.
-    """
-    DROP TABLE vectors;
-    CREATE TABLE vectors (
-        model TEXT NOT NULL,
-        role TEXT NOT NULL,
-        text_hash BLOB NOT NULL,
-        vector BLOB NOT NULL,
-        used REAL NOT NULL,
-        UNIQUE (model, role, text_hash)
-    );
-    CREATE INDEX vectors_used ON vectors(used);
-    """,
-    # version 4: reactions a model key left out of its interests by a rule (texts its models cannot learn from), so
-    # that each start does not look at them again; another key, whose models may read them, or another rule looks once
-    """
-    CREATE TABLE left_out (
-        model TEXT NOT NULL,
-        rule TEXT NOT NULL,
-        event INTEGER NOT NULL,
-        PRIMARY KEY (model, rule, event)
-    ) WITHOUT ROWID;
-    """,
-    # version 5: a reaction's left_out rows go with it, whatever code deletes it: a process of an earlier release,
-    # open on the store since before version 4, deletes reactions without knowing the table
-    """
-    CREATE INDEX left_out_event ON left_out(event);
-    CREATE TRIGGER left_out_follows_feedback AFTER DELETE ON feedback BEGIN
-        DELETE FROM left_out WHERE event = old.id;
-    END;
-    """,
-]
-SCHEMA_VERSION = len(MIGRATIONS)
 REACTIONS = ("like", "dislike")
-BUSY_TIMEOUT_S = 30.0  # how long a write waits for another process's transaction
 CACHE_WAIT_S = 1.0  # how long saving document vectors, a cache, waits for one
 FORGET_WAIT_S = 10.0  # how long ``forget`` waits for other processes' readers before saying it could not finish
-SQLITE_HEADER = b"SQLite format 3\x00"
-APPLICATION_ID = 0x45524B52  # "ERKR" in the file header: this file is an edge-ranker preference store
 FUTURE_SLACK_S = DAY  # a device clock may run ahead; a reaction further in the future is refused
 MAX_VIEW_S = DAY  # one view longer than a day is a unit or clock error, and summed it could reach infinity
 VIEW_TIME_CAP = 1e300  # dwell time is read back at most this: a store may hold infinity, which makes scores NaN
 MAX_VECTORS = 100_000  # document vectors kept (10,000 fill 6.7 MB at 128-d, 14.5 MB at 256-d); the least recent go
 SQL_CHUNK = 500  # host parameters per statement, well under SQLite's limit
-DB_FILE_SUFFIXES = ("", "-wal", "-shm", "-journal")  # the database file and SQLite's files beside it
-WAL_MAGIC = (b"\x37\x7f\x06\x82", b"\x37\x7f\x06\x83")  # a WAL file's first bytes (sqlite.org/fileformat.html)
-JOURNAL_MAGIC = b"\xd9\xd5\x05\xf9\x20\xa1\x63\xd7"  # a rollback journal's
-
-
-def default_path() -> Path:
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("edge-ranker")) / "preferences.sqlite"
-
-
-class CorruptedDatabase(EdgeRankerError):
-    """SQLite itself reports the file as damaged (not a database, malformed, failed integrity check)."""
-
-
-class LockedDatabase(EdgeRankerError):
-    """Another process held the store's lock for longer than ``BUSY_TIMEOUT_S``."""
-
-
-def describe(exc: sqlite3.Error | str, path: Path) -> EdgeRankerError:
-    """What went wrong, in words the user can act on. Only SQLite's own corruption codes say "corrupted"."""
-    code = getattr(exc, "sqlite_errorname", "") or ""  # Python 3.11+; the messages below cover 3.10
-    msg = str(exc)
-    if code.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or "malformed" in msg or "not a database" in msg:
-        return CorruptedDatabase(
-            f"preference database {path} is corrupted ({msg}). Nothing was changed. To start fresh and keep the "
-            f"damaged file for inspection: `edge-ranker prefs recover --db {path}` (PreferenceStore.recover)"
-        )
-    if code.startswith("SQLITE_FULL") or "is full" in msg:
-        return EdgeRankerError(f"cannot write to {path}: the disk is full ({msg}); nothing of this change was stored")
-    if code.startswith("SQLITE_IOERR") or "disk I/O error" in msg:  # what a full disk gives once the WAL exists
-        return EdgeRankerError(
-            f"preference database {path}: the disk could not be read or written ({msg}): is it full, read-only or "
-            "failing?"
-        )
-    if code.startswith("SQLITE_READONLY") or "readonly" in msg:
-        return EdgeRankerError(
-            f"preference database {path} is read-only ({msg}); make it, its folder and the files SQLite keeps beside "
-            f"it ({path.name}-wal, {path.name}-shm) writable"
-        )
-    if code.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in msg:
-        return LockedDatabase(f"preference database {path} is locked by another process ({msg}); retry later")
-    if "closed database" in msg:
-        return EdgeRankerError(f"preference database {path} was closed; open a new PreferenceStore to use it again")
-    if code.startswith("SQLITE_CANTOPEN") or "unable to open" in msg:
-        return EdgeRankerError(
-            f"cannot open preference database {path} ({msg}); check that it and its folder are readable and writable"
-        )
-    return EdgeRankerError(f"preference database {path}: {msg}")
-
-
-def _check_path(path: Path) -> None:
-    """Refuse what SQLite would report confusingly, and create a missing folder private to the user."""
-    if path.is_dir():
-        raise EdgeRankerError(f"{path} is a folder, not a database file; give a file path such as {path / 'prefs.db'}")
-    if path.exists() and not path.is_file():
-        raise EdgeRankerError(f"{path} is not a regular file (a device, socket or pipe); give a file path")
-    if path.is_symlink() and not path.exists():
-        raise EdgeRankerError(f"{path} is a symbolic link to {os.readlink(path)}, which does not exist")
-    if not path.parent.is_dir():
-        try:  # from the root down, so a file in the way is met before any folder is made; every folder made here
-            for folder in [*reversed(path.parent.parents), path.parent]:  # is private (mkdir(parents=True): 0755)
-                if folder.is_dir():
-                    continue
-                if folder.exists():
-                    raise EdgeRankerError(
-                        f"cannot put the preference database under {folder}: it is a file, not a folder"
-                    )
-                folder.mkdir(mode=0o700, exist_ok=True)
-        except OSError as exc:
-            raise EdgeRankerError(
-                f"cannot create the folder {path.parent} for the preference database: {exc.strerror}"
-            ) from exc
-    if path.exists():
-        try:
-            head = _header(path)
-        except OSError as exc:
-            raise EdgeRankerError(f"cannot read the preference database {path}: {exc.strerror}") from exc
-        if head and head != SQLITE_HEADER:  # never open it: closing SQLite's connection would delete its WAL
-            raise CorruptedDatabase(
-                f"{path} is not a SQLite database. Nothing was changed. If it is your preference store, it is "
-                f"corrupted: `edge-ranker prefs recover --db {path}` moves it aside and keeps it "
-                "(PreferenceStore.recover); if it is another file, give another path"
-            )
-        _make_private(path)
-    else:
-        try:  # SQLite gives its WAL and shared-memory files the main file's mode
-            with _HELD_LOCK:  # another thread's store may create and open it meanwhile
-                os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
-        except OSError as exc:
-            raise EdgeRankerError(f"cannot create the preference database {path}: {exc.strerror}") from exc
-
-
-# The database files this process's stores hold open: (real path, the file's (device, inode)) -> how many stores.
-# Closing any descriptor of a file drops every POSIX lock the process holds on it, SQLite's included: a header read
-# by a second store would let the next process to close think itself the last and delete the WAL under the first
-# store, losing its writes. ``_HELD_LOCK`` is held across a check and the read it allows, so a store opening in
-# another thread meanwhile waits for it. A store lets go by queueing its key (``_LET_GO``, no lock): the garbage
-# collector may run that in any thread, within code that holds either lock.
-_HELD: dict[tuple[str, tuple[int, int] | None], int] = {}
-_HELD_LOCK = threading.RLock()
-_LET_GO: collections.deque[tuple[str, tuple[int, int] | None]] = collections.deque()
-
-
-def _identity(st: os.stat_result) -> tuple[int, int] | None:
-    """A file's (device, inode), None where the file system gives no inode (0: Windows' FAT, some network mounts)."""
-    return (st.st_dev, st.st_ino) if st.st_ino else None
-
-
-def _hold(store: PreferenceStore, box: list[sqlite3.Connection | None]) -> weakref.finalize:
-    """Count ``store``'s file as held open until the returned call, made once by ``close`` or when the store is
-    collected unclosed. It closes the connection in ``box`` first: a collected store's connection can outlive it
-    (Python keeps it in a reference cycle), and its locks must not be dropped by a read while it lives. Not at
-    exit, when another thread may still be writing and the locks go with the process."""
-    key = (os.path.realpath(store.path), _identity(os.stat(store.path)))
-    with _HELD_LOCK:
-        _drain()
-        _HELD[key] = _HELD.get(key, 0) + 1
-    release = weakref.finalize(store, _close_and_let_go, box, key)
-    release.atexit = False
-    return release
-
-
-def _close_and_let_go(box: list[sqlite3.Connection | None], key: tuple[str, tuple[int, int] | None]) -> None:
-    """Undo one ``_hold``, its connection closed first."""
-    if box[0] is not None:
-        with suppress(sqlite3.Error):
-            box[0].close()
-    _LET_GO.append(key)
-
-
-def _drain() -> None:
-    """Take the queued releases off the counts (the caller holds ``_HELD_LOCK``)."""
-    while _LET_GO:
-        key = _LET_GO.popleft()
-        if _HELD.get(key, 0) > 1:
-            _HELD[key] -= 1
-        else:
-            _HELD.pop(key, None)
-
-
-def _held(path: Path) -> bool:
-    """Whether ``path`` is a database a store of this process holds open (under any name: a hard link is the same
-    file), or its WAL, shared-memory or journal file: then it must not be opened by anything but SQLite, which shares
-    its locks between its connections. A read it allows is made under ``_HELD_LOCK`` (``_header``)."""
-    try:
-        ident = _identity(os.stat(path))
-    except OSError:
-        ident = None
-    real = os.path.realpath(path)
-    with _HELD_LOCK:
-        _drain()
-        held = list(_HELD)
-    for base, file in held:
-        if ident is not None and ident == file:
-            return True
-        for suffix in DB_FILE_SUFFIXES[1:]:  # its files beside it, whatever name they are given
-            if real == base + suffix:
-                return True
-            if ident is not None:
-                with suppress(OSError):
-                    if _identity(os.stat(base + suffix)) == ident:
-                        return True
-        if (ident is None or file is None) and real == base:  # no inode to tell a file that replaced it
-            return True
-    return False
-
-
-def _header(path: Path) -> bytes:
-    """A file's first bytes, or SQLite's header for a file a store of this process holds open (its open checked it):
-    read under ``_HELD_LOCK``, so no store takes the file's locks between the check and the read."""
-    with _HELD_LOCK:
-        return SQLITE_HEADER if _held(path) else _head(path)
-
-
-def _head(path: Path) -> bytes:
-    """The first bytes of a regular file no store of this process holds open (the caller holds ``_HELD_LOCK``);
-    nothing of anything else: opened without waiting, so a pipe put there meanwhile cannot block every store."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    try:
-        return os.read(fd, len(SQLITE_HEADER)) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
-    finally:
-        os.close(fd)
-
-
-def _make_private(path: Path) -> None:
-    """Existing files of the store that the user owns lose their group and other permissions, as files the store
-    creates have none: they hold what the user liked."""
-    target = os.path.realpath(path)  # SQLite puts its files beside a link's target
-    for name in (f"{target}{suffix}" for suffix in DB_FILE_SUFFIXES):
-        with suppress(FileNotFoundError):
-            st = os.stat(name)
-            if st.st_mode & 0o077 and hasattr(os, "geteuid") and st.st_uid == os.geteuid():
-                try:
-                    os.chmod(name, stat.S_IMODE(st.st_mode) & 0o700)
-                except OSError:  # a file it cannot change (a read-only mount) is still read
-                    log.info("could not make %s private to the user", name)
 
 
 class PreferenceStore:
@@ -350,19 +99,19 @@ class PreferenceStore:
         self._moved: dict[str, dict[int, np.ndarray]] = {}
         try:
             if read_only and (not self.path.exists() or self.path.is_file() and self.path.stat().st_size == 0):
-                # nothing to read (an empty file: created, never written); and so nothing for _check_path to create
+                # nothing to read (an empty file: created, never written); and so nothing for check_path to create
                 raise EdgeRankerError(f"no preference database at {self.path}: nothing is stored there")
-            _check_path(self.path)
-            _inspect(self.path)
+            check_path(self.path)
+            inspect_file(self.path)
         except OSError as exc:  # a name too long for the file system, a loop of links
             raise EdgeRankerError(f"cannot use {self.path} as the preference database: {exc.strerror or exc}") from exc
         box: list[sqlite3.Connection | None] = [None]  # the connection, for a store collected unclosed to close
         try:
-            self._release = _hold(self, box)  # before SQLite takes its locks: from here no other open drops them
+            self._release = hold(self, box)  # before SQLite takes its locks: from here no other open drops them
         except OSError as exc:  # gone since it was checked
             raise EdgeRankerError(f"cannot use {self.path} as the preference database: {exc.strerror or exc}") from exc
         try:
-            self._db = _open_read_only(self.path) if read_only else _connect(self.path.absolute())
+            self._db = open_read_only(self.path) if read_only else connect(self.path.absolute())
             box[0] = self._db
         except BaseException as exc:
             self._release()
@@ -388,7 +137,7 @@ class PreferenceStore:
     def __repr__(self) -> str:
         return f"PreferenceStore({str(self.path)!r})"
 
-    def _until_unlocked(self, step, seconds: float = BUSY_TIMEOUT_S):
+    def _until_unlocked(self, step, seconds: float = store_sqlite.BUSY_TIMEOUT_S):
         """Run ``step``, retrying while another process holds a lock (switching to WAL does not wait by itself)."""
         deadline = time.monotonic() + seconds
         while True:
@@ -432,7 +181,7 @@ class PreferenceStore:
             with self._write():  # read again under the lock: another process may have migrated meanwhile
                 version = self._db.execute("PRAGMA user_version").fetchone()[0]
                 for v in range(version, SCHEMA_VERSION):
-                    for stmt in _statements(MIGRATIONS[v]):
+                    for stmt in statements(MIGRATIONS[v]):
                         self._db.execute(stmt)
                     self._db.execute(f"PRAGMA user_version={v + 1}")
                 self._db.execute(f"PRAGMA application_id={APPLICATION_ID}")
@@ -458,7 +207,7 @@ class PreferenceStore:
             raise EdgeRankerError(f"{path} is a folder, not a preference database")
         if not path.is_file():
             raise EdgeRankerError(f"no preference database at {path}: nothing to recover")
-        if _held(path):  # moved, its store would go on writing into the copy
+        if held(path):  # moved, its store would go on writing into the copy
             raise EdgeRankerError(f"{path} is open in this process: close the store that has it open first")
         try:
             PreferenceStore(path).close()
@@ -470,7 +219,7 @@ class PreferenceStore:
         for n in range(1, 10_000):
             moved = path.with_name(f"{path.name}.corrupt-{stamp}" + (f"-{n}" if n > 1 else ""))
             try:
-                _copy_new(path, moved)
+                copy_new(path, moved)
                 break
             except FileExistsError:
                 continue
@@ -478,7 +227,7 @@ class PreferenceStore:
             raise EdgeRankerError(f"no free name for a copy of {path} in {path.parent}; nothing was moved")
         sidecars = [Path(str(path) + s) for s in ("-wal", "-shm") if Path(str(path) + s).exists()]
         for p in sidecars:
-            _copy_new(p, Path(str(moved) + p.name[len(path.name) :]))
+            copy_new(p, Path(str(moved) + p.name[len(path.name) :]))
         for p in [*sidecars, path]:
             p.unlink()
         log.info("moved the damaged database %s to %s", path, moved)
@@ -717,7 +466,7 @@ class PreferenceStore:
                 self._until_unlocked(lambda: self._db.execute("VACUUM"), FORGET_WAIT_S)
                 busy = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
             finally:
-                self._db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+                self._db.execute(f"PRAGMA busy_timeout={int(store_sqlite.BUSY_TIMEOUT_S * 1000)}")
         wal = Path(str(self.path) + "-wal")
         if busy or (wal.exists() and wal.stat().st_size):
             raise EdgeRankerError(
@@ -763,7 +512,7 @@ class PreferenceStore:
                             (excess,),
                         )
             finally:
-                self._db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+                self._db.execute(f"PRAGMA busy_timeout={int(store_sqlite.BUSY_TIMEOUT_S * 1000)}")
 
     # --- reads --------------------------------------------------------------------------------
     def _interests(self, model: str, positive: bool) -> list[CoI]:
@@ -869,7 +618,7 @@ class PreferenceStore:
         is refused: the export would replace its data."""
         given = user_path(path, "export file")
         if str(given).startswith(("/dev/", "/proc/")) or (given.exists() and not given.is_file()):
-            if _is_sqlite(given):  # /proc/self/fd/N of a database
+            if is_sqlite(given):  # /proc/self/fd/N of a database
                 raise EdgeRankerError(f"{given} is a SQLite database or one of its files; export to another file")
             target, straight = given, True
         else:
@@ -880,7 +629,7 @@ class PreferenceStore:
             what = "is a file, not a folder" if target.parent.exists() else "does not exist"
             raise EdgeRankerError(f"cannot write {target}: {target.parent} {what}")
         ours = [Path(os.path.realpath(f"{self.path}{suffix}")) for suffix in DB_FILE_SUFFIXES]
-        if not straight and (target in ours or _is_sqlite(target)):
+        if not straight and (target in ours or is_sqlite(target)):
             raise EdgeRankerError(f"{target} is a SQLite database or one of its files; export to another file")
         data = (self.export_json() + "\n").encode("utf-8")
         kept = "; the earlier file there is unchanged" if not straight and target.exists() else ""
@@ -889,59 +638,10 @@ class PreferenceStore:
                 with open(target, "wb") as fh:
                     fh.write(data)
             else:
-                _replace(target, data)
+                replace_file(target, data)
         except OSError as exc:
             raise EdgeRankerError(f"cannot write {target}: {exc.strerror or exc}{kept}") from exc
         return target
-
-
-def _replace(path: Path, data: bytes) -> None:
-    """``path`` made to hold ``data`` (mode 0600) by a renamed temporary file, removed again on any failure."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    done = False
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-        done = True
-    finally:
-        if not done:
-            with suppress(OSError):
-                os.unlink(tmp)
-
-
-def _is_sqlite(path: Path) -> bool:
-    """Whether ``path`` is a regular file that starts as a SQLite database, WAL or rollback journal does (a pipe
-    is never opened here: reading one would wait for a writer)."""
-    if not path.is_file():
-        return False
-    try:
-        head = _header(path)
-    except OSError:
-        return False
-    return head == SQLITE_HEADER or head[:4] in WAL_MAGIC or head[:8] == JOURNAL_MAGIC
-
-
-def user_path(path: object, what: str) -> Path:
-    """A path an app or the CLI gave, as a ``Path`` with ``~`` expanded; anything else is refused in words."""
-    if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes):
-        raise EdgeRankerError(f"the {what} must be a path (str or pathlib.Path), got {type(path).__name__}")
-    text = os.fspath(path)
-    if not isinstance(text, str) or not text.strip():
-        raise EdgeRankerError(f"the {what} must be a non-empty path, got {text!r}")
-    if "\0" in text:
-        raise EdgeRankerError(f"the {what} holds a NUL character, which no file name can: {text!r}")
-    if text == ":memory:":  # SQLite's name for a database in memory, which would become a file of that name here
-        raise EdgeRankerError(
-            f"the {what} is a file path, not a SQLite name ({text!r}): for a store that does not outlive the app, "
-            "give a path in a temporary folder (tempfile.mkdtemp()) and PreferenceStore.forget() it"
-        )
-    try:
-        return Path(text).expanduser()
-    except RuntimeError as exc:  # ~user with no such user
-        raise EdgeRankerError(f"cannot expand {text!r}: {exc}") from exc
 
 
 def _check_size(cois: list[CoI], emb: np.ndarray, model: str) -> None:
@@ -990,109 +690,6 @@ def _replay(
     return built, created
 
 
-def _statements(script: str) -> list[str]:
-    """A migration's SQL statements, each whole: a trigger's body holds semicolons of its own."""
-    out: list[str] = []
-    pending = ""
-    for piece in script.split(";"):
-        pending += piece + ";"
-        if sqlite3.complete_statement(pending):
-            if pending.replace(";", "").strip():
-                out.append(pending)
-            pending = ""
-    return out
-
-
-def _open_read_only(path: Path) -> sqlite3.Connection:
-    """A connection that changes nothing. In a folder this process can write, an ordinary one held to reading
-    (``query_only``): it removes the WAL files it makes when it closes, where a ``mode=ro`` one would leave them.
-    Elsewhere ``mode=ro``; a WAL database there opens only as immutable (no shared-memory file can be made beside
-    it), which is safe when it has no write-ahead log, which an immutable read would skip, and refused with what to
-    do when it has one."""
-    if os.access(path.absolute().parent, os.W_OK):
-        con = _connect(path.absolute())
-        con.execute("PRAGMA query_only=ON")
-        return con
-    uri = path.absolute().as_uri()
-    try:
-        return _connect_reading(f"{uri}?mode=ro")
-    except sqlite3.OperationalError:
-        pass  # no shared-memory file could be made: immutable, if no log would be skipped
-    wal = Path(f"{path}-wal")
-    if wal.is_file() and wal.stat().st_size > 0:
-        raise EdgeRankerError(
-            f"preference database {path} has recent changes in {wal.name}, which can be read only where a file can "
-            f"be made beside it: copy {path.name} and {wal.name} to a writable folder and read them there"
-        )
-    return _connect_reading(f"{uri}?mode=ro&immutable=1")
-
-
-def _connect(database: Path | str, uri: bool = False) -> sqlite3.Connection:
-    """The store's connection: shared by its threads under its lock, waiting for other processes' locks, and in
-    autocommit mode, its transactions begun explicitly."""
-    return sqlite3.connect(database, uri=uri, check_same_thread=False, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-
-
-def _connect_reading(uri: str) -> sqlite3.Connection:
-    """A connection to ``uri`` that has read the schema once, so a file it cannot read fails here."""
-    con = _connect(uri, uri=True)
-    try:
-        con.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-    except sqlite3.Error:
-        con.close()
-        raise
-    return con
-
-
-def _inspect(path: Path) -> None:
-    """Look at an existing file read-only before opening it for writing: a damaged file or another application's
-    database is refused untouched (closing a read-write connection would write the WAL into a damaged file, and
-    opening one switches the file to WAL). Any other trouble is left to the read-write open to name."""
-    if not path.is_file() or path.stat().st_size == 0:
-        return
-    try:
-        con = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
-    except sqlite3.Error:
-        return
-    try:
-        ok = con.execute("PRAGMA quick_check").fetchone()[0]
-        if ok != "ok":
-            raise describe(f"database disk image is malformed: {ok}", path)
-        app = con.execute("PRAGMA application_id").fetchone()[0]
-        version = con.execute("PRAGMA user_version").fetchone()[0]
-        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        damaged = _damaged_rows(con, tables)
-    except sqlite3.Error as exc:
-        error = describe(exc, path)
-        if isinstance(error, (CorruptedDatabase, LockedDatabase)):  # locked: said after one wait, not after three
-            raise error from exc
-        return
-    finally:
-        con.close()
-    legacy = app == 0 and ((version == 0 and not tables) or {"feedback", "interests"} <= tables)
-    if app != APPLICATION_ID and not legacy:
-        raise EdgeRankerError(
-            f"{path} is another application's SQLite database, not an edge-ranker preference store; give another path"
-        )
-    if damaged:
-        raise CorruptedDatabase(
-            f"preference database {path} is corrupted: {damaged}, which SQLite's own check does not see. Nothing "
-            f"was changed. To start fresh and keep the damaged file for inspection: `edge-ranker prefs recover --db "
-            f"{path}` (PreferenceStore.recover)"
-        )
-
-
-# Rows no edge-ranker writes: a vector that is no whole number of float32s, or a value of another type than its
-# column's (SQLite keeps what it is given), per table; each would fail deep in a read instead of at the open.
-DAMAGE = {
-    "feedback": "typeof(embedding) != 'blob' OR length(embedding) = 0 OR length(embedding) % 4 != 0 "
-    "OR typeof(ts) NOT IN ('real', 'integer') OR typeof(text) NOT IN ('text', 'null') OR typeof(doc_id) != 'text'",
-    "interests": "typeof(point) != 'blob' OR length(point) = 0 OR length(point) % 4 != 0 "
-    "OR typeof(view_count) != 'integer' OR typeof(view_time) NOT IN ('real', 'integer') "
-    "OR typeof(last_view) NOT IN ('real', 'integer')",
-}  # not the document vectors: up to 100,000 rows to read at each open, and a cache whose damaged rows are recomputed
-
-
 def _vector(embedding: object) -> np.ndarray:
     """An embedding given to the store, as a flat float32 array; what is not numbers is refused in words."""
     try:
@@ -1104,17 +701,6 @@ def _vector(embedding: object) -> np.ndarray:
 def _floats(value: object) -> bool:
     """Whether a stored value can be a vector: bytes of a whole number of float32s."""
     return isinstance(value, bytes) and len(value) > 0 and len(value) % 4 == 0
-
-
-def _damaged_rows(con: sqlite3.Connection, tables: set[str]) -> str:
-    """Which of the store's tables hold rows it never writes (``DAMAGE``), as words; empty when none do."""
-    found = []
-    for table, where in DAMAGE.items():
-        if table in tables:
-            n = con.execute(f"SELECT COUNT(*) FROM {table} WHERE {where}").fetchone()[0]  # noqa: S608 - constants
-            if n:
-                found.append(f"{n} damaged row{'s' if n > 1 else ''} in {table}")
-    return ", ".join(found)
 
 
 def reaction_time(ts: float | None) -> float:
@@ -1134,18 +720,3 @@ def reaction_time(ts: float | None) -> float:
     if ts > now + FUTURE_SLACK_S:
         raise EdgeRankerError(f"feedback time {ts} is more than a day in the future (now is {now:.0f})")
     return ts
-
-
-def _copy_new(src: Path, dst: Path) -> None:
-    """Make ``dst`` a copy of ``src`` without ever replacing an existing ``dst`` (FileExistsError): a hard link
-    where the file system has them, else a byte copy into a newly created file."""
-    try:
-        os.link(src, dst)
-    except FileExistsError:
-        raise
-    except OSError:
-        fd = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with open(src, "rb") as fi, os.fdopen(fd, "wb") as fo:
-            shutil.copyfileobj(fi, fo)
-            fo.flush()
-            os.fsync(fo.fileno())

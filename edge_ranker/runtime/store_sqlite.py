@@ -1,0 +1,241 @@
+"""What the preference store asks of SQLite: the schema and its migrations, the connections it opens, a file looked
+at read-only before a connection may write to it, and SQLite's errors said in words the user can act on."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from edge_ranker.errors import EdgeRankerError
+
+MIGRATIONS: list[str] = [
+    # version 1
+    """
+    CREATE TABLE feedback (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        doc_id TEXT NOT NULL,
+        text TEXT,
+        embedding BLOB NOT NULL,
+        reaction TEXT NOT NULL CHECK (reaction IN ('like', 'dislike')),
+        ts REAL NOT NULL,
+        model TEXT NOT NULL
+    );
+    CREATE TABLE interests (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        positive INTEGER NOT NULL,
+        point BLOB NOT NULL,
+        view_count INTEGER NOT NULL,
+        view_time REAL NOT NULL,
+        last_view REAL NOT NULL,
+        model TEXT NOT NULL
+    );
+    CREATE INDEX interests_model ON interests(model, positive);
+    """,
+    # version 2: document vectors kept across processes (a cache: forget deletes it, nothing else reads it)
+    """
+    CREATE TABLE vectors (
+        model TEXT NOT NULL,
+        role TEXT NOT NULL,
+        text_hash BLOB NOT NULL,
+        vector BLOB NOT NULL,
+        used REAL NOT NULL,
+        PRIMARY KEY (model, role, text_hash)
+    ) WITHOUT ROWID;
+    CREATE INDEX vectors_used ON vectors(used);
+    """,
+    # version 3: the vectors in a rowid table. A WITHOUT ROWID row keeps at most about 1,000 bytes in its page, so
+    # each 256-d vector (1,024 bytes) spilled into a 4 KB overflow page of its own: 4.7x the vectors' size on disk.
+    # A cache, so it starts empty.
+    """
+    DROP TABLE vectors;
+    CREATE TABLE vectors (
+        model TEXT NOT NULL,
+        role TEXT NOT NULL,
+        text_hash BLOB NOT NULL,
+        vector BLOB NOT NULL,
+        used REAL NOT NULL,
+        UNIQUE (model, role, text_hash)
+    );
+    CREATE INDEX vectors_used ON vectors(used);
+    """,
+    # version 4: reactions a model key left out of its interests by a rule (texts its models cannot learn from), so
+    # that each start does not look at them again; another key, whose models may read them, or another rule looks once
+    """
+    CREATE TABLE left_out (
+        model TEXT NOT NULL,
+        rule TEXT NOT NULL,
+        event INTEGER NOT NULL,
+        PRIMARY KEY (model, rule, event)
+    ) WITHOUT ROWID;
+    """,
+    # version 5: a reaction's left_out rows go with it, whatever code deletes it: a process of an earlier release,
+    # open on the store since before version 4, deletes reactions without knowing the table
+    """
+    CREATE INDEX left_out_event ON left_out(event);
+    CREATE TRIGGER left_out_follows_feedback AFTER DELETE ON feedback BEGIN
+        DELETE FROM left_out WHERE event = old.id;
+    END;
+    """,
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+BUSY_TIMEOUT_S = 30.0  # how long a write waits for another process's transaction
+SQLITE_HEADER = b"SQLite format 3\x00"
+APPLICATION_ID = 0x45524B52  # "ERKR" in the file header: this file is an edge-ranker preference store
+DB_FILE_SUFFIXES = ("", "-wal", "-shm", "-journal")  # the database file and SQLite's files beside it
+WAL_MAGIC = (b"\x37\x7f\x06\x82", b"\x37\x7f\x06\x83")  # a WAL file's first bytes (sqlite.org/fileformat.html)
+JOURNAL_MAGIC = b"\xd9\xd5\x05\xf9\x20\xa1\x63\xd7"  # a rollback journal's
+
+
+class CorruptedDatabase(EdgeRankerError):
+    """SQLite itself reports the file as damaged (not a database, malformed, failed integrity check)."""
+
+
+class LockedDatabase(EdgeRankerError):
+    """Another process held the store's lock for longer than ``BUSY_TIMEOUT_S``."""
+
+
+def describe(exc: sqlite3.Error | str, path: Path) -> EdgeRankerError:
+    """What went wrong, in words the user can act on. Only SQLite's own corruption codes say "corrupted"."""
+    code = getattr(exc, "sqlite_errorname", "") or ""  # Python 3.11+; the messages below cover 3.10
+    msg = str(exc)
+    if code.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or "malformed" in msg or "not a database" in msg:
+        return CorruptedDatabase(
+            f"preference database {path} is corrupted ({msg}). Nothing was changed. To start fresh and keep the "
+            f"damaged file for inspection: `edge-ranker prefs recover --db {path}` (PreferenceStore.recover)"
+        )
+    if code.startswith("SQLITE_FULL") or "is full" in msg:
+        return EdgeRankerError(f"cannot write to {path}: the disk is full ({msg}); nothing of this change was stored")
+    if code.startswith("SQLITE_IOERR") or "disk I/O error" in msg:  # what a full disk gives once the WAL exists
+        return EdgeRankerError(
+            f"preference database {path}: the disk could not be read or written ({msg}): is it full, read-only or "
+            "failing?"
+        )
+    if code.startswith("SQLITE_READONLY") or "readonly" in msg:
+        return EdgeRankerError(
+            f"preference database {path} is read-only ({msg}); make it, its folder and the files SQLite keeps beside "
+            f"it ({path.name}-wal, {path.name}-shm) writable"
+        )
+    if code.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in msg:
+        return LockedDatabase(f"preference database {path} is locked by another process ({msg}); retry later")
+    if "closed database" in msg:
+        return EdgeRankerError(f"preference database {path} was closed; open a new PreferenceStore to use it again")
+    if code.startswith("SQLITE_CANTOPEN") or "unable to open" in msg:
+        return EdgeRankerError(
+            f"cannot open preference database {path} ({msg}); check that it and its folder are readable and writable"
+        )
+    return EdgeRankerError(f"preference database {path}: {msg}")
+
+
+def statements(script: str) -> list[str]:
+    """A migration's SQL statements, each whole: a trigger's body holds semicolons of its own."""
+    out: list[str] = []
+    pending = ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.replace(";", "").strip():
+                out.append(pending)
+            pending = ""
+    return out
+
+
+def open_read_only(path: Path) -> sqlite3.Connection:
+    """A connection that changes nothing. In a folder this process can write, an ordinary one held to reading
+    (``query_only``): it removes the WAL files it makes when it closes, where a ``mode=ro`` one would leave them.
+    Elsewhere ``mode=ro``; a WAL database there opens only as immutable (no shared-memory file can be made beside
+    it), which is safe when it has no write-ahead log, which an immutable read would skip, and refused with what to
+    do when it has one."""
+    if os.access(path.absolute().parent, os.W_OK):
+        con = connect(path.absolute())
+        con.execute("PRAGMA query_only=ON")
+        return con
+    uri = path.absolute().as_uri()
+    try:
+        return _connect_reading(f"{uri}?mode=ro")
+    except sqlite3.OperationalError:
+        pass  # no shared-memory file could be made: immutable, if no log would be skipped
+    wal = Path(f"{path}-wal")
+    if wal.is_file() and wal.stat().st_size > 0:
+        raise EdgeRankerError(
+            f"preference database {path} has recent changes in {wal.name}, which can be read only where a file can "
+            f"be made beside it: copy {path.name} and {wal.name} to a writable folder and read them there"
+        )
+    return _connect_reading(f"{uri}?mode=ro&immutable=1")
+
+
+def connect(database: Path | str, uri: bool = False) -> sqlite3.Connection:
+    """The store's connection: shared by its threads under its lock, waiting for other processes' locks, and in
+    autocommit mode, its transactions begun explicitly."""
+    return sqlite3.connect(database, uri=uri, check_same_thread=False, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+
+
+def _connect_reading(uri: str) -> sqlite3.Connection:
+    """A connection to ``uri`` that has read the schema once, so a file it cannot read fails here."""
+    con = connect(uri, uri=True)
+    try:
+        con.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error:
+        con.close()
+        raise
+    return con
+
+
+def inspect_file(path: Path) -> None:
+    """Look at an existing file read-only before opening it for writing: a damaged file or another application's
+    database is refused untouched (closing a read-write connection would write the WAL into a damaged file, and
+    opening one switches the file to WAL). Any other trouble is left to the read-write open to name."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    try:
+        con = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
+    except sqlite3.Error:
+        return
+    try:
+        ok = con.execute("PRAGMA quick_check").fetchone()[0]
+        if ok != "ok":
+            raise describe(f"database disk image is malformed: {ok}", path)
+        app = con.execute("PRAGMA application_id").fetchone()[0]
+        version = con.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        damaged = _damaged_rows(con, tables)
+    except sqlite3.Error as exc:
+        error = describe(exc, path)
+        if isinstance(error, (CorruptedDatabase, LockedDatabase)):  # locked: said after one wait, not after three
+            raise error from exc
+        return
+    finally:
+        con.close()
+    legacy = app == 0 and ((version == 0 and not tables) or {"feedback", "interests"} <= tables)
+    if app != APPLICATION_ID and not legacy:
+        raise EdgeRankerError(
+            f"{path} is another application's SQLite database, not an edge-ranker preference store; give another path"
+        )
+    if damaged:
+        raise CorruptedDatabase(
+            f"preference database {path} is corrupted: {damaged}, which SQLite's own check does not see. Nothing "
+            f"was changed. To start fresh and keep the damaged file for inspection: `edge-ranker prefs recover --db "
+            f"{path}` (PreferenceStore.recover)"
+        )
+
+
+# Rows no edge-ranker writes: a vector that is no whole number of float32s, or a value of another type than its
+# column's (SQLite keeps what it is given), per table; each would fail deep in a read instead of at the open.
+DAMAGE = {
+    "feedback": "typeof(embedding) != 'blob' OR length(embedding) = 0 OR length(embedding) % 4 != 0 "
+    "OR typeof(ts) NOT IN ('real', 'integer') OR typeof(text) NOT IN ('text', 'null') OR typeof(doc_id) != 'text'",
+    "interests": "typeof(point) != 'blob' OR length(point) = 0 OR length(point) % 4 != 0 "
+    "OR typeof(view_count) != 'integer' OR typeof(view_time) NOT IN ('real', 'integer') "
+    "OR typeof(last_view) NOT IN ('real', 'integer')",
+}  # not the document vectors: up to 100,000 rows to read at each open, and a cache whose damaged rows are recomputed
+
+
+def _damaged_rows(con: sqlite3.Connection, tables: set[str]) -> str:
+    """Which of the store's tables hold rows it never writes (``DAMAGE``), as words; empty when none do."""
+    found = []
+    for table, where in DAMAGE.items():
+        if table in tables:
+            n = con.execute(f"SELECT COUNT(*) FROM {table} WHERE {where}").fetchone()[0]  # noqa: S608 - constants
+            if n:
+                found.append(f"{n} damaged row{'s' if n > 1 else ''} in {table}")
+    return ", ".join(found)
