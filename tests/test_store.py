@@ -4,6 +4,7 @@ import gc
 import json
 import math
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -638,6 +639,38 @@ def test_a_read_only_export_in_a_writable_folder_leaves_nothing_beside_the_store
         r.add_feedback("b", vec(0, 1), "like", "m")
     r.close()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.db"]
+
+
+def test_sidecars_a_read_only_reader_left_do_not_block_later_writes(tmp_path):
+    """Read while the store file was read-only (0444), SQLite leaves its -wal and -shm files beside it with that
+    mode, since a read-only connection cannot remove them. Once the user makes the store writable again, a writable
+    open makes them writable too: else every write, ``forget`` included, was refused. Run without the power to
+    override file modes (root's is dropped with setpriv), as an app runs."""
+    code = """
+import os, sys, numpy as np
+from pathlib import Path
+from edge_ranker.runtime.store import PreferenceStore
+db = Path(sys.argv[1]) / "p.db"
+with PreferenceStore(db) as s:
+    s.add_feedback("a", np.array([1, 0], np.float32), "like", "m")
+os.chmod(db, 0o444)
+with PreferenceStore(db, read_only=True) as r:
+    assert r.feedback_count() == 1
+left = sorted(p.name for p in db.parent.iterdir())
+os.chmod(db, 0o600)
+with PreferenceStore(db) as s:
+    s.add_feedback("b", np.array([0, 1], np.float32), "like", "m")
+    s.forget()
+print(left)
+"""
+    command = [sys.executable, "-c", code, str(tmp_path)]
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("running as root without setpriv to drop the power to override file modes")
+        command = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--", *command]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-600:]
+    assert done.stdout.split() == ["['p.db',", "'p.db-shm',", "'p.db-wal']"]  # the case is the one described
 
 
 @pytest.mark.parametrize(

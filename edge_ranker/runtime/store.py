@@ -42,6 +42,7 @@ from edge_ranker.runtime.store_files import (
     is_sqlite,
     replace_file,
     user_path,
+    writable_sidecars,
 )
 from edge_ranker.runtime.store_sqlite import (
     APPLICATION_ID,
@@ -102,6 +103,8 @@ class PreferenceStore:
                 # nothing to read (an empty file: created, never written); and so nothing for check_path to create
                 raise EdgeRankerError(f"no preference database at {self.path}: nothing is stored there")
             check_path(self.path)
+            if not read_only:
+                writable_sidecars(self.path)
             inspect_file(self.path)
         except OSError as exc:  # a name too long for the file system, a loop of links
             raise EdgeRankerError(f"cannot use {self.path} as the preference database: {exc.strerror or exc}") from exc

@@ -171,6 +171,23 @@ def _head(path: Path) -> bytes:
         os.close(fd)
 
 
+def writable_sidecars(path: Path) -> None:
+    """SQLite's files beside a store the user can write, which the user owns, become writable by the user too. SQLite
+    gives them the main file's mode when it makes them, so reading a store while it was read-only leaves them so, and
+    every later write (``forget`` included) would be refused after the user made the store itself writable again."""
+    target = os.path.realpath(path)
+    if not hasattr(os, "geteuid") or not os.access(target, os.W_OK):
+        return
+    for name in (f"{target}{suffix}" for suffix in DB_FILE_SUFFIXES[1:]):
+        with suppress(FileNotFoundError):
+            st = os.stat(name)
+            if st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) & 0o600 != 0o600:
+                try:
+                    os.chmod(name, stat.S_IMODE(st.st_mode) | 0o600)
+                except OSError:  # left to SQLite to name, with what to do
+                    log.info("could not make %s writable", name)
+
+
 def _make_private(path: Path) -> None:
     """Existing files of the store that the user owns lose their group and other permissions, as files the store
     creates have none: they hold what the user liked."""
