@@ -46,8 +46,9 @@ def count(text: str) -> int:
 OVERWRITE_HELP = "write over what --out already holds (default: refuse a folder that holds files, before any work)"
 # one help for every command that holds a Ranker: the same pair of models must store and rank a user's interests
 RELEVANCE_HELP = (
-    "relevance model folder or shipped name: queries, and its passage vectors join the interests ('none': the "
-    "semantic model alone; keep the same choice for feedback and rank, or the history is embedded again)"
+    "relevance model folder or shipped name (default: the shipped one): queries, and its passage vectors join the "
+    "interests ('none': the semantic model alone; keep the same choice for feedback and rank, or the history is "
+    "embedded again)"
 )
 
 
@@ -273,11 +274,21 @@ def _model_or_none(name: str) -> str | None:
     return None if name == "none" else name
 
 
+def _shipped(value: str | None, name: str) -> str:
+    """A model option of ``rank``, ``feedback`` and ``demo``; left out, the shipped model ``name`` by its folder, so
+    that a folder of that name where the command runs neither replaces it nor stops the command."""
+    if value is not None:
+        return value
+    from edge_ranker.runtime.encoder import MODELS_DIR
+
+    return str(MODELS_DIR / name)
+
+
 def _relevance(a: argparse.Namespace):
     """The relevance model ``feedback`` and ``rank`` load (``--relevance none``: none)."""
     from edge_ranker.runtime.encoder import Encoder
 
-    name = _model_or_none(a.relevance)
+    name = _model_or_none(_shipped(a.relevance, "relevance"))
     return None if name is None else Encoder.load(name, threads=a.threads)
 
 
@@ -290,7 +301,7 @@ def _ranker(a: argparse.Namespace):
     # ranking reads the interests: a store this user may only read ranks without keeping the document vectors
     read_only = path.is_file() and not _writable(path)
     return Ranker(
-        Encoder.load(a.semantic, threads=a.threads),
+        Encoder.load(_shipped(a.semantic, "semantic"), threads=a.threads),
         _relevance(a),
         PreferenceStore(path, read_only=read_only),
         personal_weight=a.personal_weight,
@@ -398,7 +409,8 @@ def cmd_feedback(a: argparse.Namespace) -> None:
         return
     if a.text is None:
         raise EdgeRankerError(f"{a.reaction} needs the document's text: --text TEXT")
-    ranker = Ranker(Encoder.load(a.semantic, threads=a.threads), _relevance(a), PreferenceStore(a.db))
+    semantic = Encoder.load(_shipped(a.semantic, "semantic"), threads=a.threads)
+    ranker = Ranker(semantic, _relevance(a), PreferenceStore(a.db))
     try:
         event = ranker.feedback({"id": a.doc_id, "text": a.text}, a.reaction)
     finally:
@@ -502,14 +514,14 @@ def cmd_bench(a: argparse.Namespace) -> None:
 def cmd_demo(a: argparse.Namespace) -> None:
     from edge_ranker.demo import run_demo
 
-    run_demo(a.semantic, _model_or_none(a.relevance), top=a.top)
+    run_demo(_shipped(a.semantic, "semantic"), _model_or_none(_shipped(a.relevance, "relevance")), top=a.top)
 
 
 def _add_ranker_args(p: argparse.ArgumentParser) -> None:
     from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT, SEMANTIC_QUERY_WEIGHT
 
-    p.add_argument("--semantic", default="semantic", help="semantic model folder or shipped name")
-    p.add_argument("--relevance", default="relevance", help=RELEVANCE_HELP)
+    p.add_argument("--semantic", help="semantic model folder or shipped name (default: the shipped one)")
+    p.add_argument("--relevance", help=RELEVANCE_HELP)
     p.add_argument("--db", help="preference database (default: the user data folder)")
     p.add_argument("--threads", type=threads, default=1, help="onnxruntime threads per model (default 1)")
     p.add_argument(
@@ -732,8 +744,8 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("reaction", choices=["like", "dislike", "undo"], help="like, dislike, or undo (forget them)")
     f.add_argument("doc_id", help="the document's id")
     f.add_argument("--text", help="the document's text (required to like or dislike)")
-    f.add_argument("--semantic", default="semantic", help="semantic model folder or shipped name")
-    f.add_argument("--relevance", default="relevance", help=RELEVANCE_HELP)
+    f.add_argument("--semantic", help="semantic model folder or shipped name (default: the shipped one)")
+    f.add_argument("--relevance", help=RELEVANCE_HELP)
     f.add_argument("--db", help="preference database (default: the user data folder)")
     f.add_argument("--threads", type=threads, default=1, help="onnxruntime threads (default 1)")
     f.set_defaults(func=cmd_feedback)
@@ -772,9 +784,10 @@ def build_parser() -> argparse.ArgumentParser:
     bn.set_defaults(func=cmd_bench)
 
     dm = sub.add_parser("demo", help="rank a small multilingual feed for a scripted user with the shipped models")
-    dm.add_argument("--semantic", default="semantic", help="semantic model folder or shipped name")
+    dm.add_argument("--semantic", help="semantic model folder or shipped name (default: the shipped one)")
     dm.add_argument(
-        "--relevance", default="relevance", help="relevance model folder or shipped name ('none': no query ranking)"
+        "--relevance",
+        help="relevance model folder or shipped name (default: the shipped one; 'none': no query ranking)",
     )
     dm.add_argument("--top", type=count, default=8, help="documents shown per ranking (default 8; 0: all)")
     dm.set_defaults(func=cmd_demo)

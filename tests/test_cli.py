@@ -749,3 +749,28 @@ def test_a_damaged_tokenizer_is_named_before_the_teacher_loads(tmp_path):
     (vocab / "tokenizer.json").write_text('{"version": ')
     r = cli("distill", "semantic", "--vocab", vocab, "--out", tmp_path / "o", "--data", tmp_path)
     _one_line_error(r, "tokenizer.json is damaged", "build the vocabulary again")
+
+
+def test_left_out_models_are_the_shipped_ones_whatever_folders_the_current_one_holds(tmp_path):
+    """A folder named like a shipped model where the command runs neither replaces the default model nor stops the
+    command; named on the command line, it is still looked at first, as sentence-transformers does."""
+    for name in ("semantic", "relevance"):
+        (tmp_path / name).mkdir()
+    db = tmp_path / "p.db"
+
+    def run(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "edge_ranker.cli", *map(str, args)],
+            input=json.dumps({"id": "d", "text": "Die Raumsonde hat Wasser gefunden."}),
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=300,
+        )
+
+    r = run("feedback", "like", "a", "--text", "The space probe found water on a moon.", "--db", db)
+    assert r.returncode == 0, r.stderr
+    r = run("rank", "-", "--db", db, "--query", "water")
+    assert r.returncode == 0 and json.loads(r.stdout)["contributions"].keys() == {"personal", "query"}, r.stderr
+    r = run("rank", "-", "--db", db, "--semantic", "semantic")
+    assert r.returncode == 2 and "not a model" in r.stderr and "Traceback" not in r.stderr
