@@ -193,6 +193,7 @@ def test_ranking_scores_follow_ids_and_embeddings_are_the_callers(semantic, tmp_
     assert ranker.embed(docs)[0] @ ranker.embed(docs)[0] == pytest.approx(1.0, abs=1e-5)
     with pytest.raises(EdgeRankerError, match="cache_vectors"):
         Ranker(semantic, None, ranker.store, cache_vectors=0)
+    assert Ranker(semantic, None, ranker.store, cache_vectors=np.int64(8), k=np.int64(60)).rank(docs).ids  # as k takes
 
 
 def test_time_spent_on_a_document_weighs_its_interest(semantic, tmp_path):

@@ -133,9 +133,10 @@ def test_none_is_empty_text_and_a_non_list_is_refused(enc, tmp_path):
     with warnings.catch_warnings():  # a 'now' long before the likes: they count in full, with no overflow warned
         warnings.simplefilter("error")
         assert ranker.rank([{"id": "a", "text": "green"}], now=0)[0].interest["positive_decay"] == 1.0
-    for bad in (None, "a text", {"id": "a", "text": "x"}):
+    for bad in (None, "a text", {"id": "a", "text": "x"}, 5):
         with pytest.raises(EdgeRankerError, match="docs must be a list"):
             ranker.rank(bad)
+    assert ranker.rank([{"id": "a", "text": "green"}], now=np.int64(0)).ids == ["a"]  # numpy's numbers are numbers
 
 
 def test_a_bad_query_and_a_closed_store_are_named(enc, tmp_path):

@@ -127,9 +127,12 @@ def test_store_settings_are_checked(tmp_path):
         ({"max_vectors": "5"}, "max_vectors"),
         ({"max_vectors": 0}, "max_vectors"),
         ({"config": "x"}, "CoIConfig"),
+        ({"read_only": "no"}, "read_only must be True or False"),  # a non-empty string would open read-only
     ):
         with pytest.raises(EdgeRankerError, match=match):
             PreferenceStore(tmp_path / "p.db", **kwargs)
+    with PreferenceStore(tmp_path / "p.db", max_vectors=np.int64(3)) as s:  # numpy's integers are whole numbers
+        assert s.max_vectors == 3 and type(s.max_vectors) is int
 
 
 def test_a_path_that_is_not_a_path_is_refused_and_home_is_expanded(tmp_path, monkeypatch):
@@ -709,13 +712,19 @@ def test_a_damaged_document_vector_is_computed_again(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("path", "match"), [(":memory:", "not a SQLite name"), ("a\0b", "NUL"), ("x" * 300, "cannot use")]
+    ("path", "match"),
+    [
+        (":memory:", "not a SQLite name"),
+        ("file:p.db?mode=ro", "not a SQLite URI"),
+        ("a\0b", "NUL"),
+        ("x" * 300, "cannot use"),
+    ],
 )
 def test_paths_sqlite_or_the_file_system_would_misread_are_refused(tmp_path, monkeypatch, path, match):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(EdgeRankerError, match=match):
-        PreferenceStore(path if path == ":memory:" else tmp_path / path)
-    assert not (Path.cwd() / ":memory:").exists()
+        PreferenceStore(path if path.startswith((":memory:", "file:")) else tmp_path / path)
+    assert list(Path.cwd().iterdir()) == []
 
 
 def test_an_empty_file_holds_nothing_to_read(tmp_path):

@@ -307,8 +307,9 @@ class Ranker:
         self.personal_weight, self.query_weight, self.k = personal_weight, query_weight, int(k)
         self.lexical_weight, self.semantic_query_weight = lexical_weight, semantic_query_weight
         self.config = store.config  # one config: the store moves the interests, the ranker decays them
-        if isinstance(cache_vectors, bool) or not isinstance(cache_vectors, int) or cache_vectors < 1:
+        if isinstance(cache_vectors, bool) or not isinstance(cache_vectors, numbers.Integral) or cache_vectors < 1:
             raise EdgeRankerError(f"cache_vectors must be a whole number >= 1, got {cache_vectors!r}")
+        cache_vectors = int(cache_vectors)
         self.vectors = VectorCache(cache_vectors, store)
         self.terms = TermCache(cache_vectors)
         self.reader = Reader(semantic, cache_vectors)  # which texts the models can read, by the semantic vocabulary
@@ -467,7 +468,7 @@ class Ranker:
                 if seen.setdefault(d, i) != i:
                     raise EdgeRankerError(f"document id {d!r} appears twice (positions {seen[d] + 1} and {i + 1})")
         now = time.time() if now is None else now
-        if isinstance(now, bool) or not (isinstance(now, (int, float)) and finite(now)):
+        if isinstance(now, bool) or not (isinstance(now, numbers.Real) and finite(now)):
             raise EdgeRankerError(f"'now' must be finite unix seconds, got {now!r}")
         query = clean_text(query, "query").strip() if query is not None else None
         # only punctuation or emoji (within what the semantic model reads, as the JVM decides): nothing to match
@@ -568,7 +569,13 @@ def _neutral(cosine: np.ndarray, unread: np.ndarray, blind: bool) -> np.ndarray:
 def _documents(docs: Iterable[Document | dict]) -> list[Document]:
     if docs is None or isinstance(docs, (str, bytes, dict, Document)):
         raise EdgeRankerError(f"docs must be a list of Document or {{'id', 'text'}} dicts, got {type(docs).__name__}")
-    docs = docs if isinstance(docs, list) else list(docs)  # a generator is read once
+    if not isinstance(docs, list):
+        try:
+            docs = list(docs)  # a generator is read once
+        except TypeError as exc:
+            raise EdgeRankerError(
+                f"docs must be a list of Document or {{'id', 'text'}} dicts, got {type(docs).__name__}"
+            ) from exc
     if set(map(type, docs)) <= {Document}:  # the common case, checked without a Python step per document
         return docs
     return [d if isinstance(d, Document) else Document.from_dict(d) for d in docs]

@@ -18,6 +18,7 @@ import glob
 import json
 import logging
 import math
+import numbers
 import os
 import sqlite3
 import threading
@@ -88,11 +89,13 @@ class PreferenceStore:
         self.path = user_path(path, "preference database path") if path is not None else default_path()
         if config is not None and not isinstance(config, CoIConfig):
             raise EdgeRankerError(f"config must be a CoIConfig, got {type(config).__name__}")
-        if not isinstance(max_vectors, int) or isinstance(max_vectors, bool) or max_vectors < 1:
+        if not isinstance(max_vectors, numbers.Integral) or isinstance(max_vectors, bool) or max_vectors < 1:
             raise EdgeRankerError(f"max_vectors must be a whole number >= 1, got {max_vectors!r}")
+        if not isinstance(read_only, (bool, np.bool_)):  # "no" would open read-only
+            raise EdgeRankerError(f"read_only must be True or False, got {read_only!r}")
         self.config = config or CoIConfig()
-        self.read_only = read_only
-        self.max_vectors = max_vectors
+        self.read_only = bool(read_only)
+        self.max_vectors = int(max_vectors)
         self._lock = threading.RLock()
         self._writes = 0  # this connection's commits; with SQLite's data_version, tells when to re-read interests
         self._interest_cache: dict[str, tuple[tuple[int, int], tuple[list[CoI], list[CoI]]]] = {}

@@ -245,6 +245,11 @@ def user_path(path: object, what: str) -> Path:
             f"the {what} is a file path, not a SQLite name ({text!r}): for a store that does not outlive the app, "
             "give a path in a temporary folder (tempfile.mkdtemp()) and PreferenceStore.forget() it"
         )
+    if text.startswith("file:"):  # SQLite's URI form, which would become folders named file: here
+        raise EdgeRankerError(
+            f"the {what} is a file path, not a SQLite URI ({text!r}): give the path alone; a store read without "
+            "being changed is PreferenceStore(path, read_only=True)"
+        )
     try:
         return Path(text).expanduser()
     except RuntimeError as exc:  # ~user with no such user
