@@ -478,7 +478,7 @@ def _existing_store(db: str | None, read_only: bool = False):
     from edge_ranker.runtime.store import PreferenceStore
 
     path = _store_path(db)
-    if not path.exists():
+    if not path.exists() or path.is_file() and path.stat().st_size == 0:  # an empty file would become a store
         raise EdgeRankerError(f"no preference database at {path}: nothing is stored there")
     return PreferenceStore(path, read_only=read_only)
 

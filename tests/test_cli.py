@@ -78,6 +78,11 @@ def test_bad_input_messages(exported, tmp_path):
     assert r.returncode == 0 and "deleted the recovered copy" in r.stdout, r.stderr
     assert not list(tmp_path.glob("p.db.corrupt-*"))
     _one_line_error(cli("prefs", "forget", "--db", db), "nothing is stored there")
+    empty = tmp_path / "notes.txt"  # an empty file holds nothing to forget, and must not become a store
+    empty.touch()
+    for command in (("prefs", "forget"), ("feedback", "undo", "a"), ("prefs", "export")):
+        _one_line_error(cli(*command, "--db", empty), "nothing is stored there")
+    assert empty.read_bytes() == b""
     for command in ("recover", "forget", "export"):  # an empty path is refused, not taken as the user's default
         _one_line_error(cli("prefs", command, "--db", ""), "must be a non-empty path")
     assert cli("feedback", "like", "a", "--text", "the cat", "--semantic", exported, "--db", db).returncode == 0
