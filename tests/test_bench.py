@@ -122,6 +122,26 @@ def test_energy_measurement_with_fake_meter():
     assert r["note"].startswith("RAPL measures the whole")
 
 
+def test_a_malformed_counter_or_zone_name_is_named_at_the_open(tmp_path):
+    """A counter that holds no number is named when the meter opens (it read as the models' failure), and a zone
+    name that is not UTF-8 is read as it can be, not raised as a bug."""
+    root = fake_tree(tmp_path / "a", {"intel-rapl:0": ("package-0", 0, 2**32)})
+    (root / "intel-rapl:0" / "energy_uj").write_text("lots\n")
+    with pytest.raises(EnergyUnavailable, match="holds 'lots', not a number of microjoules"):
+        PowercapMeter(root)
+    root = fake_tree(tmp_path / "b", {"intel-rapl:0": ("package-0", 0, 2**32)})
+    (root / "intel-rapl:0" / "name").write_bytes(b"package-\xff\n")
+    assert PowercapMeter(root).zones[0].name == "package-\ufffd"
+
+
+def test_a_counter_that_never_moves_is_no_measurement(tmp_path):
+    from edge_ranker.bench.measure import energy
+
+    root = fake_tree(tmp_path, {"intel-rapl:0": ("package-0", 5, 2**32)})
+    with pytest.raises(EnergyUnavailable, match="did not move in 2 windows"):
+        energy(PowercapMeter(root), lambda: sum(range(1000)), window_s=0.05, repeats=2)
+
+
 def bench_cli(model, powercap_root, out_dir, tag, *extra):
     """``edge-ranker bench --energy`` on one model in a subprocess, results under ``out_dir/tag.*``."""
     args = [
@@ -157,8 +177,9 @@ def test_bench_with_fake_counters(tiny_model, tmp_path):
     root = fake_tree(tmp_path / "pc", {"intel-rapl:0": ("package-0", 0, 2**32)})
     stdout, m = bench_cli(tiny_model, root, tmp_path, "f", "--window", "0.2", "--repeats", "2")
     assert "energy: powercap" in stdout
-    assert m["energy_b1_short"]["backend"] == "powercap"  # a frozen counter reads 0 J, honestly
-    assert m["energy_b1_short"]["gross_j"]["p50"] == 0.0
+    assert "energy_b1_short" not in m  # a frozen counter measured nothing: no 0 J per inference
+    assert "did not move in 2 windows of 0.2 s" in m["energy_unavailable"]["reason"]
+    assert "unavailable: the energy counters (package-0) did not move" in stdout
 
 
 def test_teacher_size_is_the_files_it_names(tmp_path):

@@ -27,11 +27,21 @@ FIX = (
 )
 
 
+def _microjoules(path: Path) -> int:
+    """A zone's ``energy_uj``, or ``EnergyUnavailable`` naming the file when it holds no count of microjoules."""
+    text = path.read_text(errors="replace").strip()
+    if not (text.isascii() and text.isdigit()):
+        raise EnergyUnavailable(
+            f"{path} holds {text[:40]!r}, not a number of microjoules", "point --powercap-root at Linux's powercap"
+        )
+    return int(text)
+
+
 def _counter_range(path: Path) -> int:
     """A zone's counter wraps past this many microjoules (2**32 where the file is missing)."""
     if not path.exists():
         return 2**32
-    text = path.read_text().strip()
+    text = path.read_text(errors="replace").strip()
     if not (text.isascii() and text.isdigit() and int(text) > 0):
         raise EnergyUnavailable(
             f"{path} holds {text[:40]!r}, not a number of microjoules", "point --powercap-root at Linux's powercap"
@@ -70,7 +80,7 @@ class PowercapMeter:
         for d in sorted(root.glob("intel-rapl:*")):
             if not (d / "energy_uj").exists():
                 continue
-            name = (d / "name").read_text().strip() if (d / "name").exists() else d.name
+            name = (d / "name").read_text(errors="replace").strip() if (d / "name").exists() else d.name
             rng = _counter_range(d / "max_energy_range_uj")
             zones.append(Zone(d, f"{name}" if ":" not in d.name[len("intel-rapl:") :] else f"{name}@{d.name}", rng))
         if not zones:
@@ -82,9 +92,10 @@ class PowercapMeter:
         if unreadable:
             raise EnergyUnavailable(f"no read permission on {unreadable[0].path / 'energy_uj'}", FIX)
         self.zones = zones
+        self.read()  # a counter that holds no number is named now, not in the middle of a measurement
 
     def read(self) -> dict[str, int]:
-        return {z.name: int((z.path / "energy_uj").read_text()) for z in self.zones}
+        return {z.name: _microjoules(z.path / "energy_uj") for z in self.zones}
 
     def delta_joules(self, start: dict[str, int], end: dict[str, int]) -> dict[str, float]:
         """Energy between two reads per zone; a counter that wrapped once adds ``max_energy_range_uj``."""

@@ -12,6 +12,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from edge_ranker.bench.energy import EnergyUnavailable
+
 SHORT = [  # ~16 tokens each, several languages
     "The city council approved the new bicycle lanes downtown.",
     "Der Stadtrat hat neue Radwege in der Innenstadt genehmigt.",
@@ -70,6 +72,7 @@ def cpu_seconds_per_call(fn: Callable[[], object], min_seconds: float = 1.0) -> 
 def energy(meter, fn: Callable[[], object], window_s: float = 2.0, repeats: int = 5) -> dict:
     """Net and gross joules per call over ``repeats`` windows (see module docstring)."""
     net, gross = [], []
+    moved = False
     for _ in range(repeats):
         a = meter.read()
         time.sleep(window_s)
@@ -84,8 +87,15 @@ def energy(meter, fn: Callable[[], object], window_s: float = 2.0, repeats: int 
         b = meter.read()
         t = time.perf_counter() - t0
         e = meter.total(meter.delta_joules(a, b))
+        moved = moved or e > 0 or idle_w > 0
         gross.append(e / n)
         net.append(max(e - idle_w * t, 0.0) / n)
+    if not moved:  # a frozen counter (a copy of the tree, a VM's stub) measured nothing
+        raise EnergyUnavailable(
+            f"the energy counters ({', '.join(z.name for z in meter.zones)}) did not move in {repeats} windows of "
+            f"{window_s:g} s of work",
+            "measure on bare-metal Linux whose RAPL counters count",
+        )
     return {
         "net_j": percentiles(net),
         "gross_j": percentiles(gross),
