@@ -337,6 +337,8 @@ def _read_docs(path: str | None) -> list:
         if sys.stdin.isatty() and sys.stderr is not None:  # else it would seem to hang
             print("edge-ranker: reading documents (JSON lines) from the terminal; Ctrl-D ends", file=sys.stderr)
         raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # what PowerShell 5's > writes
+        raise EdgeRankerError("the documents are UTF-16 text; save them as UTF-8 (JSON lines are UTF-8)")
     docs, first_line = [], {}
     for n, line in enumerate(raw.removeprefix(codecs.BOM_UTF8).split(b"\n"), start=1):
         if not line.strip():
@@ -525,22 +527,31 @@ def _add_ranker_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", help="preference database (default: the user data folder)")
     p.add_argument("--threads", type=threads, default=1, help="onnxruntime threads per model (default 1)")
     p.add_argument(
-        "--personal-weight", type=weight, default=PERSONAL_WEIGHT, help="weight of the stored interests in the fusion"
+        "--personal-weight",
+        type=weight,
+        default=PERSONAL_WEIGHT,
+        help="weight of the stored interests in the fusion (default %(default)g)",
     )
-    p.add_argument("--query-weight", type=weight, default=QUERY_WEIGHT, help="weight of the query in the fusion")
+    p.add_argument(
+        "--query-weight",
+        type=weight,
+        default=QUERY_WEIGHT,
+        help="weight of the query in the fusion (default %(default)g)",
+    )
     p.add_argument(
         "--lexical-weight",
         type=weight,
         default=LEXICAL_WEIGHT,
         help="weight of the query's BM25 beside the relevance cosine, both standardised, times the share of the "
-        "query's words some document has (0: no BM25)",
+        "query's words some document has (default %(default)g; 0: no BM25)",
     )
     p.add_argument(
         "--semantic-query-weight",
         type=weight,
         default=SEMANTIC_QUERY_WEIGHT,
         help="weight of the semantic model's query cosine, times the share of the query's words no document has "
-        "(a query in another language than the documents; 0: never, BM25 still counts by the share they have)",
+        "(a query in another language than the documents; default %(default)g; 0: never, BM25 still counts by the "
+        "share they have)",
     )
 
 
@@ -552,6 +563,7 @@ training side (`vocab`, `distill`, `export`, `eval`) needs `pip install 'edge-ra
 
 # what str.splitlines breaks a line at, written as its escape
 LINE_BREAKS = {ord(c): repr(c)[1:-1] for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}
+ONE_LINE = re.compile(r"\s*[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]+\s*")  # the same breaks, with their spaces
 
 
 class Parser(argparse.ArgumentParser):
@@ -851,7 +863,8 @@ def _prints_result(a: argparse.Namespace) -> bool:
 
 def _fail(message: str) -> int:
     if sys.stderr is not None:  # closed (`2>&-`): print would send the message to stdout, into the results
-        print(f"edge-ranker: error: {' '.join(message.split())}", file=sys.stderr)
+        # one line, its line breaks (and the spaces around them) made one space; spaces within a value stay
+        print(f"edge-ranker: error: {ONE_LINE.sub(' ', message).strip()}", file=sys.stderr)
     return 2
 
 

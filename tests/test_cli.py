@@ -143,6 +143,16 @@ def test_rank_options_are_checked(exported, tmp_path, args, fragments):
     _one_line_error(cli("rank", docs, *args, "--semantic", exported, "--db", tmp_path / "p.db"), *fragments)
 
 
+def test_utf16_documents_and_blank_ids_are_named_as_they_are(exported, tmp_path):
+    """A UTF-16 file (what PowerShell 5's > writes) is named so, not as a JSON error on line 1; and an error's one
+    line keeps the spaces of a value it quotes (a blank id of two spaces read as one)."""
+    docs = tmp_path / "d.jsonl"
+    docs.write_bytes('{"id": "a", "text": "x"}\n'.encode("utf-16"))
+    common = ["--semantic", exported, "--relevance", exported, "--db", tmp_path / "p.db"]
+    _one_line_error(cli("rank", docs, *common), "UTF-16", "save them as UTF-8")
+    _one_line_error(cli("feedback", "like", "  ", "--text", "x", *common), "non-blank string, got '  '")
+
+
 def test_rank_files_that_are_not_there_or_folders(exported, tmp_path):
     common = ["--semantic", exported, "--relevance", exported, "--db", tmp_path / "p.db"]
     _one_line_error(cli("rank", tmp_path / "missing.jsonl", *common), "not found")
