@@ -505,7 +505,10 @@ def test_paths_are_paths(tmp_path, monkeypatch):
     odd = tmp_path / "prefs[1].db"
     odd.write_bytes(b"damaged" * 100)
     PreferenceStore.recover(odd)
-    assert len(PreferenceStore.recovery_copies(odd)) == 1 and PreferenceStore(odd).forget() != []
+    (copy,) = PreferenceStore.recovery_copies(odd)
+    with PreferenceStore(odd) as s:  # the export, everything stored about the user, names the copy too
+        assert s.export()["recovery_copies"] == [str(copy)]
+        assert s.forget() == [copy] and s.export()["recovery_copies"] == []
 
 
 def test_undo_removes_the_text_from_the_files(tmp_path):

@@ -611,6 +611,8 @@ class PreferenceStore:
             "interests": interests,
             "document_vectors": vectors,
             "left_out": [{"model": m, "rule": r, "event": e} for m, r, e in left],
+            # damaged earlier stores ``recover`` moved aside: the user's data too, which ``forget`` deletes
+            "recovery_copies": [str(p) for p in self.recovery_copies(self.path)],
         }
 
     def export_json(self) -> str:
