@@ -38,6 +38,7 @@ _LAZY = {
     "Ranking": "edge_ranker.runtime.ranker",
     "PreferenceStore": "edge_ranker.runtime.store",
     "CorruptedDatabase": "edge_ranker.runtime.store_sqlite",
+    "LockedDatabase": "edge_ranker.runtime.store_sqlite",
     "Unlearnable": "edge_ranker.runtime.ranker",
     "EdgeRankerError": "edge_ranker.errors",
     "build_vocab": "edge_ranker.vocab.builder",
@@ -58,6 +59,7 @@ if TYPE_CHECKING:  # type checkers see the real names; at run time they load on 
     from edge_ranker.runtime.ranker import Unlearnable as Unlearnable
     from edge_ranker.runtime.store import PreferenceStore as PreferenceStore
     from edge_ranker.runtime.store_sqlite import CorruptedDatabase as CorruptedDatabase
+    from edge_ranker.runtime.store_sqlite import LockedDatabase as LockedDatabase
     from edge_ranker.vocab.builder import build_vocab as build_vocab
 
 

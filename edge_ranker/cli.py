@@ -337,8 +337,9 @@ def _read_docs(path: str | None) -> list:
         if sys.stdin.isatty() and sys.stderr is not None:  # else it would seem to hang
             print("edge-ranker: reading documents (JSON lines) from the terminal; Ctrl-D ends", file=sys.stderr)
         raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
-    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # what PowerShell 5's > writes
-        raise EdgeRankerError("the documents are UTF-16 text; save them as UTF-8 (JSON lines are UTF-8)")
+    for bom, encoding in WIDE_BOMS.items():
+        if raw.startswith(bom):
+            raise EdgeRankerError(f"the documents are {encoding} text; save them as UTF-8 (JSON lines are UTF-8)")
     docs, first_line = [], {}
     for n, line in enumerate(raw.removeprefix(codecs.BOM_UTF8).split(b"\n"), start=1):
         if not line.strip():
@@ -456,9 +457,10 @@ def _forget(db: str | None) -> None:
     """Forget the store at ``db`` and the copies ``recover`` left beside it; copies alone (a store recovered and
     never used again) are the user's data too, so they go even when no database is there."""
     from edge_ranker.runtime.store import PreferenceStore
+    from edge_ranker.runtime.store_files import holds_nothing
 
     path = _store_path(db)
-    if path.exists() or not (copies := PreferenceStore.forget_recovery_copies(path)):
+    if not holds_nothing(path) or not (copies := PreferenceStore.forget_recovery_copies(path)):
         with _existing_store(db) as store:  # which says so when neither a database nor a copy is there
             copies = store.forget()
         print(f"deleted all feedback and interests in {path}")
@@ -470,7 +472,7 @@ def _store_path(db: str | None) -> Path:
     """The preference store's path: ``db``, else the user's default."""
     from edge_ranker.runtime.store_files import default_path, user_path
 
-    return user_path(db, "preference database path") if db is not None else default_path()
+    return user_path(db, "preference database path", database=True) if db is not None else default_path()
 
 
 def _existing_store(db: str | None, read_only: bool = False):
@@ -478,9 +480,10 @@ def _existing_store(db: str | None, read_only: bool = False):
     that is not there should say so, not make an empty one. ``read_only``: opened without writing, so a store
     in a folder the user cannot write can still be exported."""
     from edge_ranker.runtime.store import PreferenceStore
+    from edge_ranker.runtime.store_files import holds_nothing
 
     path = _store_path(db)
-    if not path.exists() or path.is_file() and path.stat().st_size == 0:  # an empty file would become a store
+    if holds_nothing(path):  # an empty file too, which opening would make a store of
         raise EdgeRankerError(f"no preference database at {path}: nothing is stored there")
     return PreferenceStore(path, read_only=read_only)
 
@@ -561,9 +564,17 @@ package; nothing leaves the machine. Start with `edge-ranker demo`, then `feedba
 training side (`vocab`, `distill`, `export`, `eval`) needs `pip install 'edge-ranker[train]'`."""
 
 
-# what str.splitlines breaks a line at, written as its escape
-LINE_BREAKS = {ord(c): repr(c)[1:-1] for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}
-ONE_LINE = re.compile(r"\s*[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]+\s*")  # the same breaks, with their spaces
+# byte-order marks of the encodings a JSON lines file is not in (UTF-16: what PowerShell 5's > writes); UTF-32's
+# first, as its little-endian mark begins with UTF-16's
+WIDE_BOMS = {
+    codecs.BOM_UTF32_LE: "UTF-32",
+    codecs.BOM_UTF32_BE: "UTF-32",
+    codecs.BOM_UTF16_LE: "UTF-16",
+    codecs.BOM_UTF16_BE: "UTF-16",
+}
+BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # what str.splitlines breaks a line at
+LINE_BREAKS = {ord(c): repr(c)[1:-1] for c in BREAKS}  # each written as its escape
+ONE_LINE = re.compile(f"\\s*[{BREAKS}]+\\s*")  # a run of them, with the spaces around it
 
 
 class Parser(argparse.ArgumentParser):

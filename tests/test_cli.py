@@ -83,6 +83,10 @@ def test_bad_input_messages(exported, tmp_path):
     for command in (("prefs", "forget"), ("feedback", "undo", "a"), ("prefs", "export")):
         _one_line_error(cli(*command, "--db", empty), "nothing is stored there")
     assert empty.read_bytes() == b""
+    (tmp_path / "notes.txt.corrupt-20260101-000000").write_bytes(b"a store recover moved aside")
+    r = cli("prefs", "forget", "--db", empty)  # no store there, but the copy is the user's data
+    assert r.returncode == 0 and "deleted the recovered copy" in r.stdout, r.stderr
+    assert not list(tmp_path.glob("notes.txt.corrupt-*")) and empty.read_bytes() == b""
     for command in ("recover", "forget", "export"):  # an empty path is refused, not taken as the user's default
         _one_line_error(cli("prefs", command, "--db", ""), "must be a non-empty path")
     assert cli("feedback", "like", "a", "--text", "the cat", "--semantic", exported, "--db", db).returncode == 0
@@ -147,9 +151,10 @@ def test_utf16_documents_and_blank_ids_are_named_as_they_are(exported, tmp_path)
     """A UTF-16 file (what PowerShell 5's > writes) is named so, not as a JSON error on line 1; and an error's one
     line keeps the spaces of a value it quotes (a blank id of two spaces read as one)."""
     docs = tmp_path / "d.jsonl"
-    docs.write_bytes('{"id": "a", "text": "x"}\n'.encode("utf-16"))
     common = ["--semantic", exported, "--relevance", exported, "--db", tmp_path / "p.db"]
-    _one_line_error(cli("rank", docs, *common), "UTF-16", "save them as UTF-8")
+    for encoding, name in (("utf-16", "UTF-16"), ("utf-32", "UTF-32")):
+        docs.write_bytes('{"id": "a", "text": "x"}\n'.encode(encoding))
+        _one_line_error(cli("rank", docs, *common), name, "save them as UTF-8")
     _one_line_error(cli("feedback", "like", "  ", "--text", "x", *common), "non-blank string, got '  '")
 
 

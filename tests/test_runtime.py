@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -136,7 +137,8 @@ def test_none_is_empty_text_and_a_non_list_is_refused(enc, tmp_path):
     for bad in (None, "a text", {"id": "a", "text": "x"}, 5):
         with pytest.raises(EdgeRankerError, match="docs must be a list"):
             ranker.rank(bad)
-    assert ranker.rank([{"id": "a", "text": "green"}], now=np.int64(0)).ids == ["a"]  # numpy's numbers are numbers
+    for now in (np.int64(0), Fraction(1, 2)):  # numbers of other types than float are numbers
+        assert ranker.rank([{"id": "a", "text": "green"}], now=now).ids == ["a"]
 
 
 def test_a_bad_query_and_a_closed_store_are_named(enc, tmp_path):

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import suppress
 from pathlib import Path
 
 import numpy as np
@@ -247,9 +248,11 @@ def test_view_time_goes_to_closest_positive_interest(tmp_path):
 
 def test_public_api_names_resolve():
     import edge_ranker
+    from edge_ranker.runtime.store import LockedDatabase
 
     for name in edge_ranker.__all__:
         assert callable(getattr(edge_ranker, name))
+    assert edge_ranker.LockedDatabase is LockedDatabase  # where callers have caught it from
     from edge_ranker.distill import distill
 
     assert callable(distill)
@@ -677,6 +680,27 @@ print(left)
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-600:]
     assert done.stdout.split() == ["['p.db',", "'p.db-shm',", "'p.db-wal']"]  # the case is the one described
+
+
+def test_a_link_in_place_of_a_sidecar_is_not_followed(tmp_path):
+    """Only the store's own files are made writable: a link named like its WAL leaves its target as it was."""
+    db = tmp_path / "p.db"
+    PreferenceStore(db).close()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("mine")
+    victim.chmod(0o400)
+    Path(f"{db}-wal").symlink_to(victim)
+    with suppress(EdgeRankerError):  # SQLite may refuse the link; the mode is what is asked here
+        PreferenceStore(db).close()
+    assert victim.stat().st_mode & 0o777 == 0o400
+
+
+def test_an_export_file_may_be_named_like_a_sqlite_uri(tmp_path, monkeypatch):
+    """``file:`` and ``:memory:`` are refused as a store's path, which SQLite would misread, not as an export's."""
+    monkeypatch.chdir(tmp_path)
+    with PreferenceStore(tmp_path / "p.db") as s:
+        assert s.export_to("file:backup.json") == tmp_path / "file:backup.json"
+    assert json.loads((tmp_path / "file:backup.json").read_text())["feedback"] == []
 
 
 @pytest.mark.parametrize(

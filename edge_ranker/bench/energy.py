@@ -29,7 +29,10 @@ FIX = (
 
 def _microjoules(path: Path) -> int:
     """A zone's ``energy_uj``, or ``EnergyUnavailable`` naming the file when it holds no count of microjoules."""
-    text = path.read_text(errors="replace").strip()
+    try:
+        text = path.read_text(errors="replace").strip()
+    except OSError as exc:  # sysfs may refuse a read (ENODATA) that its listing allowed
+        raise EnergyUnavailable(f"cannot read {path}: {exc.strerror or exc}", FIX) from exc
     if not (text.isascii() and text.isdigit()):
         raise EnergyUnavailable(
             f"{path} holds {text[:40]!r}, not a number of microjoules", "point --powercap-root at Linux's powercap"

@@ -94,7 +94,7 @@ def energy(meter, fn: Callable[[], object], window_s: float = 2.0, repeats: int 
         raise EnergyUnavailable(
             f"the energy counters ({', '.join(z.name for z in meter.zones)}) did not move in {repeats} windows of "
             f"{window_s:g} s of work",
-            "measure on bare-metal Linux whose RAPL counters count",
+            "measure on bare-metal Linux whose RAPL counters count, with a --window longer than their update interval",
         )
     return {
         "net_j": percentiles(net),

@@ -68,10 +68,11 @@ def notes(result: dict) -> list[str]:
     """One line per model that was skipped, with the install to fix it; one per model whose energy could not be
     measured, with why; one when the chart was not drawn, with the install to fix it."""
     lines = [f"skipped {s['spec']}: {s['skipped']}; teachers: {TEACHERS_HINT}" for s in result.get("skipped", [])]
+    said = result.get("energy", {}).get("unavailable")  # in the table's head already
     lines += [
         f"energy of {m['model']} unavailable: {m['energy_unavailable']['reason']}"
         for m in result["models"]
-        if "energy_unavailable" in m
+        if "energy_unavailable" in m and not said
     ]
     if result.get("files", {}).get("json") and not result["files"].get("png"):
         lines.append(f"chart skipped: it needs matplotlib, which comes with {CHART_HINT}")

@@ -470,6 +470,7 @@ class Ranker:
         now = time.time() if now is None else now
         if isinstance(now, bool) or not (isinstance(now, numbers.Real) and finite(now)):
             raise EdgeRankerError(f"'now' must be finite unix seconds, got {now!r}")
+        now = float(now)  # a Fraction or Decimal-like Real would fail inside numpy
         query = clean_text(query, "query").strip() if query is not None else None
         # only punctuation or emoji (within what the semantic model reads, as the JVM decides): nothing to match
         if query and not has_word(query, self.semantic.cut_chars):
@@ -569,13 +570,9 @@ def _neutral(cosine: np.ndarray, unread: np.ndarray, blind: bool) -> np.ndarray:
 def _documents(docs: Iterable[Document | dict]) -> list[Document]:
     if docs is None or isinstance(docs, (str, bytes, dict, Document)):
         raise EdgeRankerError(f"docs must be a list of Document or {{'id', 'text'}} dicts, got {type(docs).__name__}")
-    if not isinstance(docs, list):
-        try:
-            docs = list(docs)  # a generator is read once
-        except TypeError as exc:
-            raise EdgeRankerError(
-                f"docs must be a list of Document or {{'id', 'text'}} dicts, got {type(docs).__name__}"
-            ) from exc
+    if not isinstance(docs, Iterable):
+        raise EdgeRankerError(f"docs must be a list of Document or {{'id', 'text'}} dicts, got {type(docs).__name__}")
+    docs = docs if isinstance(docs, list) else list(docs)  # a generator is read once
     if set(map(type, docs)) <= {Document}:  # the common case, checked without a Python step per document
         return docs
     return [d if isinstance(d, Document) else Document.from_dict(d) for d in docs]

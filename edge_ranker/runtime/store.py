@@ -23,7 +23,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -40,6 +40,7 @@ from edge_ranker.runtime.store_files import (
     default_path,
     held,
     hold,
+    holds_nothing,
     is_sqlite,
     replace_file,
     user_path,
@@ -57,6 +58,7 @@ from edge_ranker.runtime.store_sqlite import (
     open_read_only,
     statements,
 )
+from edge_ranker.runtime.store_sqlite import LockedDatabase as LockedDatabase  # public: callers catch it here
 
 log = logging.getLogger("edge_ranker")
 
@@ -86,7 +88,7 @@ class PreferenceStore:
     ) -> None:
         """``read_only``: open an existing store without changing it, so that one in a folder or on a mount this
         process cannot write can still be read and exported; every write is then refused."""
-        self.path = user_path(path, "preference database path") if path is not None else default_path()
+        self.path = user_path(path, "preference database path", database=True) if path is not None else default_path()
         if config is not None and not isinstance(config, CoIConfig):
             raise EdgeRankerError(f"config must be a CoIConfig, got {type(config).__name__}")
         if not isinstance(max_vectors, numbers.Integral) or isinstance(max_vectors, bool) or max_vectors < 1:
@@ -102,13 +104,12 @@ class PreferenceStore:
         # read-only: the vectors ``move_to_model`` gave reactions in a model's space, kept in memory for this store
         self._moved: dict[str, dict[int, np.ndarray]] = {}
         try:
-            if read_only and (not self.path.exists() or self.path.is_file() and self.path.stat().st_size == 0):
-                # nothing to read (an empty file: created, never written); and so nothing for check_path to create
+            if read_only and holds_nothing(self.path):  # nothing to read, and so nothing for check_path to create
                 raise EdgeRankerError(f"no preference database at {self.path}: nothing is stored there")
             check_path(self.path)
-            if not read_only:
-                writable_sidecars(self.path)
             inspect_file(self.path)
+            if not read_only:  # after the file was found to be a store: one refused is left as it was
+                writable_sidecars(self.path)
         except OSError as exc:  # a name too long for the file system, a loop of links
             raise EdgeRankerError(f"cannot use {self.path} as the preference database: {exc.strerror or exc}") from exc
         box: list[sqlite3.Connection | None] = [None]  # the connection, for a store collected unclosed to close
@@ -143,9 +144,10 @@ class PreferenceStore:
     def __repr__(self) -> str:
         return f"PreferenceStore({str(self.path)!r})"
 
-    def _until_unlocked(self, step, seconds: float = store_sqlite.BUSY_TIMEOUT_S):
-        """Run ``step``, retrying while another process holds a lock (switching to WAL does not wait by itself)."""
-        deadline = time.monotonic() + seconds
+    def _until_unlocked(self, step: Callable[[], object], seconds: float | None = None) -> object:
+        """Run ``step``, retrying while another process holds a lock (switching to WAL does not wait by itself) for
+        ``seconds`` (default ``BUSY_TIMEOUT_S``)."""
+        deadline = time.monotonic() + (store_sqlite.BUSY_TIMEOUT_S if seconds is None else seconds)
         while True:
             try:
                 return step()
@@ -208,7 +210,7 @@ class PreferenceStore:
         linked under a new, never reused name) before any original is removed, the WAL before the main file, so
         a kill at any point loses no committed row.
         """
-        path = user_path(path, "preference database path")
+        path = user_path(path, "preference database path", database=True)
         if path.is_dir():
             raise EdgeRankerError(f"{path} is a folder, not a preference database")
         if not path.is_file():
@@ -242,7 +244,7 @@ class PreferenceStore:
     @staticmethod
     def recovery_copies(path: str | Path) -> list[Path]:
         """The files ``recover`` left beside ``path`` (they hold the user's data too)."""
-        path = user_path(path, "preference database path")
+        path = user_path(path, "preference database path", database=True)
         return sorted(path.parent.glob(f"{glob.escape(path.name)}.corrupt-*"))
 
     @staticmethod

@@ -180,8 +180,8 @@ def writable_sidecars(path: Path) -> None:
         return
     for name in (f"{target}{suffix}" for suffix in DB_FILE_SUFFIXES[1:]):
         with suppress(FileNotFoundError):
-            st = os.stat(name)
-            if st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) & 0o600 != 0o600:
+            st = os.lstat(name)  # a link is not followed: its target is no file of this store's
+            if stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) & 0o600 != 0o600:
                 try:
                     os.chmod(name, stat.S_IMODE(st.st_mode) | 0o600)
                 except OSError:  # left to SQLite to name, with what to do
@@ -194,8 +194,8 @@ def _make_private(path: Path) -> None:
     target = os.path.realpath(path)  # SQLite puts its files beside a link's target
     for name in (f"{target}{suffix}" for suffix in DB_FILE_SUFFIXES):
         with suppress(FileNotFoundError):
-            st = os.stat(name)
-            if st.st_mode & 0o077 and hasattr(os, "geteuid") and st.st_uid == os.geteuid():
+            st = os.lstat(name)  # a link beside the store is not followed
+            if stat.S_ISREG(st.st_mode) and st.st_mode & 0o077 and hasattr(os, "geteuid") and st.st_uid == os.geteuid():
                 try:
                     os.chmod(name, stat.S_IMODE(st.st_mode) & 0o700)
                 except OSError:  # a file it cannot change (a read-only mount) is still read
@@ -231,8 +231,15 @@ def is_sqlite(path: Path) -> bool:
     return head == SQLITE_HEADER or head[:4] in WAL_MAGIC or head[:8] == JOURNAL_MAGIC
 
 
-def user_path(path: object, what: str) -> Path:
-    """A path an app or the CLI gave, as a ``Path`` with ``~`` expanded; anything else is refused in words."""
+def holds_nothing(path: Path) -> bool:
+    """Whether no store is at ``path``: nothing there, or an empty file (created, never written: a first open that
+    failed), which only a write would make a store of."""
+    return not path.exists() or path.is_file() and path.stat().st_size == 0
+
+
+def user_path(path: object, what: str, database: bool = False) -> Path:
+    """A path an app or the CLI gave, as a ``Path`` with ``~`` expanded; anything else is refused in words.
+    ``database``: a store's path, where SQLite's own names (``:memory:``, ``file:`` URIs) would be misread."""
     if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes):
         raise EdgeRankerError(f"the {what} must be a path (str or pathlib.Path), got {type(path).__name__}")
     text = os.fspath(path)
@@ -240,12 +247,12 @@ def user_path(path: object, what: str) -> Path:
         raise EdgeRankerError(f"the {what} must be a non-empty path, got {text!r}")
     if "\0" in text:
         raise EdgeRankerError(f"the {what} holds a NUL character, which no file name can: {text!r}")
-    if text == ":memory:":  # SQLite's name for a database in memory, which would become a file of that name here
+    if database and text == ":memory:":  # SQLite's name for a database in memory, a file of that name here
         raise EdgeRankerError(
             f"the {what} is a file path, not a SQLite name ({text!r}): for a store that does not outlive the app, "
             "give a path in a temporary folder (tempfile.mkdtemp()) and PreferenceStore.forget() it"
         )
-    if text.startswith("file:"):  # SQLite's URI form, which would become folders named file: here
+    if database and text.startswith("file:"):  # SQLite's URI form, which would become folders named file: here
         raise EdgeRankerError(
             f"the {what} is a file path, not a SQLite URI ({text!r}): give the path alone; a store read without "
             "being changed is PreferenceStore(path, read_only=True)"
