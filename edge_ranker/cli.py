@@ -45,6 +45,7 @@ def count(text: str) -> int:
 
 OVERWRITE_HELP = "write over what --out already holds (default: refuse a folder that holds files, before any work)"
 # one help for every command that holds a Ranker: the same pair of models must store and rank a user's interests
+SEMANTIC_HELP = "semantic model folder or shipped name (default: the shipped one)"
 RELEVANCE_HELP = (
     "relevance model folder or shipped name (default: the shipped one): queries, and its passage vectors join the "
     "interests ('none': the semantic model alone; keep the same choice for feedback and rank, or the history is "
@@ -525,7 +526,7 @@ def cmd_demo(a: argparse.Namespace) -> None:
 def _add_ranker_args(p: argparse.ArgumentParser) -> None:
     from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT, SEMANTIC_QUERY_WEIGHT
 
-    p.add_argument("--semantic", help="semantic model folder or shipped name (default: the shipped one)")
+    p.add_argument("--semantic", help=SEMANTIC_HELP)
     p.add_argument("--relevance", help=RELEVANCE_HELP)
     p.add_argument("--db", help="preference database (default: the user data folder)")
     p.add_argument("--threads", type=threads, default=1, help="onnxruntime threads per model (default 1)")
@@ -767,7 +768,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("reaction", choices=["like", "dislike", "undo"], help="like, dislike, or undo (forget them)")
     f.add_argument("doc_id", help="the document's id")
     f.add_argument("--text", help="the document's text (required to like or dislike)")
-    f.add_argument("--semantic", help="semantic model folder or shipped name (default: the shipped one)")
+    f.add_argument("--semantic", help=SEMANTIC_HELP)
     f.add_argument("--relevance", help=RELEVANCE_HELP)
     f.add_argument("--db", help="preference database (default: the user data folder)")
     f.add_argument("--threads", type=threads, default=1, help="onnxruntime threads (default 1)")
@@ -807,7 +808,7 @@ def build_parser() -> argparse.ArgumentParser:
     bn.set_defaults(func=cmd_bench)
 
     dm = sub.add_parser("demo", help="rank a small multilingual feed for a scripted user with the shipped models")
-    dm.add_argument("--semantic", help="semantic model folder or shipped name (default: the shipped one)")
+    dm.add_argument("--semantic", help=SEMANTIC_HELP)
     dm.add_argument(
         "--relevance",
         help="relevance model folder or shipped name (default: the shipped one; 'none': no query ranking)",
