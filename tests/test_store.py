@@ -705,7 +705,7 @@ def test_an_export_file_may_be_named_like_a_sqlite_uri(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize(
     ("table", "column", "value"),
-    [("feedback", "embedding", b"\x01\x02"), ("feedback", "ts", "yesterday"), ("interests", "point", "zz")],
+    [("feedback", "embedding", b"\x01\x02"), ("feedback", "ts", "yesterday"), ("feedback", "doc_id", b"x")],
 )
 def test_rows_no_edge_ranker_writes_are_named_at_the_open_and_recovered(tmp_path, table, column, value):
     """SQLite's own check passes a row whose value is of another type or size than the store writes; the open
@@ -721,6 +721,93 @@ def test_rows_no_edge_ranker_writes_are_named_at_the_open_and_recovered(tmp_path
     for read_only in (False, True):
         with pytest.raises(CorruptedDatabase, match=f"1 damaged row in {table}.*prefs recover"):
             PreferenceStore(db, read_only=read_only)
+    moved = PreferenceStore.recover(db)
+    assert moved.exists() and not db.exists()
+
+
+def _damaged_interest(db: Path, column: str, value: object, dwell: float = 0.0) -> None:
+    """A store of two liked interests, 30 s spent on the second; interest 1's ``column`` set to ``value``."""
+    with PreferenceStore(db) as s:
+        s.add_feedback("a", vec(1, 0, 0), "like", "m")
+        s.add_feedback("b", vec(0, 1, 0), "like", "m")
+        s.add_view_time(vec(0, 1, 0), 30.0, "m")
+    con = sqlite3.connect(db)
+    con.execute(f"UPDATE interests SET {column}=?, view_time=view_time+? WHERE id=1", (value, dwell))
+    con.commit()
+    con.close()
+
+
+@pytest.mark.parametrize(("column", "value"), [("point", "zz"), ("point", b"\x01\x02"), ("view_count", "many")])
+def test_damaged_interests_are_rebuilt_from_the_reactions(tmp_path, column, value):
+    """Interests are derived from the reactions: a damaged row of them no longer makes the whole store refuse to
+    open (``prefs export`` included). Read as it is, the store replays the interests in memory, with the intact
+    ones' dwell time, and exports the intact rows, counting the others; a writable open rebuilds them once."""
+    db = tmp_path / "p.db"
+    _damaged_interest(db, column, value, dwell=12.0)  # the damaged row's own dwell time goes with it
+    before = db.read_bytes()
+    with PreferenceStore(db, read_only=True) as r:
+        liked, _ = r.interests("m")
+        assert [c.point.round(3).tolist() for c in liked] == [[1, 0, 0], [0, 1, 0]]
+        assert [c.view_time for c in liked] == [0.0, 30.0]
+        exported = r.export()
+        assert [f["doc_id"] for f in exported["feedback"]] == ["a", "b"]
+        assert [i["id"] for i in exported["interests"]] == [2] and exported["damaged_interests"] == 1
+    assert db.read_bytes() == before
+    with PreferenceStore(db) as s:
+        liked, _ = s.interests("m")
+        assert [c.point.round(3).tolist() for c in liked] == [[1, 0, 0], [0, 1, 0]]
+        assert [c.view_time for c in liked] == [0.0, 30.0] and s.export()["damaged_interests"] == 0
+
+
+def test_damaged_interests_are_found_in_a_folder_the_reader_cannot_write(tmp_path):
+    """There the look before opening cannot read a WAL store (no shared-memory file can be made beside it), so the
+    read-only connection itself looks: the interests are replayed, not read damaged. Run without root's power to
+    override file modes (setpriv), as an app runs."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    _damaged_interest(folder / "p.db", "point", "zz")
+    folder.chmod(0o555)
+    code = """
+import sys
+from edge_ranker.runtime.store import PreferenceStore
+with PreferenceStore(sys.argv[1], read_only=True) as r:
+    liked, _ = r.interests("m")
+    print(len(liked), r.export()["damaged_interests"])
+"""
+    command = [sys.executable, "-c", code, str(folder / "p.db")]
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("running as root without setpriv to drop the power to override file modes")
+        command = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--", *command]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    finally:
+        folder.chmod(0o755)
+    assert done.returncode == 0 and done.stdout.split() == ["2", "1"], done.stderr[-600:]
+
+
+def test_recover_says_it_rebuilt_damaged_interests(tmp_path):
+    db = tmp_path / "p.db"
+    _damaged_interest(db, "point", "zz")
+    with pytest.raises(EdgeRankerError, match="healthy .*interests were rebuilt from its reactions: 1 rows"):
+        PreferenceStore.recover(db)
+    with pytest.raises(EdgeRankerError, match="healthy preference database: nothing"):
+        PreferenceStore.recover(db)
+
+
+def test_damaged_interests_the_reactions_cannot_rebuild_are_refused_for_recover(tmp_path):
+    """A reaction of another size beside a damaged interest: the rebuild fails, so the store is refused as corrupted
+    (it was left as it was), and ``recover`` can still move it aside."""
+    db = tmp_path / "p.db"
+    _damaged_interest(db, "point", "zz")
+    con = sqlite3.connect(db)
+    con.execute("UPDATE feedback SET embedding=? WHERE id=2", (vec(0, 1).tobytes(),))
+    con.commit()
+    con.close()
+    before = db.read_bytes()
+    with pytest.raises(CorruptedDatabase, match="damaged interests its reactions cannot rebuild.*prefs recover"):
+        PreferenceStore(db)
+    assert db.read_bytes() == before
     moved = PreferenceStore.recover(db)
     assert moved.exists() and not db.exists()
 

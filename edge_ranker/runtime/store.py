@@ -48,14 +48,19 @@ from edge_ranker.runtime.store_files import (
 )
 from edge_ranker.runtime.store_sqlite import (
     APPLICATION_ID,
+    DAMAGE,
     DB_FILE_SUFFIXES,
+    DERIVED,
     MIGRATIONS,
     SCHEMA_VERSION,
     CorruptedDatabase,
     connect,
+    damaged_rows,
+    damaged_store,
     describe,
     inspect_file,
     open_read_only,
+    refuse_damage,
     statements,
 )
 from edge_ranker.runtime.store_sqlite import LockedDatabase as LockedDatabase  # public: callers catch it here
@@ -103,11 +108,13 @@ class PreferenceStore:
         self._interest_cache: dict[str, tuple[tuple[int, int], tuple[list[CoI], list[CoI]]]] = {}
         # read-only: the vectors ``move_to_model`` gave reactions in a model's space, kept in memory for this store
         self._moved: dict[str, dict[int, np.ndarray]] = {}
+        # read as it is with damaged interest rows: every model's interests are replayed from the reactions
+        self._replayed_only = False
         try:
             if read_only and holds_nothing(self.path):  # nothing to read, and so nothing for check_path to create
                 raise EdgeRankerError(f"no preference database at {self.path}: nothing is stored there")
             check_path(self.path)
-            inspect_file(self.path)
+            damaged = inspect_file(self.path)
             if not read_only:  # after the file was found to be a store: one refused is left as it was
                 writable_sidecars(self.path)
         except OSError as exc:  # a name too long for the file system, a loop of links
@@ -128,12 +135,16 @@ class PreferenceStore:
         try:
             if read_only:
                 self._check_version(self._db.execute("PRAGMA user_version").fetchone()[0])
+                # on this connection: the look before it cannot read a WAL store in a folder it cannot write
+                self._replayed_only = refuse_damage(self.path, damaged_rows(self._db)) > 0
             else:
                 self._db.execute("PRAGMA secure_delete=ON")  # deleted text is overwritten, whatever the default
                 if self._db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # asking waits for no lock
                     self._until_unlocked(lambda: self._db.execute("PRAGMA journal_mode=WAL"))
                 self._db.execute("PRAGMA synchronous=FULL")
                 self._migrate()
+                if damaged:
+                    self._repair_interests()
         except BaseException as exc:
             self._db.close()
             self._release()
@@ -195,6 +206,26 @@ class PreferenceStore:
                 self._db.execute(f"PRAGMA application_id={APPLICATION_ID}")
         self._check_version(version)
 
+    def _repair_interests(self) -> None:
+        """Interests are derived from the reactions: damaged rows of them (of a type or size the store never writes)
+        go and the rest are rebuilt, the intact ones' dwell time kept, rather than the whole store refused. Counted
+        inside the write, so that stores opening at once rebuild once. A rebuild that fails too (a vector of another
+        size beside them) leaves the store as it was and refuses it as corrupted, which ``recover`` takes."""
+        gone = 0
+        try:
+            with self._write():
+                gone = self._db.execute(f"DELETE FROM interests WHERE {DAMAGE[DERIVED]}").rowcount  # noqa: S608
+                if gone:
+                    self._rebuild_interests()
+        except (EdgeRankerError, ValueError, TypeError) as exc:
+            if isinstance(exc.__cause__, sqlite3.Error):  # SQLite's own trouble (a lock, a full disk), said as it is
+                raise
+            raise damaged_store(
+                self.path, f"damaged interests its reactions cannot rebuild ({str(exc)[:160]})"
+            ) from exc
+        if gone:
+            log.warning("preference database %s: %d damaged interests; rebuilt from the reactions", self.path, gone)
+
     def _check_version(self, version: int) -> None:
         if version > SCHEMA_VERSION:
             raise EdgeRankerError(
@@ -218,11 +249,15 @@ class PreferenceStore:
         if held(path):  # moved, its store would go on writing into the copy
             raise EdgeRankerError(f"{path} is open in this process: close the store that has it open first")
         try:
-            PreferenceStore(path).close()
+            damaged = inspect_file(path)
+            PreferenceStore(path).close()  # which rebuilds damaged interests from the reactions
         except CorruptedDatabase:
             pass
         else:
-            raise EdgeRankerError(f"{path} is a healthy preference database: nothing to recover")
+            repaired = (
+                f" (its interests were rebuilt from its reactions: {damaged} rows were damaged)" if damaged else ""
+            )
+            raise EdgeRankerError(f"{path} is a healthy preference database{repaired}: nothing to recover")
         stamp = time.strftime("%Y%m%d-%H%M%S")
         for n in range(1, 10_000):
             moved = path.with_name(f"{path.name}.corrupt-{stamp}" + (f"-{n}" if n > 1 else ""))
@@ -429,8 +464,8 @@ class PreferenceStore:
                 cois = self._interests(model, True)
                 liked[model] = (cois, np.stack([c.point for c in cois]) if cois else None)
             cois, points = liked[model]
-            j, sim = closest(cois, np.frombuffer(point, dtype=np.float32), points)
-            if j >= 0 and sim >= self.config.threshold:
+            j = _dwell_to(cois, points, np.frombuffer(point, dtype=np.float32), self.config)
+            if j >= 0:
                 self._db.execute("UPDATE interests SET view_time = view_time + ? WHERE id=?", (seconds, cois[j].id))
 
     def _replayed(self) -> list[tuple]:
@@ -538,8 +573,8 @@ class PreferenceStore:
             version = (self._writes, self._db.execute("PRAGMA data_version").fetchone()[0])
             cached = self._interest_cache.get(model)
             if cached is None or cached[0] != version:
-                if model in self._moved:
-                    cached = (version, self._replayed_with(model, self._moved[model]))
+                if self._replayed_only or model in self._moved:
+                    cached = (version, self._replayed_with(model, self._moved.get(model, {})))
                 else:
                     cached = (version, (self._interests(model, True), self._interests(model, False)))
                 self._interest_cache[model] = cached
@@ -547,8 +582,9 @@ class PreferenceStore:
 
     def _replayed_with(self, model: str, moved: dict[int, np.ndarray]) -> tuple[list[CoI], list[CoI]]:
         """``model``'s positive and negative interests from replaying its reactions and the ``moved`` ones (a store
-        this process cannot write), in the order they came, as a writable start rebuilds them but for dwell time,
-        which stays in the store with the interests it was spent on."""
+        this process cannot write), in the order they came, as a writable start rebuilds them: the dwell time of
+        ``model``'s intact stored interests goes to the replayed ones as a rebuild moves it (a moved reaction's old
+        interests are another model's, whose dwell time stays with them)."""
         events = self._db.execute("SELECT id, embedding, reaction, ts, model FROM feedback ORDER BY id").fetchall()
         vectors = (
             (moved[i] if i in moved else np.frombuffer(e, dtype=np.float32), r, ts, model)
@@ -556,7 +592,18 @@ class PreferenceStore:
             if i in moved or space == model
         )
         built, _ = _replay(vectors, self.config)
-        return built.get((model, True), []), built.get((model, False), [])
+        liked = built.get((model, True), [])
+        dwell = self._db.execute(
+            "SELECT point, MIN(view_time, ?) FROM interests WHERE positive=1 AND view_time > 0 AND model=? "
+            f"AND NOT ({DAMAGE[DERIVED]})",  # noqa: S608 - a constant
+            (VIEW_TIME_CAP, model),
+        ).fetchall()
+        points = np.stack([c.point for c in liked]) if liked else None
+        for point, seconds in dwell:
+            j = _dwell_to(liked, points, np.frombuffer(point, dtype=np.float32), self.config)
+            if j >= 0:
+                liked[j].view_time += seconds
+        return liked, built.get((model, False), [])
 
     def feedback_count(self) -> int:
         with self._read():
@@ -580,7 +627,7 @@ class PreferenceStore:
             ]
             it = self._db.execute(
                 "SELECT id, positive, point, view_count, MIN(view_time, ?), last_view, model FROM interests "
-                "ORDER BY id",
+                f"WHERE NOT ({DAMAGE[DERIVED]}) ORDER BY id",  # noqa: S608 - a constant
                 (VIEW_TIME_CAP,),
             )
             interests = [
@@ -613,6 +660,8 @@ class PreferenceStore:
             "interests": interests,
             "document_vectors": vectors,
             "left_out": [{"model": m, "rule": r, "event": e} for m, r, e in left],
+            # rows of the interests left out above as damaged (a writable open rebuilds them from the reactions)
+            "damaged_interests": damaged_rows(self._db).get(DERIVED, 0),
             # damaged earlier stores ``recover`` moved aside: the user's data too, which ``forget`` deletes
             "recovery_copies": [str(p) for p in self.recovery_copies(self.path)],
         }
@@ -678,6 +727,16 @@ def check_id(doc_id: object, blank_ok: bool = False) -> None:
         doc_id.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise EdgeRankerError(f"document id {doc_id!r} is not valid Unicode (a lone surrogate?)") from exc
+
+
+def _dwell_to(cois: list[CoI], points: np.ndarray | None, point: np.ndarray, config: CoIConfig) -> int:
+    """Which rebuilt liked interest dwell time spent on an interest at ``point`` goes to: the closest, when their
+    cosine reaches the merge threshold; -1 (the time goes with its interest) when none does or ``point`` is of
+    another size than theirs."""
+    if not cois or points is None or point.size != points.shape[1]:
+        return -1
+    j, sim = closest(cois, point, points)
+    return j if sim >= config.threshold else -1
 
 
 def _replay(

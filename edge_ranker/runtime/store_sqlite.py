@@ -181,16 +181,17 @@ def _connect_reading(uri: str) -> sqlite3.Connection:
     return con
 
 
-def inspect_file(path: Path) -> None:
+def inspect_file(path: Path) -> int:
     """Look at an existing file read-only before opening it for writing: a damaged file or another application's
     database is refused untouched (closing a read-write connection would write the WAL into a damaged file, and
-    opening one switches the file to WAL). Any other trouble is left to the read-write open to name."""
+    opening one switches the file to WAL). Any other trouble is left to the read-write open to name. Returns how many
+    rows of the ``DERIVED`` table are damaged: the reactions rebuild it, so they are no reason to refuse the store."""
     if not path.is_file() or path.stat().st_size == 0:
-        return
+        return 0
     try:
         con = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
     except sqlite3.Error:
-        return
+        return 0
     try:
         ok = con.execute("PRAGMA quick_check").fetchone()[0]
         if ok != "ok":
@@ -198,12 +199,12 @@ def inspect_file(path: Path) -> None:
         app = con.execute("PRAGMA application_id").fetchone()[0]
         version = con.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        damaged = _damaged_rows(con, tables)
+        damaged = damaged_rows(con, tables)
     except sqlite3.Error as exc:
         error = describe(exc, path)
         if isinstance(error, (CorruptedDatabase, LockedDatabase)):  # locked: said after one wait, not after three
             raise error from exc
-        return
+        return 0
     finally:
         con.close()
     legacy = app == 0 and ((version == 0 and not tables) or {"feedback", "interests"} <= tables)
@@ -211,12 +212,24 @@ def inspect_file(path: Path) -> None:
         raise EdgeRankerError(
             f"{path} is another application's SQLite database, not an edge-ranker preference store; give another path"
         )
-    if damaged:
-        raise CorruptedDatabase(
-            f"preference database {path} is corrupted: {damaged}, which SQLite's own check does not see. Nothing "
-            f"was changed. To start fresh and keep the damaged file for inspection: `edge-ranker prefs recover --db "
-            f"{path}` (PreferenceStore.recover)"
-        )
+    return refuse_damage(path, damaged)
+
+
+def refuse_damage(path: Path, damaged: dict[str, int]) -> int:
+    """``damaged_rows``' count for the ``DERIVED`` table; damage in any other table is refused as corruption."""
+    primary = [f"{n} damaged row{'s' if n > 1 else ''} in {table}" for table, n in damaged.items() if table != DERIVED]
+    if primary:
+        raise damaged_store(path, ", ".join(primary))
+    return damaged.get(DERIVED, 0)
+
+
+def damaged_store(path: Path, what: str) -> CorruptedDatabase:
+    """The error for a store whose rows SQLite's own check passes but the store cannot use: ``what`` says which."""
+    return CorruptedDatabase(
+        f"preference database {path} is corrupted: {what}, which SQLite's own check does not see. Nothing was "
+        f"changed. To start fresh and keep the damaged file for inspection: `edge-ranker prefs recover --db {path}` "
+        "(PreferenceStore.recover)"
+    )
 
 
 # Rows no edge-ranker writes: a vector that is no whole number of float32s, or a value of another type than its
@@ -228,14 +241,18 @@ DAMAGE = {
     "OR typeof(view_count) != 'integer' OR typeof(view_time) NOT IN ('real', 'integer') "
     "OR typeof(last_view) NOT IN ('real', 'integer')",
 }  # not the document vectors: up to 100,000 rows to read at each open, and a cache whose damaged rows are recomputed
+DERIVED = "interests"  # the table the reactions rebuild (``PreferenceStore._rebuild_interests``)
 
 
-def _damaged_rows(con: sqlite3.Connection, tables: set[str]) -> str:
-    """Which of the store's tables hold rows it never writes (``DAMAGE``), as words; empty when none do."""
-    found = []
+def damaged_rows(con: sqlite3.Connection, tables: set[str] | None = None) -> dict[str, int]:
+    """How many rows it never writes (``DAMAGE``) each of the store's ``tables`` (default: those it has) holds, for
+    those that hold any."""
+    if tables is None:
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    found = {}
     for table, where in DAMAGE.items():
         if table in tables:
             n = con.execute(f"SELECT COUNT(*) FROM {table} WHERE {where}").fetchone()[0]  # noqa: S608 - constants
             if n:
-                found.append(f"{n} damaged row{'s' if n > 1 else ''} in {table}")
-    return ", ".join(found)
+                found[table] = n
+    return found
