@@ -719,7 +719,7 @@ def test_rows_no_edge_ranker_writes_are_named_at_the_open_and_recovered(tmp_path
     con.commit()
     con.close()
     for read_only in (False, True):
-        with pytest.raises(CorruptedDatabase, match=f"1 damaged row in {table}.*prefs recover"):
+        with pytest.raises(CorruptedDatabase, match=f"1 row damaged in {table}.*prefs recover"):
             PreferenceStore(db, read_only=read_only)
     moved = PreferenceStore.recover(db)
     assert moved.exists() and not db.exists()
@@ -786,11 +786,14 @@ with PreferenceStore(sys.argv[1], read_only=True) as r:
     assert done.returncode == 0 and done.stdout.split() == ["2", "1"], done.stderr[-600:]
 
 
-def test_recover_says_it_rebuilt_damaged_interests(tmp_path):
+def test_recover_says_it_found_damaged_interests_and_leaves_them_for_the_app(tmp_path):
     db = tmp_path / "p.db"
     _damaged_interest(db, "point", "zz")
-    with pytest.raises(EdgeRankerError, match="healthy .*interests were rebuilt from its reactions: 1 rows"):
+    before = db.read_bytes()
+    with pytest.raises(EdgeRankerError, match="healthy .*1 row damaged in its interests, which its next writable"):
         PreferenceStore.recover(db)
+    assert db.read_bytes() == before  # looked at, not rebuilt with a config that may not be the app's
+    PreferenceStore(db).close()
     with pytest.raises(EdgeRankerError, match="healthy preference database: nothing"):
         PreferenceStore.recover(db)
 
@@ -805,8 +808,9 @@ def test_damaged_interests_the_reactions_cannot_rebuild_are_refused_for_recover(
     con.commit()
     con.close()
     before = db.read_bytes()
-    with pytest.raises(CorruptedDatabase, match="damaged interests its reactions cannot rebuild.*prefs recover"):
-        PreferenceStore(db)
+    for read_only in (True, False):
+        with pytest.raises(CorruptedDatabase, match="1 row damaged in interests, which its reactions cannot rebuild"):
+            PreferenceStore(db, read_only=read_only)
     assert db.read_bytes() == before
     moved = PreferenceStore.recover(db)
     assert moved.exists() and not db.exists()

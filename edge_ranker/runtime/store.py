@@ -61,6 +61,7 @@ from edge_ranker.runtime.store_sqlite import (
     inspect_file,
     open_read_only,
     refuse_damage,
+    rows,
     statements,
 )
 from edge_ranker.runtime.store_sqlite import LockedDatabase as LockedDatabase  # public: callers catch it here
@@ -108,8 +109,8 @@ class PreferenceStore:
         self._interest_cache: dict[str, tuple[tuple[int, int], tuple[list[CoI], list[CoI]]]] = {}
         # read-only: the vectors ``move_to_model`` gave reactions in a model's space, kept in memory for this store
         self._moved: dict[str, dict[int, np.ndarray]] = {}
-        # read as it is with damaged interest rows: every model's interests are replayed from the reactions
-        self._replayed_only = False
+        # damaged interest rows the open found: rebuilt from the reactions, or replayed around when read only
+        self.damaged_interests = 0
         try:
             if read_only and holds_nothing(self.path):  # nothing to read, and so nothing for check_path to create
                 raise EdgeRankerError(f"no preference database at {self.path}: nothing is stored there")
@@ -135,13 +136,19 @@ class PreferenceStore:
         try:
             if read_only:
                 self._check_version(self._db.execute("PRAGMA user_version").fetchone()[0])
-                # on this connection: the look before it cannot read a WAL store in a folder it cannot write
-                self._replayed_only = refuse_damage(self.path, damaged_rows(self._db)) > 0
+                if damaged is None:  # the look before could not read it: this connection looks
+                    damaged = refuse_damage(self.path, damaged_rows(self._db))
+                self.damaged_interests = damaged
+                if damaged:
+                    self._check_rebuildable()
             else:
                 self._db.execute("PRAGMA secure_delete=ON")  # deleted text is overwritten, whatever the default
                 if self._db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # asking waits for no lock
                     self._until_unlocked(lambda: self._db.execute("PRAGMA journal_mode=WAL"))
                 self._db.execute("PRAGMA synchronous=FULL")
+                self.damaged_interests = damaged or 0
+                if damaged:
+                    self._check_rebuildable()  # before a migration changes the file
                 self._migrate()
                 if damaged:
                     self._repair_interests()
@@ -206,25 +213,28 @@ class PreferenceStore:
                 self._db.execute(f"PRAGMA application_id={APPLICATION_ID}")
         self._check_version(version)
 
+    def _check_rebuildable(self) -> None:
+        """With damaged interest rows, the reactions must replay into interests, as a rebuild does: where they do not
+        (a reaction of another size beside them), the store is refused as corrupted before anything is changed, for
+        ``recover``."""
+        try:
+            self._replayed()
+        except (EdgeRankerError, ValueError, TypeError) as exc:
+            what = f"{rows(self.damaged_interests or 0)} damaged in interests, which its reactions cannot rebuild"
+            raise damaged_store(self.path, f"{what} ({str(exc)[:160]})") from exc
+
     def _repair_interests(self) -> None:
         """Interests are derived from the reactions: damaged rows of them (of a type or size the store never writes)
         go and the rest are rebuilt, the intact ones' dwell time kept, rather than the whole store refused. Counted
-        inside the write, so that stores opening at once rebuild once. A rebuild that fails too (a vector of another
-        size beside them) leaves the store as it was and refuses it as corrupted, which ``recover`` takes."""
-        gone = 0
-        try:
-            with self._write():
-                gone = self._db.execute(f"DELETE FROM interests WHERE {DAMAGE[DERIVED]}").rowcount  # noqa: S608
-                if gone:
-                    self._rebuild_interests()
-        except (EdgeRankerError, ValueError, TypeError) as exc:
-            if isinstance(exc.__cause__, sqlite3.Error):  # SQLite's own trouble (a lock, a full disk), said as it is
-                raise
-            raise damaged_store(
-                self.path, f"damaged interests its reactions cannot rebuild ({str(exc)[:160]})"
-            ) from exc
+        inside the write, so that stores opening at once rebuild once."""
+        with self._write():
+            gone = self._db.execute(f"DELETE FROM interests WHERE {DAMAGE[DERIVED]}").rowcount  # noqa: S608
+            if gone:
+                self._rebuild_interests()
         if gone:
-            log.warning("preference database %s: %d damaged interests; rebuilt from the reactions", self.path, gone)
+            log.warning(
+                "preference database %s: %s damaged in interests, rebuilt from the reactions", self.path, rows(gone)
+            )
 
     def _check_version(self, version: int) -> None:
         if version > SCHEMA_VERSION:
@@ -249,15 +259,15 @@ class PreferenceStore:
         if held(path):  # moved, its store would go on writing into the copy
             raise EdgeRankerError(f"{path} is open in this process: close the store that has it open first")
         try:
-            damaged = inspect_file(path)
-            PreferenceStore(path).close()  # which rebuilds damaged interests from the reactions
+            with PreferenceStore(path, read_only=True) as store:  # looked at, not changed
+                damaged = store.damaged_interests
         except CorruptedDatabase:
             pass
         else:
-            repaired = (
-                f" (its interests were rebuilt from its reactions: {damaged} rows were damaged)" if damaged else ""
+            later = (
+                f" ({rows(damaged)} damaged in its interests, which its next writable open rebuilds)" if damaged else ""
             )
-            raise EdgeRankerError(f"{path} is a healthy preference database{repaired}: nothing to recover")
+            raise EdgeRankerError(f"{path} is a healthy preference database{later}: nothing to recover")
         stamp = time.strftime("%Y%m%d-%H%M%S")
         for n in range(1, 10_000):
             moved = path.with_name(f"{path.name}.corrupt-{stamp}" + (f"-{n}" if n > 1 else ""))
@@ -573,7 +583,7 @@ class PreferenceStore:
             version = (self._writes, self._db.execute("PRAGMA data_version").fetchone()[0])
             cached = self._interest_cache.get(model)
             if cached is None or cached[0] != version:
-                if self._replayed_only or model in self._moved:
+                if (self.read_only and self.damaged_interests) or model in self._moved:
                     cached = (version, self._replayed_with(model, self._moved.get(model, {})))
                 else:
                     cached = (version, (self._interests(model, True), self._interests(model, False)))
@@ -642,6 +652,7 @@ class PreferenceStore:
                 }
                 for r in it
             ]
+            damaged = damaged_rows(self._db, {DERIVED}).get(DERIVED, 0)
             version = self._db.execute("PRAGMA user_version").fetchone()[0]  # a store read as it is has its own
             seen = (  # schema 1 has no vectors table, schemas before 4 no left_out table
                 self._db.execute("SELECT model, role, text_hash, used FROM vectors ORDER BY used").fetchall()
@@ -661,7 +672,7 @@ class PreferenceStore:
             "document_vectors": vectors,
             "left_out": [{"model": m, "rule": r, "event": e} for m, r, e in left],
             # rows of the interests left out above as damaged (a writable open rebuilds them from the reactions)
-            "damaged_interests": damaged_rows(self._db).get(DERIVED, 0),
+            "damaged_interests": damaged,
             # damaged earlier stores ``recover`` moved aside: the user's data too, which ``forget`` deletes
             "recovery_copies": [str(p) for p in self.recovery_copies(self.path)],
         }

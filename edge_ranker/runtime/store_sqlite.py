@@ -181,17 +181,18 @@ def _connect_reading(uri: str) -> sqlite3.Connection:
     return con
 
 
-def inspect_file(path: Path) -> int:
+def inspect_file(path: Path) -> int | None:
     """Look at an existing file read-only before opening it for writing: a damaged file or another application's
     database is refused untouched (closing a read-write connection would write the WAL into a damaged file, and
     opening one switches the file to WAL). Any other trouble is left to the read-write open to name. Returns how many
-    rows of the ``DERIVED`` table are damaged: the reactions rebuild it, so they are no reason to refuse the store."""
+    rows of the ``DERIVED`` table are damaged (the reactions rebuild it, so they are no reason to refuse the store),
+    None where it could not look (a WAL store in a folder it cannot write)."""
     if not path.is_file() or path.stat().st_size == 0:
         return 0
     try:
         con = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
     except sqlite3.Error:
-        return 0
+        return None
     try:
         ok = con.execute("PRAGMA quick_check").fetchone()[0]
         if ok != "ok":
@@ -204,7 +205,7 @@ def inspect_file(path: Path) -> int:
         error = describe(exc, path)
         if isinstance(error, (CorruptedDatabase, LockedDatabase)):  # locked: said after one wait, not after three
             raise error from exc
-        return 0
+        return None
     finally:
         con.close()
     legacy = app == 0 and ((version == 0 and not tables) or {"feedback", "interests"} <= tables)
@@ -217,10 +218,15 @@ def inspect_file(path: Path) -> int:
 
 def refuse_damage(path: Path, damaged: dict[str, int]) -> int:
     """``damaged_rows``' count for the ``DERIVED`` table; damage in any other table is refused as corruption."""
-    primary = [f"{n} damaged row{'s' if n > 1 else ''} in {table}" for table, n in damaged.items() if table != DERIVED]
+    primary = [f"{rows(n)} damaged in {table}" for table, n in damaged.items() if table != DERIVED]
     if primary:
         raise damaged_store(path, ", ".join(primary))
     return damaged.get(DERIVED, 0)
+
+
+def rows(n: int) -> str:
+    """``n`` rows, in words."""
+    return f"{n} row{'s' if n != 1 else ''}"
 
 
 def damaged_store(path: Path, what: str) -> CorruptedDatabase:
