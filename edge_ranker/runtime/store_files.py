@@ -12,6 +12,7 @@ import stat
 import tempfile
 import threading
 import weakref
+from collections.abc import Iterator
 from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -175,31 +176,40 @@ def writable_sidecars(path: Path) -> None:
     """SQLite's files beside a store the user can write, which the user owns, become writable by the user too. SQLite
     gives them the main file's mode when it makes them, so reading a store while it was read-only leaves them so, and
     every later write (``forget`` included) would be refused after the user made the store itself writable again."""
-    target = os.path.realpath(path)
-    if not hasattr(os, "geteuid") or not os.access(target, os.W_OK):
-        return
-    for name in (f"{target}{suffix}" for suffix in DB_FILE_SUFFIXES[1:]):
-        with suppress(FileNotFoundError):
-            st = os.lstat(name)  # a link is not followed: its target is no file of this store's
-            if stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) & 0o600 != 0o600:
-                try:
-                    os.chmod(name, stat.S_IMODE(st.st_mode) | 0o600)
-                except OSError:  # left to SQLite to name, with what to do
-                    log.info("could not make %s writable", name)
+    if os.access(os.path.realpath(path), os.W_OK):
+        for name, mode in _own_files(path, DB_FILE_SUFFIXES[1:]):
+            if mode & 0o600 != 0o600:
+                _set_mode(name, mode | 0o600, "writable")  # else left to SQLite to name, with what to do
 
 
 def _make_private(path: Path) -> None:
     """Existing files of the store that the user owns lose their group and other permissions, as files the store
     creates have none: they hold what the user liked."""
-    target = os.path.realpath(path)  # SQLite puts its files beside a link's target
-    for name in (f"{target}{suffix}" for suffix in DB_FILE_SUFFIXES):
-        with suppress(FileNotFoundError):
-            st = os.lstat(name)  # a link beside the store is not followed
-            if stat.S_ISREG(st.st_mode) and st.st_mode & 0o077 and hasattr(os, "geteuid") and st.st_uid == os.geteuid():
-                try:
-                    os.chmod(name, stat.S_IMODE(st.st_mode) & 0o700)
-                except OSError:  # a file it cannot change (a read-only mount) is still read
-                    log.info("could not make %s private to the user", name)
+    for name, mode in _own_files(path, DB_FILE_SUFFIXES):
+        if mode & 0o077:
+            _set_mode(name, mode & 0o700, "private to the user")  # one it cannot change (a read-only mount) is read
+
+
+def _own_files(path: Path, suffixes: tuple[str, ...]) -> Iterator[tuple[str, int]]:
+    """The store's files (``path`` and each of ``suffixes`` after it, beside a link's target, where SQLite puts them)
+    that are regular files the user owns, with their permission bits; a link beside the store is not followed."""
+    if not hasattr(os, "geteuid"):
+        return
+    target = os.path.realpath(path)
+    for name in (f"{target}{suffix}" for suffix in suffixes):
+        try:
+            st = os.lstat(name)
+        except FileNotFoundError:
+            continue
+        if stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid():
+            yield name, stat.S_IMODE(st.st_mode)
+
+
+def _set_mode(name: str, mode: int, what: str) -> None:
+    try:
+        os.chmod(name, mode)
+    except OSError:
+        log.info("could not make %s %s", name, what)
 
 
 def replace_file(path: Path, data: bytes) -> None:
