@@ -705,7 +705,13 @@ def test_an_export_file_may_be_named_like_a_sqlite_uri(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize(
     ("table", "column", "value"),
-    [("feedback", "embedding", b"\x01\x02"), ("feedback", "ts", "yesterday"), ("feedback", "doc_id", b"x")],
+    [
+        ("feedback", "embedding", b"\x01\x02"),
+        ("feedback", "embedding", np.array([0, np.nan, 1], np.float32).tobytes()),
+        ("feedback", "ts", "yesterday"),
+        ("feedback", "doc_id", b"x"),
+    ],
+    ids=["odd-bytes", "nan", "ts-text", "id-bytes"],
 )
 def test_rows_no_edge_ranker_writes_are_named_at_the_open_and_recovered(tmp_path, table, column, value):
     """SQLite's own check passes a row whose value is of another type or size than the store writes; the open
@@ -737,7 +743,18 @@ def _damaged_interest(db: Path, column: str, value: object, dwell: float = 0.0) 
     con.close()
 
 
-@pytest.mark.parametrize(("column", "value"), [("point", "zz"), ("point", b"\x01\x02"), ("view_count", "many")])
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [
+        ("point", "zz"),
+        ("point", b"\x01\x02"),
+        ("view_count", "many"),
+        ("point", np.array([np.nan, 0, 1], np.float32).tobytes()),  # would make every score NaN
+        ("point", np.array([1, 0, 0, np.inf], np.float32).tobytes()),
+        ("point", vec(1, 0).tobytes()),  # another size than the reactions: ranking's matrix product would fail
+    ],
+    ids=["text", "odd-bytes", "count-text", "nan", "inf", "size"],
+)
 def test_damaged_interests_are_rebuilt_from_the_reactions(tmp_path, column, value):
     """Interests are derived from the reactions: a damaged row of them no longer makes the whole store refuse to
     open (``prefs export`` included). Read as it is, the store replays the interests in memory, with the intact
@@ -809,7 +826,8 @@ def test_damaged_interests_the_reactions_cannot_rebuild_are_refused_for_recover(
     con.close()
     before = db.read_bytes()
     for read_only in (True, False):
-        with pytest.raises(CorruptedDatabase, match="1 row damaged in interests, which its reactions cannot rebuild"):
+        # the intact interest is not the size of the newest reaction either: 2 rows
+        with pytest.raises(CorruptedDatabase, match="2 rows damaged in interests, which its reactions cannot rebuild"):
             PreferenceStore(db, read_only=read_only)
     assert db.read_bytes() == before
     moved = PreferenceStore.recover(db)

@@ -7,6 +7,8 @@ import os
 import sqlite3
 from pathlib import Path
 
+import numpy as np
+
 from edge_ranker.errors import EdgeRankerError
 
 MIGRATIONS: list[str] = [
@@ -167,7 +169,21 @@ def open_read_only(path: Path) -> sqlite3.Connection:
 def connect(database: Path | str, uri: bool = False) -> sqlite3.Connection:
     """The store's connection: shared by its threads under its lock, waiting for other processes' locks, and in
     autocommit mode, its transactions begun explicitly."""
-    return sqlite3.connect(database, uri=uri, check_same_thread=False, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    con = sqlite3.connect(database, uri=uri, check_same_thread=False, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    return with_functions(con)
+
+
+def with_functions(con: sqlite3.Connection) -> sqlite3.Connection:
+    """``con`` with the SQL function ``DAMAGE`` calls."""
+    con.create_function("finite_floats", 1, finite_floats, deterministic=True)
+    return con
+
+
+def finite_floats(value: object) -> int:
+    """SQL ``finite_floats(x)``: 1 where ``x`` is bytes of float32s that are all finite numbers. A NaN or an infinity
+    in a stored vector makes every score it touches NaN, and SQL has no way to see one."""
+    ok = isinstance(value, bytes) and len(value) % 4 == 0 and np.isfinite(np.frombuffer(value, np.float32)).all()
+    return int(ok)
 
 
 def _connect_reading(uri: str) -> sqlite3.Connection:
@@ -190,7 +206,7 @@ def inspect_file(path: Path) -> int | None:
     if not path.is_file() or path.stat().st_size == 0:
         return 0
     try:
-        con = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
+        con = with_functions(sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S))
     except sqlite3.Error:
         return None
     try:
@@ -238,12 +254,17 @@ def damaged_store(path: Path, what: str) -> CorruptedDatabase:
     )
 
 
-# Rows no edge-ranker writes: a vector that is no whole number of float32s, or a value of another type than its
-# column's (SQLite keeps what it is given), per table; each would fail deep in a read instead of at the open.
+# Rows no edge-ranker writes: a vector that is no whole number of float32s or holds a value that is not a finite
+# number, or a value of another type than its column's (SQLite keeps what it is given), per table; each would fail
+# deep in a read, or make scores NaN, instead of being named at the open. An interest point must also be the size of
+# its model's newest reaction, if it has any, which the next ranking compares it with (its matrix product would fail).
 DAMAGE = {
     "feedback": "typeof(embedding) != 'blob' OR length(embedding) = 0 OR length(embedding) % 4 != 0 "
+    "OR NOT finite_floats(embedding) "
     "OR typeof(ts) NOT IN ('real', 'integer') OR typeof(text) NOT IN ('text', 'null') OR typeof(doc_id) != 'text'",
     "interests": "typeof(point) != 'blob' OR length(point) = 0 OR length(point) % 4 != 0 "
+    "OR NOT finite_floats(point) OR length(point) != coalesce((SELECT length(embedding) FROM feedback "
+    "WHERE feedback.model = interests.model ORDER BY feedback.id DESC LIMIT 1), length(point)) "
     "OR typeof(view_count) != 'integer' OR typeof(view_time) NOT IN ('real', 'integer') "
     "OR typeof(last_view) NOT IN ('real', 'integer')",
 }  # not the document vectors: up to 100,000 rows to read at each open, and a cache whose damaged rows are recomputed
