@@ -8,6 +8,7 @@ Training entry points live in their lifecycle packages (``from edge_ranker.disti
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import logging
 import os
 import sys
@@ -46,6 +47,7 @@ _LAZY = {
 }
 
 _TRAINING = {"export_model"}  # needs the `train` extra (torch): not in ``import *``, which loads every name
+_TRAINING_NEEDS = "torch"  # what tells that the `train` extra is installed, found without importing it
 __all__ = sorted(set(_LAZY) - _TRAINING)
 
 if TYPE_CHECKING:  # type checkers see the real names; at run time they load on first use
@@ -64,7 +66,10 @@ if TYPE_CHECKING:  # type checkers see the real names; at run time they load on 
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+    """The names that resolve here: the training ones only where the `train` extra is installed, since ``help``,
+    ``inspect.getmembers`` and editors read every name ``dir`` lists and would stop at one that cannot load."""
+    trained = importlib.util.find_spec(_TRAINING_NEEDS) is not None
+    return sorted([*globals(), *(n for n in _LAZY if trained or n not in _TRAINING)])
 
 
 def __getattr__(name: str) -> Any:

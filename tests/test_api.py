@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import pydoc
 from pathlib import Path
 
 import numpy as np
@@ -225,6 +226,10 @@ def test_import_star_gives_the_runtime_and_training_names_say_what_to_install(mo
     monkeypatch.setitem(edge_ranker._LAZY, "export_model", "edge_ranker_missing_module")
     with pytest.raises(ModuleNotFoundError, match=r"pip install 'edge-ranker\[train\]'"):
         _ = edge_ranker.export_model
+    # without the extra, dir() leaves the name out, so help() and inspect, which read all it lists, work
+    monkeypatch.setattr(edge_ranker, "_TRAINING_NEEDS", "edge_ranker_missing_module")
+    assert "export_model" not in dir(edge_ranker) and "Ranker" in dir(edge_ranker)
+    assert "PreferenceStore" in pydoc.render_doc(edge_ranker)
 
 
 def test_a_vector_of_another_size_than_the_interests_is_refused_and_nothing_is_stored(tmp_path):

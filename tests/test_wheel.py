@@ -101,6 +101,15 @@ def test_runtime_install_has_no_training_stack(install):
     probe = f"import importlib.util as u, sys; sys.exit(any(u.find_spec(m) for m in {extras!r}))"
     _check([str(install.venv / "bin" / "python"), "-c", probe])
     _check([str(install.venv / "bin" / "python"), "-c", "from edge_ranker import *; Ranker, Encoder, build_vocab"])
+    # help() and inspect read every name dir() lists: the training ones, which cannot load here, are not listed
+    helped = subprocess.run(
+        [str(install.venv / "bin" / "python"), "-c", "import edge_ranker; help(edge_ranker)"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PAGER": "cat"},
+        timeout=120,
+    )
+    assert helped.returncode == 0 and "PreferenceStore" in helped.stdout, helped.stderr[-600:]
 
 
 def test_demo(install):
