@@ -203,19 +203,26 @@ def test_time_spent_on_a_document_weighs_its_interest(semantic, tmp_path):
     ranker.viewed({"id": "b", "text": "a lake"}, 30.0)
     (interest,) = ranker.store.interests(ranker.model_key)[0]
     assert interest.view_time == 30.0
-    for seconds in (86_400.5, 1e308, float("inf"), -1.0, True):  # summed, 1e308 twice would store infinity
-        with pytest.raises(EdgeRankerError, match="view time"):
+    ranker.viewed({"id": "b", "text": "a lake"}, np.float32(5))  # numpy's numbers too, stored as floats
+    ranker.viewed({"id": "b", "text": "a lake"}, np.int64(5))
+    assert ranker.store.interests(ranker.model_key)[0][0].view_time == 40.0
+    for seconds in (86_400.5, 1e308, float("inf"), -1.0, np.float32("nan")):  # summed, 1e308 twice: infinity
+        with pytest.raises(EdgeRankerError, match="view time must be from 0 to 86400 seconds"):
             ranker.viewed({"id": "b", "text": "a lake"}, seconds)
-    assert ranker.store.interests(ranker.model_key)[0][0].view_time == 30.0
+    for seconds in (True, np.bool_(True), "5", None):
+        with pytest.raises(EdgeRankerError, match="view time must be a number of seconds"):
+            ranker.viewed({"id": "b", "text": "a lake"}, seconds)
+    assert ranker.store.interests(ranker.model_key)[0][0].view_time == 40.0
 
 
 def test_forget_refuses_what_is_not_a_document_id(semantic, tmp_path):
     ranker = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))
     ranker.feedback({"id": "a", "text": "rivers and lakes"}, "like")
-    for wrong in (None, ["a"], 1.5, True):
+    ranker.feedback({"id": 7, "text": "seas"}, "like")
+    for wrong in (None, ["a"], 1.5, True, np.bool_(True), np.float64(7)):
         with pytest.raises(EdgeRankerError, match="forget takes a document id"):
             ranker.forget(wrong)
-    assert ranker.store.feedback_count() == 1 and ranker.forget("a") == 1
+    assert ranker.store.feedback_count() == 2 and ranker.forget("a") == 1 and ranker.forget(np.int64(7)) == 1
 
 
 def test_import_star_gives_the_runtime_and_training_names_say_what_to_install(monkeypatch):
@@ -247,7 +254,11 @@ def test_a_vector_of_another_size_than_the_interests_is_refused_and_nothing_is_s
 def test_an_integer_id_is_its_decimal_string_in_every_way_in_and_swapped_models_are_refused(semantic, tmp_path):
     relevance = Encoder.load("relevance")
     assert Document(7, "seven").id == "7" == Document.from_dict({"id": 7, "text": "seven"}).id
-    for bad in (True, 7.0, None, 10**5000):
+    # numpy's integers and numbers too: ids and times often come from a numpy or pandas column
+    assert Document(np.int64(7), "seven").id == "7" == Document.from_dict({"id": np.uint8(7), "text": "seven"}).id
+    assert Document("a", "x", np.float32(1.5e9)).published == float(np.float32(1.5e9))
+    assert Document("a", "x", np.int64(1_500_000_000)).published == 1.5e9
+    for bad in (True, np.bool_(True), 7.0, np.float64(7), None, 10**5000):
         with pytest.raises(EdgeRankerError, match="id"):
             Document(bad, "x")
     with pytest.raises(EdgeRankerError, match="at most 4,300 digits"):

@@ -95,7 +95,7 @@ class Document:
         them."""
         if not isinstance(d, dict) or "id" not in d or "text" not in d:
             raise EdgeRankerError(f"a document needs an 'id' and a 'text', got {str(d)[:80]!r}")
-        if isinstance(d["id"], bool) or not isinstance(d["id"], (str, int)) or d["id"] == "":
+        if not (isinstance(d["id"], str) or _integer(d["id"])) or d["id"] == "":
             raise EdgeRankerError(f"a document's 'id' must be a non-blank string or an integer, got {d['id']!r}")
         doc_id = _decimal_id(d["id"])
         text = d["text"]
@@ -104,11 +104,17 @@ class Document:
         return cls(doc_id, text, d.get("published"))
 
 
+def _integer(value: object) -> bool:
+    """Whether ``value`` is an integer, numpy's included (ids often come from a numpy or pandas column), not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
 def _decimal_id(doc_id: Any) -> Any:
     """An integer id as the string it stands for (one past Python's digit limit for ``str`` refused in words); any
     other id as it is, for its checks to take or refuse."""
-    if not isinstance(doc_id, int) or isinstance(doc_id, bool):
+    if not _integer(doc_id):
         return doc_id
+    doc_id = int(doc_id)
     try:
         return str(doc_id)
     except ValueError as exc:
@@ -127,7 +133,7 @@ def _published(value: object, doc_id: str) -> float | None:
             raise EdgeRankerError(f"document {doc_id}: 'published' is not ISO-8601: {value!r}") from exc
     if isinstance(value, datetime):
         value = (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).timestamp()
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not finite(value):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not finite(value):
         raise EdgeRankerError(f"document {doc_id}: 'published' must be unix seconds, ISO-8601 or a datetime")
     if value > LAST_SECOND:  # would sort first in every cold start, for ever
         raise EdgeRankerError(
@@ -403,14 +409,14 @@ class Ranker:
         interest can be learnt from (``feedback`` refuses it: no word, or not one the models can read) counts
         towards none, since its closest interest would be chance."""
         (doc,) = _documents([doc])
-        check_view_time(seconds)  # before the model runs
+        seconds = check_view_time(seconds)  # before the model runs
         if self._learnable(doc.text):
             self.store.add_view_time(self.interest_vectors([doc.text])[0], seconds, self.model_key)
 
     def forget(self, doc_id: str | int) -> int:
         """Undo the user's reactions to ``doc_id`` (the interests are rebuilt without them); returns how many
         reactions were undone."""
-        if isinstance(doc_id, bool) or not isinstance(doc_id, (str, int)):  # str() of a list would forget nothing
+        if not isinstance(doc_id, str) and not _integer(doc_id):  # str() of a list would forget nothing
             raise EdgeRankerError(f"forget takes a document id (a string or an integer), got {type(doc_id).__name__}")
         return self.store.forget_document(_decimal_id(doc_id))
 

@@ -493,7 +493,7 @@ class PreferenceStore:
 
     def add_view_time(self, embedding: np.ndarray, seconds: float, model: str) -> None:
         """Dwell time counts towards the closest positive interest."""
-        check_view_time(seconds)
+        seconds = check_view_time(seconds)
         emb = unit(_vector(embedding))
         with self._write():
             cois = self._interests(model, True)
@@ -723,10 +723,13 @@ def _check_size(cois: list[CoI], emb: np.ndarray, model: str) -> None:
         )
 
 
-def check_view_time(seconds: object) -> None:
-    """One view's dwell time: seconds from 0 to ``MAX_VIEW_S``."""
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= MAX_VIEW_S:
+def check_view_time(seconds: object) -> float:
+    """One view's dwell time: seconds from 0 to ``MAX_VIEW_S``, any real number (numpy's too) as a float."""
+    if isinstance(seconds, (bool, np.bool_)) or not isinstance(seconds, numbers.Real):
+        raise EdgeRankerError(f"view time must be a number of seconds, got {type(seconds).__name__}")
+    if not 0 <= seconds <= MAX_VIEW_S:
         raise EdgeRankerError(f"view time must be from 0 to {MAX_VIEW_S:g} seconds (a day), got {seconds!r}")
+    return float(seconds)
 
 
 def check_id(doc_id: object, blank_ok: bool = False) -> None:
