@@ -378,8 +378,15 @@ def cmd_rank(a: argparse.Namespace) -> None:
     ranker = _ranker(a)
     try:
         ranked = ranker.rank(docs, query=a.query)[: a.top or None]
+        unreacted = ranker.store.feedback_count() == 0
     finally:
         ranker.store.close()
+    if unreacted:  # a mistyped --db is a new, empty store: say that nothing personal ranked this feed
+        print(
+            f"edge-ranker: no likes or dislikes are stored in {ranker.store.path} yet, so nothing personal ranks "
+            "this feed; `edge-ranker feedback like ID --text TEXT` stores one",
+            file=sys.stderr,
+        )
     if a.json or not sys.stdout.isatty():
         for r in ranked:
             print(_json(r.to_dict(), allow_nan=False))
@@ -414,7 +421,7 @@ def cmd_feedback(a: argparse.Namespace) -> None:
     if a.text is None:
         raise EdgeRankerError(f"{a.reaction} needs the document's text: --text TEXT")
     semantic = Encoder.load(_shipped(a.semantic, "semantic"), threads=a.threads)
-    ranker = Ranker(semantic, _relevance(a), PreferenceStore(a.db))
+    ranker = Ranker(semantic, _relevance(a), PreferenceStore(_store_path(a.db)))
     try:
         event = ranker.feedback({"id": a.doc_id, "text": a.text}, a.reaction)
     finally:
@@ -470,10 +477,16 @@ def _forget(db: str | None) -> None:
 
 
 def _store_path(db: str | None) -> Path:
-    """The preference store's path: ``db``, else the user's default."""
+    """The preference store's path: ``db``, else the user's default. The folders of the default are made where
+    missing; those of a ``--db`` are not, so a mistyped one is said rather than made with an empty store in it."""
     from edge_ranker.runtime.store_files import default_path, user_path
 
-    return user_path(db, "preference database path", database=True) if db is not None else default_path()
+    if db is None:
+        return default_path()
+    path = user_path(db, "preference database path", database=True)
+    if not path.absolute().parent.is_dir():
+        raise EdgeRankerError(f"--db {path}: there is no folder {path.absolute().parent}; create it, or check the path")
+    return path
 
 
 def _existing_store(db: str | None, read_only: bool = False):

@@ -39,11 +39,14 @@ def exported(tiny_student, tmp_path_factory):
 def test_feedback_rank_prefs(exported, tmp_path):
     db = tmp_path / "p.db"
     common = ["--semantic", exported, "--relevance", exported, "--db", db]
+    docs = "\n".join(json.dumps({"id": str(i), "text": t}) for i, t in enumerate(["green river", "stone house", ""]))
+    r = cli("rank", "-", *common, stdin=docs + "\n")  # a new (or mistyped) store: ranked, and said so
+    assert r.returncode == 0 and r.stderr.startswith(f"edge-ranker: no likes or dislikes are stored in {db} yet")
     r = cli("feedback", "like", "a", "--text", "the green river", *common)
     assert r.returncode == 0, r.stderr
-    docs = "\n".join(json.dumps({"id": str(i), "text": t}) for i, t in enumerate(["green river", "stone house", ""]))
     stored = json.loads(cli("prefs", "export", "--db", db).stdout)["feedback"][0]["model"]
-    assert cli("rank", "-", *common, stdin=docs + "\n").returncode == 0  # no query: the same pair of models
+    r = cli("rank", "-", *common, stdin=docs + "\n")  # no query: the same pair of models
+    assert r.returncode == 0 and r.stderr == "", r.stderr
     assert json.loads(cli("prefs", "export", "--db", db).stdout)["feedback"][0]["model"] == stored  # not re-embedded
     r = cli("rank", "-", "--query", "river", *common, stdin=docs + "\n")
     assert r.returncode == 0, r.stderr
@@ -64,6 +67,10 @@ def test_feedback_rank_prefs(exported, tmp_path):
 def test_bad_input_messages(exported, tmp_path):
     db = tmp_path / "p.db"
     common = ["--semantic", exported, "--relevance", exported, "--db", db]
+    for command in (["rank", "-"], ["feedback", "like", "a", "--text", "river"], ["prefs", "export"]):
+        missing = ["--semantic", exported, "--db", tmp_path / "typo" / "p.db"][2 if command[0] == "prefs" else 0 :]
+        _one_line_error(cli(*command, *missing, stdin=""), "there is no folder", "typo")
+    assert not (tmp_path / "typo").exists()  # a mistyped --db makes no folder
     r = cli("rank", "-", *common, stdin="{not json}\n")
     assert r.returncode == 2 and "line 1 is not a JSON document" in r.stderr and "Traceback" not in r.stderr
     r = cli("rank", "-", "--semantic", tmp_path / "nope", "--db", db, stdin="")
