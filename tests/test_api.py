@@ -45,6 +45,18 @@ def test_a_role_for_a_model_without_roles_is_an_error(semantic, tiny_model):
     assert tiny.roles == ["passage", "query"] and tiny.encode("x", role="query").shape == (32,)
 
 
+def test_encode_query_and_encode_document_take_the_roles_the_model_has(semantic, tiny_model):
+    """sentence-transformers' ``encode_query`` / ``encode_document``: the role's prefix where the model has roles,
+    plain ``encode`` where it has none, so search code embeds queries one way whichever model it holds."""
+    tiny = Encoder.load(tiny_model)
+    texts = ["a green river", "ein grüner Fluss"]
+    np.testing.assert_array_equal(tiny.encode_query(texts), tiny.encode(texts, role="query"))
+    np.testing.assert_array_equal(tiny.encode_document(texts[0]), tiny.encode(texts[0], role="passage"))
+    assert np.abs(tiny.encode_query(texts) - tiny.encode_document(texts)).max() > 1e-3
+    np.testing.assert_allclose(semantic.encode_query(texts, batch_size=1), semantic.encode(texts), atol=1e-6)
+    np.testing.assert_array_equal(semantic.encode_document(texts), semantic.encode(texts))
+
+
 def test_readable_reprs_and_exports(semantic, tmp_path):
     store = PreferenceStore(tmp_path / "p.db")
     ranker = Ranker(semantic, None, store)

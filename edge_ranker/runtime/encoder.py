@@ -281,6 +281,20 @@ class Encoder:
         out = vecs if len(ids) == len(parts) else self._pooled(parts, vecs)
         return out[0] if single else out
 
+    def encode_query(
+        self, texts: Sequence[str | bytes] | str | bytes, batch_size: int | None = None, show_progress_bar: bool = False
+    ) -> np.ndarray:
+        """``encode`` in the query role where the model has roles, else as any text: sentence-transformers'
+        ``encode_query``, so search code can embed queries one way whichever model it holds."""
+        return self.encode(texts, "query" if self.roles else None, batch_size, show_progress_bar)
+
+    def encode_document(
+        self, texts: Sequence[str | bytes] | str | bytes, batch_size: int | None = None, show_progress_bar: bool = False
+    ) -> np.ndarray:
+        """``encode`` in the passage role where the model has roles, else as any text: sentence-transformers'
+        ``encode_document``."""
+        return self.encode(texts, "passage" if self.roles else None, batch_size, show_progress_bar)
+
     def _pooled(self, parts: list[list[list[int]]], vecs: np.ndarray) -> np.ndarray:
         """Each text's vector: its windows' unit vectors weighted by their tokens, renormalised (one window: as is)."""
         out = np.zeros((len(parts), self.dim), dtype=np.float32)
