@@ -118,6 +118,25 @@ def test_a_new_semantic_model_re_embeds_the_stored_likes(tiny_model, tmp_path, s
     assert ranked.ids == ["y", "x"] and ranked[0].interest["positive_interest"] is not None
 
 
+def test_a_running_ranker_takes_back_the_reactions_another_pair_of_models_moved(tiny_model, tmp_path, semantic):
+    """Two Rankers of other models on one store (an app and a command line of other --relevance): each start moves
+    the reactions into its models' space, and a Ranker already running took them back only when made again, so it
+    ranked cold and did not see the other's likes. Now it looks whenever the store has changed."""
+    tiny = Encoder.load(tiny_model)
+    feed = [{"id": "x", "text": "football match"}, {"id": "y", "text": "a lake and a river"}]
+    first = Ranker(semantic, tiny, PreferenceStore(tmp_path / "p.db"))
+    second = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))
+    second.feedback({"id": "a", "text": "rivers and lakes"}, "like")
+    assert first.rank(feed)[0].personal_score is not None  # the other pair's like, taken in
+    Ranker(semantic, tiny, PreferenceStore(tmp_path / "p.db"))  # moves both likes back into the pair's space
+    assert [r.personal_score is not None for r in second.rank(feed)] == [True, True]
+    assert second.rank(feed).ids == ["y", "x"]
+    second.feedback({"id": "b", "text": "football scores"}, "dislike")
+    first.rank(feed)
+    (liked,), (disliked,) = first.store.interests(first.model_key)
+    assert liked.view_count == 1 and disliked.view_count == 1
+
+
 def test_with_a_relevance_model_interests_hold_both_models_vectors(semantic, tmp_path):
     """An interest's similarity is the two models' cosines weighted by the semantic model's share; likes stored
     with the semantic model alone are embedded again into the pair's space, from their text."""

@@ -323,7 +323,9 @@ class Ranker:
         self._query_lock = threading.Lock()
         pair = f"+{model_key(relevance)}@{SEMANTIC_SHARE:g}" if relevance is not None else ""
         self.model_key = model_key(semantic) + pair
-        self._adopt_stored_reactions()
+        self._adopt_lock = threading.Lock()
+        self._adopted: tuple[int, int] | None = None  # the store's version when its reactions were last adopted
+        self._interests()
 
     def __repr__(self) -> str:
         rel = self.relevance.name if self.relevance is not None else None
@@ -420,6 +422,16 @@ class Ranker:
             raise EdgeRankerError(f"forget takes a document id (a string or an integer), got {type(doc_id).__name__}")
         return self.store.forget_document(_decimal_id(doc_id))
 
+    def _interests(self) -> tuple[list, list]:
+        """The store's interests in these models' space, after adopting the reactions stored in another's: at the
+        start, and again whenever the store has changed since, since another Ranker of other models on the same
+        store (which the README advises against) moves them into its own space, and this one would rank cold."""
+        with self._adopt_lock:
+            if self._adopted != self.store.version():
+                self._adopt_stored_reactions()
+                self._adopted = self.store.version()
+        return self.store.interests(self.model_key)
+
     def _adopt_stored_reactions(self) -> None:
         """Reactions stored under another model key (an earlier release, other models, another semantic share) are
         re-embedded from their stored text into these models' space, so a model update keeps the user's interests.
@@ -486,7 +498,7 @@ class Ranker:
                 "a query needs a relevance model: give the Ranker one (Encoder.load('relevance'); on the command line "
                 "--relevance relevance), or rank without the query"
             )
-        positive, negative = (alive(c, now, self.config) for c in self.store.interests(self.model_key))
+        positive, negative = (alive(c, now, self.config) for c in self._interests())
         use_personal = len(positive) >= self.config.min_positive_cois or bool(negative)
         use_query = bool(query) and self.relevance is not None
         n = len(docs)

@@ -576,11 +576,17 @@ class PreferenceStore:
         ).fetchall()
         return [CoI(r[0], positive, np.frombuffer(r[1], dtype=np.float32).copy(), r[2], r[3], r[4]) for r in rows]
 
+    def version(self) -> tuple[int, int]:
+        """A token that changes with every commit, this store's or (SQLite's ``data_version``) another connection's:
+        what was read under an equal token is still what is stored."""
+        with self._read():
+            return self._writes, self._db.execute("PRAGMA data_version").fetchone()[0]
+
     def interests(self, model: str) -> tuple[list[CoI], list[CoI]]:
         """The positive and negative centers of interest in ``model``'s vector space. Read again only after a
         write, by this store or (SQLite's ``data_version``) by another connection: ranking reads them every time."""
         with self._read():
-            version = (self._writes, self._db.execute("PRAGMA data_version").fetchone()[0])
+            version = self.version()
             cached = self._interest_cache.get(model)
             if cached is None or cached[0] != version:
                 if (self.read_only and self.damaged_interests) or model in self._moved:
