@@ -132,9 +132,10 @@ def test_a_running_ranker_takes_back_the_reactions_another_pair_of_models_moved(
     assert [r.personal_score is not None for r in second.rank(feed)] == [True, True]
     assert second.rank(feed).ids == ["y", "x"]
     second.feedback({"id": "b", "text": "football scores"}, "dislike")
-    first.rank(feed)
+    Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))  # moved away from the pair's space again
+    first.viewed({"id": "c", "text": "a lake"}, 30.0)  # not lost with the interests that were moved
     (liked,), (disliked,) = first.store.interests(first.model_key)
-    assert liked.view_count == 1 and disliked.view_count == 1
+    assert liked.view_count == 1 and disliked.view_count == 1 and liked.view_time == 30.0
 
 
 def test_with_a_relevance_model_interests_hold_both_models_vectors(semantic, tmp_path):

@@ -413,6 +413,7 @@ class Ranker:
         (doc,) = _documents([doc])
         seconds = check_view_time(seconds)  # before the model runs
         if self._learnable(doc.text):
+            self._interests()  # the liked interests it goes to, in these models' space
             self.store.add_view_time(self.interest_vectors([doc.text])[0], seconds, self.model_key)
 
     def forget(self, doc_id: str | int) -> int:
