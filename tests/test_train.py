@@ -551,3 +551,47 @@ def test_texts_per_group_keeps_each_groups_first_text_and_draws_its_others_anew_
     again = collate(_Tok(), torch.randn(3, 4), texts_per_group=3, seed=0)
     assert again(groups)["texts"] == collate(_Tok(), torch.randn(3, 4), texts_per_group=3, seed=0)(groups)["texts"]
     assert collate(_Tok(), torch.randn(3, 4))(groups)["texts"] == [t for g in groups for t in g.texts]
+
+
+def test_a_diverging_run_stops_with_what_to_do_and_saves_no_student(tiny_vocab, tmp_path):
+    """A learning rate that sends the weights to infinity trained on and wrote a student of NaNs, which export
+    met as an internal assertion; the run now stops at the first loss that is not finite."""
+    groups, targets = _data()
+    tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
+    cfg = TrainConfig(epochs=2, batch_size=32, lr=1e30, hidden=32, heads=2, ffn=64, max_length=32)
+    with pytest.raises(EdgeRankerError, match=r"training diverged.*Lower the learning rate \(--lr\)"):
+        train_student(groups, targets, tok, StudentInfo(), tmp_path / "s", cfg, show_progress=False)
+    assert not (tmp_path / "s" / "model.safetensors").exists()
+
+
+def test_a_student_with_weights_that_are_not_finite_is_refused_by_name(tiny_vocab, tmp_path):
+    from safetensors.torch import load_file, save_file
+
+    groups, targets = _data(40)
+    tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
+    cfg = TrainConfig(epochs=1, batch_size=16, hidden=32, heads=2, ffn=64, max_length=32)
+    train_student(groups, targets, tok, StudentInfo(), tmp_path / "s", cfg, show_progress=False)
+    weights = load_file(tmp_path / "s" / "model.safetensors")
+    name = next(n for n in weights if "dense.weight" in n)
+    weights[name][0, 0] = float("nan")
+    save_file(weights, tmp_path / "s" / "model.safetensors", metadata={"format": "pt"})
+    with pytest.raises(EdgeRankerError, match="is not finite .*diverged"):
+        TorchStudentEncoder(tmp_path / "s")
+
+
+def test_a_config_with_no_loss_weighted_above_zero_is_refused_before_any_work():
+    for losses in ({"mse": 0.0}, {"mse": 0.0, "contrastive": 0.0}, {}):
+        with pytest.raises(EdgeRankerError, match="at least one loss needs a weight above 0"):
+            TrainConfig(losses=losses)
+
+
+def test_a_cap_of_zero_tatoeba_pairs_is_none_and_a_folder_without_its_files_is_named(tmp_path):
+    from edge_ranker.datasets.training import tatoeba_pairs
+
+    _data_root(tmp_path)
+    assert tatoeba_pairs(tmp_path, ["de"], 0, held=set()) == []
+    assert len(tatoeba_pairs(tmp_path, ["de"], 5, held=set())) == 5
+    assert len(tatoeba_pairs(tmp_path, ["de"], None, held=set())) == 200
+    (tmp_path / "parallel" / "tatoeba_v2021" / "deu-eng" / "t.eng").unlink()
+    with pytest.raises(EdgeRankerError, match="lacks its .eng or .deu file"):
+        tatoeba_pairs(tmp_path, ["de"], held=set())

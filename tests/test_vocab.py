@@ -148,3 +148,19 @@ def test_a_language_wordfreq_does_not_know_is_named(monkeypatch):
         monkeypatch.setitem(sys.modules, "wordfreq", types.SimpleNamespace(top_n_list=top_n_list))
         with pytest.raises(EdgeRankerError, match="wordfreq has no words for language 'xx'"):
             _wordfreq_lines("wordfreq:xx:100")
+
+
+def test_a_sentencepiece_model_that_is_missing_a_folder_or_not_one_is_named(tmp_path):
+    """sentencepiece's own errors (NOT_FOUND, INTERNAL: could not parse ModelProto) reached the user as a bug."""
+    from edge_ranker.vocab.convert import from_sentencepiece
+
+    with pytest.raises(EdgeRankerError, match="nowhere.model is not found"):
+        from_sentencepiece(tmp_path / "nowhere.model", tmp_path / "out")
+    with pytest.raises(EdgeRankerError, match="is a folder"):
+        from_sentencepiece(tmp_path, tmp_path / "out")
+    pytest.importorskip("sentencepiece")
+    for content in (b"", b"not a model at all", bytes(range(256))):
+        (tmp_path / "bad.model").write_bytes(content)
+        with pytest.raises(EdgeRankerError, match="bad.model is not a SentencePiece model"):
+            from_sentencepiece(tmp_path / "bad.model", tmp_path / "out")
+    assert not (tmp_path / "out").exists()

@@ -61,8 +61,9 @@ def tatoeba_pairs(
         dirs = [d for d in (root / "parallel" / "tatoeba_v2021").glob("*") if code in d.name.split("-")]
         if not dirs:
             raise EdgeRankerError(f"Tatoeba folder for {lang} not found under {root} (set EDGE_RANKER_DATA?)")
-        src = next(dirs[0].glob("*.eng"))
-        tgt = next(dirs[0].glob(f"*.{code}"))
+        src, tgt = (next(dirs[0].glob(f"*.{c}"), None) for c in ("eng", code))
+        if src is None or tgt is None:
+            raise EdgeRankerError(f"Tatoeba folder {dirs[0]} lacks its .eng or .{code} file")
         seen: set[tuple[str, str]] = set()
         pairs = []
         for s, t in _read_aligned(src, tgt):
@@ -71,7 +72,7 @@ def tatoeba_pairs(
             seen.add((s, t))
             pairs.append(Pair(s, t, lang))
         rng.shuffle(pairs)
-        out.extend(pairs[:max_per_lang] if max_per_lang else pairs)
+        out.extend(pairs if max_per_lang is None else pairs[:max_per_lang])  # 0 is none, as a cap of 0 says
     rng.shuffle(out)
     return out
 

@@ -142,6 +142,8 @@ class TrainConfig:
             raise EdgeRankerError(f"dropout must be in [0, 1) and warmup in [0, 1], not {self.dropout} / {self.warmup}")
         if min(self.weight_decay, self.init_std, self.grad_clip, *self.losses.values(), 0) < 0:
             raise EdgeRankerError("weight_decay, init_std, grad_clip and the loss weights must be 0 or more")
+        if not any(w > 0 for w in self.losses.values()):  # nothing to train: found now, not after the teacher phase
+            raise EdgeRankerError(f"at least one loss needs a weight above 0, got {self.losses}")
         if not 0 <= self.seed < 2**32:  # the range numpy and scikit-learn take
             raise EdgeRankerError(f"seed must be from 0 to {2**32 - 1}, not {self.seed}")
         if self.threads is not None and self.threads < 1:

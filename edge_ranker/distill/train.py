@@ -37,6 +37,7 @@ from edge_ranker.modeling.student import (
     Student,
     StudentInfo,
     StudentTokenizer,
+    not_finite,
     save_student,
     sif_token_logits,
 )
@@ -255,6 +256,14 @@ def train_student(
             if bm25_of:
                 b.lexical = config.lexical * bm25_of(b.column.tolist())
             loss, _ = loss_of(b)
+            # every process's loss, checked before any backward pass, so that all of them stop at the same step
+            losses_now = accelerator.gather(loss.detach()[None]) if accelerator.num_processes > 1 else loss.detach()
+            if not torch.isfinite(losses_now).all():
+                raise EdgeRankerError(
+                    f"training diverged at step {epoch * len(loader) + len(losses) + 1} of {total}: the loss is "
+                    f"{float(loss.detach()):g}, and the student was not saved. Lower the learning rate (--lr) or "
+                    "check the data"
+                )
             accelerator.backward(loss)
             if config.grad_clip:
                 accelerator.clip_grad_norm_(model.parameters(), config.grad_clip)
@@ -271,6 +280,9 @@ def train_student(
     accelerator.wait_for_everyone()
     unwrapped: Student = accelerator.unwrap_model(model)
     unwrapped.eval()
+    bad = not_finite(unwrapped)  # the last step's update is checked by no loss
+    if bad:
+        raise EdgeRankerError(f"training diverged: the student's {bad} is not finite, and it was not saved. Lower --lr")
     log["digest"] = params_digest(unwrapped)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -216,7 +216,15 @@ def load_student(path: str | Path) -> tuple[Student, Tokenizer, StudentInfo]:
             model.hidden_logit.weight.copy_(torch.from_numpy(w["hidden_weight"]))
             model.hidden_logit.bias.copy_(torch.from_numpy(w["hidden_bias"]))
     model.eval()
+    bad = not_finite(model)
+    if bad:
+        raise EdgeRankerError(f"{p} holds a student whose {bad} is not finite (NaN or infinity): its training diverged")
     return model, tokenizer, info
+
+
+def not_finite(model: torch.nn.Module) -> str | None:
+    """The first weight of ``model`` that holds a NaN or an infinity, by name; None when every one is finite."""
+    return next((n for n, w in model.state_dict().items() if not torch.isfinite(w).all()), None)
 
 
 class TorchStudentEncoder:

@@ -14,11 +14,18 @@ EXTRA_SPECIALS = ["[PAD]", "[CLS]", "[SEP]", "[MASK]"]
 
 def from_sentencepiece(sp_model: str | Path, out_dir: str | Path) -> Path:
     """Write ``tokenizer.json`` (pieces and scores of ``sp_model``, NFKC, metaspace, [CLS] $A [SEP])."""
+    path = Path(sp_model)
+    if not path.is_file():
+        what = "a folder" if path.is_dir() else "not found"
+        raise EdgeRankerError(f"{path} is {what}: give a SentencePiece .model file")
     try:
         import sentencepiece as spm
     except ImportError as exc:
         raise EdgeRankerError("converting a SentencePiece model needs: pip install sentencepiece") from exc
-    sp = spm.SentencePieceProcessor(model_file=str(sp_model))
+    try:
+        sp = spm.SentencePieceProcessor(model_file=str(path))
+    except (RuntimeError, OSError) as exc:  # sentencepiece says INTERNAL: could not parse ModelProto, and the like
+        raise EdgeRankerError(f"{path} is not a SentencePiece model ({' '.join(str(exc).split())[:120]})") from exc
     pieces = [(sp.id_to_piece(i), float(sp.get_score(i))) for i in range(sp.get_piece_size())]
     base = len(pieces)
     pieces += [(t, 0.0) for t in EXTRA_SPECIALS]
