@@ -164,3 +164,19 @@ def test_a_sentencepiece_model_that_is_missing_a_folder_or_not_one_is_named(tmp_
         with pytest.raises(EdgeRankerError, match="bad.model is not a SentencePiece model"):
             from_sentencepiece(tmp_path / "bad.model", tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def test_words_longer_than_the_tokenizer_reads_are_left_out_of_training(corpora, tmp_path):
+    """A word over 100 characters is [UNK] whole, and the WordPiece trainer's time grows with the square of a
+    word's length: one 400,000-character word took 49 s, five million about two hours."""
+    from edge_ranker.vocab.builder import make_tokenizer, without_long_words
+
+    tok = make_tokenizer()
+    assert without_long_words(tok, "a short line, kept as it is") == "a short line, kept as it is"
+    assert without_long_words(tok, "keep " + "x" * 101 + " these,words") == "keep these , words"
+    cjk = "水" * 300  # no space, but every CJK character is a word of its own
+    assert without_long_words(tok, cjk).split() == ["水"] * 300
+    long = tmp_path / "long.txt"
+    long.write_text("the " + "ab" * 100_000 + " end\n" + "words of a line\n" * 30, encoding="utf-8")
+    build_vocab({**corpora, "xx": [long]}, tmp_path / "v", vocab_size=140, budget_chars=20_000, show_progress=False)
+    assert max(len(w) for w in (tmp_path / "v" / "vocab.txt").read_text(encoding="utf-8").split()) <= 100
