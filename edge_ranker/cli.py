@@ -516,6 +516,7 @@ def cmd_bench(a: argparse.Namespace) -> None:
         repeats=a.repeats,
         out_dir=a.out,
         tag=a.tag,
+        overwrite=a.overwrite,
     )
     print(table(res))
     specs = [m["spec"] for m in res["models"]]
@@ -818,6 +819,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the repository's committed results use --out bench/results)",
     )
     bn.add_argument("--tag", help="file stem for the JSON and PNG (default: bench-DATE-TIME)")
+    bn.add_argument("--overwrite", action="store_true", help="replace results of the same --tag (default: refuse)")
     bn.set_defaults(func=cmd_bench)
 
     dm = sub.add_parser("demo", help="rank a small multilingual feed for a scripted user with the shipped models")

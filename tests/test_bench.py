@@ -171,6 +171,23 @@ def test_bench_cli_runs_without_energy_counters(tiny_model, tmp_path):
     assert m["latency_ms_b1_short"]["p50"] > 0 and m["size_bytes"] > 0 and m["peak_rss_mb"] > 0
     assert m["cpu_s_b1_short"] > 0 and "energy_unavailable" in m
     assert (tmp_path / "t.png").stat().st_size > 10_000
+    # results of the same tag are refused before anything is measured, unless --overwrite; both files go together
+    before = (tmp_path / "t.json").read_bytes()
+    again = ["bench", tiny_model, "--runs", "5", "--out", tmp_path, "--tag", "t"]
+    r = subprocess.run([sys.executable, "-m", "edge_ranker.cli", *map(str, again)], capture_output=True, text=True)
+    assert r.returncode == 2 and "t.json already exists: give another --tag, or --overwrite" in r.stderr, r.stderr
+    assert (tmp_path / "t.json").read_bytes() == before
+    (tmp_path / "t.png").unlink()
+    (tmp_path / "t.png").mkdir()  # where the chart goes: refused before measuring, even with --overwrite
+    r = subprocess.run(
+        [sys.executable, "-m", "edge_ranker.cli", *map(str, again), "--overwrite"], capture_output=True, text=True
+    )
+    assert r.returncode == 2 and "t.png is not a file the results can be written to" in r.stderr, r.stderr
+    assert (tmp_path / "t.json").read_bytes() == before
+    (tmp_path / "t.png").rmdir()
+    _, m = bench_cli(tiny_model, tmp_path / "no-powercap", tmp_path, "t", "--overwrite")
+    assert (tmp_path / "t.json").read_bytes() != before and (tmp_path / "t.png").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir() if "partial" in p.name) == []
 
 
 def test_bench_with_fake_counters(tiny_model, tmp_path):

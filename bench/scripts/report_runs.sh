@@ -25,6 +25,6 @@ if [ "$step" = all ] || [ "$step" = bench ]; then
   edge-ranker export runs/semantic --out runs/semantic-fp32 --overwrite --quantize fp32 --name semantic-fp32 > /dev/null
   edge-ranker export runs/relevance --out runs/relevance-fp32 --overwrite --quantize fp32 --name relevance-fp32 > /dev/null
   edge-ranker bench --energy semantic runs/semantic-fp32 teacher:use-multilingual-v3 \
-    relevance runs/relevance-fp32 teacher:multilingual-e5-small --out bench/results --tag energy-bench \
+    relevance runs/relevance-fp32 teacher:multilingual-e5-small --out bench/results --tag energy-bench --overwrite \
     | tee runs/report/bench.txt
 fi

@@ -64,12 +64,15 @@ def run_bench(
     repeats: int = 5,
     out_dir: str | Path | None = None,
     tag: str | None = None,
+    overwrite: bool = False,
 ) -> dict:
     """Benchmark each model in its own process; teachers that are not installed land in ``skipped``. A model
     that is neither a folder nor a shipped name is refused before anything is measured.
 
     Writes ``STEM.json`` (and ``STEM.png`` when matplotlib is installed) under ``out_dir``, by default
-    ``default_out_dir()``; ``files`` in the result names them (``png`` is None without matplotlib).
+    ``default_out_dir()``; ``files`` in the result names them (``png`` is None without matplotlib). Results of that
+    stem already there are refused before anything is measured, unless ``overwrite``; both files are replaced
+    together, once both are made.
     """
     models = models or DEFAULT_MODELS
     for spec in models:  # a mistyped name is refused now, not after minutes of measuring the models before it
@@ -78,6 +81,12 @@ def run_bench(
     if tag is not None and (not tag.strip() or tag != Path(tag).name or tag in (".", "..")):
         raise EdgeRankerError(f"the tag {tag!r} must be a plain file stem, without a folder (--out says where)")
     out = output_folder(out_dir or default_out_dir(), "benchmark results", overwrite=True)  # before measuring
+    stem = tag or "bench-" + time.strftime("%Y%m%d-%H%M%S")
+    for path in (out / f"{stem}.json", out / f"{stem}.png"):
+        if path.is_dir() or path.is_symlink() or (path.exists() and not path.is_file()):
+            raise EdgeRankerError(f"{path} is not a file the results can be written to: give another --tag")
+        if path.exists() and not overwrite:
+            raise EdgeRankerError(f"{path} already exists: give another --tag, or --overwrite to replace it")
     result: dict = {
         "machine": machine_info(threads),
         "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
@@ -124,7 +133,7 @@ def run_bench(
     if not any("error" not in m for m in result["models"]):
         reasons = [m["error"] for m in result["models"]] + [f"{s['spec']}: {s['skipped']}" for s in result["skipped"]]
         raise EdgeRankerError(f"no model could be benchmarked: {'; '.join(reasons)}")
-    result["files"] = _write(result, out, tag)
+    result["files"] = _write(result, out, stem)
     return result
 
 
@@ -133,14 +142,22 @@ def has_matplotlib() -> bool:
     return importlib.util.find_spec("matplotlib") is not None
 
 
-def _write(result: dict, out: Path, tag: str | None) -> dict[str, str | None]:
-    """The JSON always; the PNG chart only where matplotlib is installed."""
+def _write(result: dict, out: Path, stem: str) -> dict[str, str | None]:
+    """The JSON always; the PNG chart only where matplotlib is installed. Each is made beside its place first and
+    moved there after both are made, so a failure (a full disk, a chart that cannot be drawn) replaces neither."""
     out.mkdir(parents=True, exist_ok=True)
-    stem = tag or "bench-" + time.strftime("%Y%m%d-%H%M%S")
-    json_path = out / f"{stem}.json"
-    json_path.write_text(json.dumps(result, indent=2))
-    if not has_matplotlib():
-        return {"json": str(json_path), "png": None}
-    from edge_ranker.bench.report import chart
+    made = {out / f"{stem}.json": out / f".{stem}.json.partial"}
+    made[next(iter(made))].write_text(json.dumps(result, indent=2))
+    try:
+        if has_matplotlib():
+            from edge_ranker.bench.report import chart
 
-    return {"json": str(json_path), "png": str(chart(result, out / f"{stem}.png"))}
+            made[out / f"{stem}.png"] = chart(result, out / f".{stem}.partial.png")
+    except BaseException:
+        for partial in made.values():
+            partial.unlink(missing_ok=True)
+        raise
+    for final, partial in made.items():
+        os.replace(partial, final)
+    png = out / f"{stem}.png"
+    return {"json": str(out / f"{stem}.json"), "png": str(png) if png in made else None}
