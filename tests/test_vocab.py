@@ -180,3 +180,22 @@ def test_words_longer_than_the_tokenizer_reads_are_left_out_of_training(corpora,
     long.write_text("the " + "ab" * 100_000 + " end\n" + "words of a line\n" * 30, encoding="utf-8")
     build_vocab({**corpora, "xx": [long]}, tmp_path / "v", vocab_size=140, budget_chars=20_000, show_progress=False)
     assert max(len(w) for w in (tmp_path / "v" / "vocab.txt").read_text(encoding="utf-8").split()) <= 100
+
+
+def test_a_vocabulary_is_written_whole_or_not_at_all(corpora, tmp_path):
+    """Writing over an earlier vocabulary that fails part-way left a tokenizer.json that did not match the vocab.txt
+    and report.json beside it; the files are now written beside their places and moved in together."""
+    out = tmp_path / "v"
+    build_vocab(corpora, out, vocab_size=140, budget_chars=20_000, show_progress=False)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    (out / "report.json").unlink()
+    (out / "report.json").mkdir()
+    with pytest.raises(EdgeRankerError, match="report.json is not a file the vocabulary can be written to"):
+        build_vocab(corpora, out, vocab_size=150, budget_chars=20_000, show_progress=False)
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == {
+        k: v for k, v in before.items() if k != "report.json"
+    }
+    (out / "report.json").rmdir()
+    build_vocab(corpora, out, vocab_size=150, budget_chars=20_000, show_progress=False)
+    assert sorted(p.name for p in out.iterdir()) == ["report.json", "tokenizer.json", "vocab.txt"]
+    assert json.loads((out / "report.json").read_text())["requested_size"] == 150

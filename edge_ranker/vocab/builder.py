@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import re
 import time
@@ -212,12 +213,7 @@ def build_vocab(
     tok.train_from_iterator([without_long_words(words, line) for line in mixed], trainer=trainer, length=len(mixed))
     _finish(tok)
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    tok.save(str(out / "tokenizer.json"))
     vocab = sorted(tok.get_vocab().items(), key=lambda kv: kv[1])
-    (out / "vocab.txt").write_text("".join(f"{t}\n" for t, _ in vocab), encoding="utf-8")
-
     report = VocabReport(
         vocab_size=tok.get_vocab_size(),
         requested_size=vocab_size,
@@ -243,8 +239,33 @@ def build_vocab(
             fertility=fert,
         )
     report.seconds = round(time.perf_counter() - start, 2)
-    (out / "report.json").write_text(report.to_json(), encoding="utf-8")
+    _write_folder(
+        Path(out_dir),
+        {
+            "tokenizer.json": tok.to_str(pretty=True),
+            "vocab.txt": "".join(f"{t}\n" for t, _ in vocab),
+            "report.json": report.to_json(),
+        },
+    )
     return report
+
+
+def _write_folder(out: Path, files: dict[str, str]) -> None:
+    """``files`` (name: UTF-8 text) written into ``out``, each beside its place first and moved there once all are
+    written, so a failure (a full disk, a file that cannot be written) leaves an earlier vocabulary whole."""
+    out.mkdir(parents=True, exist_ok=True)
+    for name in files:
+        if (out / name).exists() and not (out / name).is_file():
+            raise EdgeRankerError(f"{out / name} is not a file the vocabulary can be written to; nothing was changed")
+    partial = {name: out / f".{name}.partial" for name in files}
+    try:
+        for name, text in files.items():
+            partial[name].write_text(text, encoding="utf-8")
+        for name in files:
+            os.replace(partial[name], out / name)
+    finally:
+        for path in partial.values():
+            path.unlink(missing_ok=True)
 
 
 def load_recipe(path: str | Path, data_root: str | Path) -> dict[str, list[str | Path]]:
