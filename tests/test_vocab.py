@@ -199,3 +199,13 @@ def test_a_vocabulary_is_written_whole_or_not_at_all(corpora, tmp_path):
     build_vocab(corpora, out, vocab_size=150, budget_chars=20_000, show_progress=False)
     assert sorted(p.name for p in out.iterdir()) == ["report.json", "tokenizer.json", "vocab.txt"]
     assert json.loads((out / "report.json").read_text())["requested_size"] == 150
+
+
+@pytest.mark.parametrize("pattern", ["/etc/passwd", "a**b"])
+def test_a_recipe_pattern_that_is_no_pattern_under_the_data_folder_is_named(tmp_path, pattern):
+    from edge_ranker.vocab.builder import load_recipe
+
+    recipe = tmp_path / "r.json"
+    recipe.write_text(json.dumps({"languages": {"en": [pattern]}}), encoding="utf-8")
+    with pytest.raises(EdgeRankerError, match="is not a file pattern under the data folder"):
+        load_recipe(recipe, tmp_path)

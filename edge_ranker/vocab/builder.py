@@ -288,7 +288,12 @@ def load_recipe(path: str | Path, data_root: str | Path) -> dict[str, list[str |
             if rel.startswith("wordfreq:"):
                 files.append(rel)
                 continue
-            matches = sorted(root.glob(rel))
+            try:
+                matches = sorted(root.glob(rel))
+            except (NotImplementedError, ValueError) as exc:  # an absolute pattern; "a**b"
+                raise EdgeRankerError(
+                    f"recipe {path}: {rel!r} is not a file pattern under the data folder ({exc})"
+                ) from exc
             if not matches:
                 raise EdgeRankerError(f"recipe {path}: no file matches {root / rel} (set EDGE_RANKER_DATA?)")
             files.extend(matches)
