@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import csv
 import json
 import math
 import os
 import re
 import sys
+import zlib
 from pathlib import Path
 from typing import NoReturn
 
@@ -876,6 +878,13 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except OSError as exc:
         return _fail(f"{exc.filename or ''}: {exc.strerror or exc}" if exc.filename else str(exc))
+    except (EOFError, UnicodeDecodeError, json.JSONDecodeError, zlib.error, csv.Error) as exc:  # a file's content
+        if os.environ.get("EDGE_RANKER_DEBUG"):
+            raise
+        return _fail(
+            f"a file is not in the format it should be ({type(exc).__name__}: {exc}): in the data folder, a damaged "
+            "or replaced file (EDGE_RANKER_DEBUG=1 shows which)"
+        )
     except Exception as exc:
         if os.environ.get("EDGE_RANKER_DEBUG"):
             raise

@@ -91,6 +91,12 @@ def test_eval_personal_from_the_cli(tmp_path, tiny_model):
     personal = json.loads(r.stdout)["personal"]
     assert set(personal) == {"mono", "cross", "mixed"} and "ranker" in personal["cross"][str(tiny_model)]
 
+    damaged = tmp_path / "topics" / "sib200" / "eng_Latn" / "dev.tsv"  # one byte that is not UTF-8
+    damaged.write_bytes(damaged.read_bytes().replace(b"\n", b"\xff\n", 1))
+    r = subprocess.run([*cmd, "--data", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "a bug" not in r.stderr, r.stderr
+    assert "a file is not in the format it should be (UnicodeDecodeError" in r.stderr
+
 
 def test_articles_join_one_topics_sentences_alike_in_every_language():
     texts = {"en": ["a1", "b1", "a2", "a3", "b2", "a4", "a5"], "de": ["A1", "B1", "A2", "A3", "B2", "A4", "A5"]}
