@@ -4,9 +4,11 @@ exported and ranked end to end (tiny teacher, tiny vocabulary)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -200,6 +202,24 @@ def test_files_in_another_encoding_are_refused_and_a_stray_bad_byte_is_not(tmp_p
     (tmp_path / "stray.tsv").write_bytes(("\r\n".join(lines) + "\r\n").encode() + b"gr\xfcn\tgreen\n")
     pairs = read_parallel(f"de-en={tmp_path / 'stray.tsv'}").pairs  # CRLF endings, one bad byte in 201 lines
     assert pairs[0] == ("wort0", "word0") and pairs[-1] == ("gr\ufffdn", "green")
+    (tmp_path / "nul.tsv").write_bytes(("\n".join(lines) + "\n").encode() + b"a\x00b\tab\n")  # one stray NUL
+    assert len(read_parallel(f"de-en={tmp_path / 'nul.tsv'}").pairs) == 201
+
+
+@pytest.mark.skipif(not Path("/dev/fd").is_dir(), reason="no /dev/fd to name a pipe by")
+def test_a_pipe_is_read_as_a_file_and_a_folder_is_named(tmp_path):
+    """``--bitext de-en=<(...)`` names a pipe, which is no regular file: it was refused as "not found"."""
+    read, write = os.pipe()
+    os.write(write, b"eins\tone\nzwei\ttwo\n")
+    os.close(write)
+    try:
+        assert read_parallel(f"de-en=/dev/fd/{read}").pairs == [("eins", "one"), ("zwei", "two")]
+    finally:
+        os.close(read)
+    with pytest.raises(EdgeRankerError, match="is a folder"):
+        read_parallel(f"de-en={tmp_path}")
+    with pytest.raises(EdgeRankerError, match="is not found"):
+        read_parallel(f"de-en={tmp_path / 'none.tsv'}")
 
 
 def test_text_alone_trains_without_pairs(tiny_vocab, tmp_path):

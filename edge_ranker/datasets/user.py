@@ -66,13 +66,14 @@ BAD_LINES = 0.01
 
 def _read(path: Path) -> list[str]:
     """Every line, empty ones included (alignment counts them), tabs kept, a final CR dropped."""
-    if not path.is_file():
+    if path.is_dir() or not path.exists():  # a pipe (`<(...)`) is read as a file is
         raise EdgeRankerError(f"{path} is {'a folder' if path.is_dir() else 'not found'}")
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise EdgeRankerError(f"cannot read {path}: {exc.strerror}") from exc
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in raw[:4096]:
+    head = raw[:4096]
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or head.count(b"\x00") > len(head) // 4:  # not one stray NUL
         raise EdgeRankerError(f"{path} looks like UTF-16 (NUL bytes): save it as UTF-8")
     text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
     if not text.strip():

@@ -56,7 +56,8 @@ def distill(
     check_vocabulary(Path(vocab_dir), tokenizer, corpora, [read_text(spec) for spec in r.text])
     for path in r.extra_passages:  # read after the teacher has embedded the rest: a mistyped name is found now
         if not Path(path).is_file():  # as the training set reads it, without expanding ~
-            raise EdgeRankerError(f"extra passages file not found: {path}")
+            what = "a folder" if Path(path).is_dir() else "not found" if not Path(path).exists() else "not a file"
+            raise EdgeRankerError(f"extra passages file {path} is {what}: give a text file, one passage per line")
     # The teacher runs alone before training, so it gets every core (training then shares them among its
     # processes). Under `accelerate launch` the main process fills the cache first; the others read it.
     # cpu=True on machines without CUDA: a bare PartialState() there reports one process and gates nothing.
