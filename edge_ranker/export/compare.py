@@ -15,7 +15,7 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from edge_ranker.export.onnx_graph import export_model
-from edge_ranker.export.quantize import VARIANTS
+from edge_ranker.export.quantize import VARIANTS, check_table_width
 from edge_ranker.modeling.student import TorchStudentEncoder
 from edge_ranker.runtime.encoder import Encoder
 
@@ -64,6 +64,8 @@ def compare_variants(
     variants = variants or list(VARIANTS)
     texts = parity_texts()
     ref = TorchStudentEncoder(student_dir).encode(texts, role="passage")
+    for v in variants:  # before the first export: a variant that cannot be made is found now, not after the others
+        check_table_width(v, ref.shape[1])
     iu = np.triu_indices(len(texts), 1)
     ref_sims = (ref @ ref.T)[iu]
     results: dict = {"parity_inputs": len(texts), "variants": {}}

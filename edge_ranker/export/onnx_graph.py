@@ -92,7 +92,7 @@ def export_model(
     ``out_dir`` and then put in its place, so a failure leaves no half-written model and an earlier one intact;
     where nothing can be put in its place (a mount point, a folder whose parent the user cannot write), it is
     written into as it stands."""
-    from edge_ranker.export.quantize import VARIANTS
+    from edge_ranker.export.quantize import VARIANTS, check_table_width
 
     if quantize not in VARIANTS:
         raise EdgeRankerError(f"unknown quantization {quantize!r}; choose from {sorted(VARIANTS)}")
@@ -104,6 +104,7 @@ def export_model(
     if final_dir.exists() and not final_dir.is_dir():  # it would be moved aside and the model put in its place
         raise EdgeRankerError(f"{final_dir} is a file, not a folder for the model")
     student, tokenizer, info = load_student(student_dir)
+    check_table_width(quantize, student.config.hidden_size)
     manifest = Manifest(
         name=name or Path(student_dir).name,
         kind=info.kind,

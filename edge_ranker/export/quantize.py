@@ -18,6 +18,7 @@ same vector in any batch, to float rounding, on any x86 or ARM CPU (bench/RESULT
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -50,11 +51,18 @@ def _word_embedding_gather(model: onnx.ModelProto) -> tuple[onnx.NodeProto, onnx
     return best
 
 
+def check_table_width(variant: str, dim: int) -> None:
+    """Refuse a variant whose int4 blocks do not divide a ``dim``-wide word table: found before any export."""
+    found = re.search(r"block(\d+)$", variant)
+    block = int(found.group(1)) if found else 0
+    if block and dim % block:
+        raise EdgeRankerError(f"{variant}: int4 blocks of {block} must divide the table's width; it is {dim} wide")
+
+
 def int4_blocks(table: np.ndarray, block: int) -> tuple[np.ndarray, np.ndarray]:
     """Symmetric 4-bit codes in [-8, 7] and one fp16 scale per ``block`` values of each row."""
     rows, dim = table.shape
-    if dim % block:
-        raise EdgeRankerError(f"int4 blocks of {block} must divide the table's width; it is {dim} wide")
+    check_table_width(f"int4-block{block}", dim)
     x = table.reshape(rows, dim // block, block)
     # floored so that every scale stays a normal fp16 number (a zero row would otherwise divide by zero)
     absmax = np.maximum(np.abs(x).max(axis=2, keepdims=True), 1e-3)
