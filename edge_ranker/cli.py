@@ -379,7 +379,7 @@ def cmd_rank(a: argparse.Namespace) -> None:
     docs = _read_docs(a.docs)
     ranker = _ranker(a)
     try:
-        ranked = ranker.rank(docs, query=a.query)[: a.top or None]
+        ranked = ranker.rank(docs, query=_typed(a.query))[: a.top or None]
         unreacted = ranker.store.feedback_count() == 0
     finally:
         ranker.store.close()
@@ -398,6 +398,12 @@ def cmd_rank(a: argparse.Namespace) -> None:
     for r in ranked:
         doc_id, text = _shown(r.id, 16), _shown(texts[r.id], 70)
         print(f"{r.rank:>4}  {r.score:7.4f}  {doc_id:<16}  {text}")
+
+
+def _typed(text: str | None) -> str | None:
+    """A text given on the command line: bytes in it that are not UTF-8, which Python keeps as lone surrogates, as
+    U+FFFD, as the runtime reads such bytes in any text (a lone surrogate would become '?')."""
+    return None if text is None else os.fsencode(text).decode("utf-8", errors="replace")
 
 
 def _shown(text: str, width: int) -> str:
@@ -425,7 +431,7 @@ def cmd_feedback(a: argparse.Namespace) -> None:
     semantic = Encoder.load(_shipped(a.semantic, "semantic"), threads=a.threads)
     ranker = Ranker(semantic, _relevance(a), PreferenceStore(_store_path(a.db)))
     try:
-        event = ranker.feedback({"id": a.doc_id, "text": a.text}, a.reaction)
+        event = ranker.feedback({"id": a.doc_id, "text": _typed(a.text)}, a.reaction)
     finally:
         ranker.store.close()
     report = {"event": event, "doc_id": a.doc_id, "reaction": a.reaction, "db": str(ranker.store.path)}

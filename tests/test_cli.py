@@ -727,6 +727,12 @@ def test_an_id_that_is_not_utf8_is_refused_and_a_text_that_is_not_is_read(export
     _one_line_error(subprocess.CompletedProcess(run, bad_id.returncode, "", bad_id.stderr.decode()), "line 1", "UTF-8")
     bad_text = subprocess.run(run, input=b'{"id": "a", "text": "the \xff cat"}\n', capture_output=True)
     assert bad_text.returncode == 0 and json.loads(bad_text.stdout)["id"] == "a"
+    # typed on the command line, such a byte is U+FFFD as in the JSON lines and the API, not the '?' of a lone surrogate
+    db = str(tmp_path / "p.db")
+    like = [sys.executable, "-m", "edge_ranker.cli", "feedback", "like", "b", "--text", b"the \xff river"]
+    done = subprocess.run([*like, "--semantic", str(exported), "--relevance", str(exported), "--db", db])
+    assert done.returncode == 0
+    assert json.loads(cli("prefs", "export", "--db", db).stdout)["feedback"][0]["text"] == "the \ufffd river"
 
 
 def test_usage_errors_are_one_line_and_a_vocabulary_size_is_bounded():
