@@ -10,7 +10,17 @@ import numpy as np
 import pytest
 
 import edge_ranker
-from edge_ranker import Document, EdgeRankerError, Encoder, PreferenceStore, Ranked, Ranker, Ranking, __version__
+from edge_ranker import (
+    CorruptedDatabase,
+    Document,
+    EdgeRankerError,
+    Encoder,
+    PreferenceStore,
+    Ranked,
+    Ranker,
+    Ranking,
+    __version__,
+)
 from edge_ranker.runtime.ranker import SEMANTIC_SHARE, model_key
 
 
@@ -120,20 +130,18 @@ def test_a_new_semantic_model_re_embeds_the_stored_likes(tiny_model, tmp_path, s
 
 def test_a_running_ranker_takes_back_the_reactions_another_pair_of_models_moved(tiny_model, tmp_path, semantic):
     """Two Rankers of other models on one store (an app and a command line of other --relevance): each start moves
-    the reactions into its models' space, and a Ranker already running took them back only when made again, so it
-    ranked cold and did not see the other's likes. Now it looks whenever the store has changed."""
+    the reactions into its models' space, so a Ranker already running finds none in its own; it takes them back
+    rather than rank cold, and its dwell time is not lost with them."""
     tiny = Encoder.load(tiny_model)
     feed = [{"id": "x", "text": "football match"}, {"id": "y", "text": "a lake and a river"}]
     first = Ranker(semantic, tiny, PreferenceStore(tmp_path / "p.db"))
     second = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))
     second.feedback({"id": "a", "text": "rivers and lakes"}, "like")
-    assert first.rank(feed)[0].personal_score is not None  # the other pair's like, taken in
-    Ranker(semantic, tiny, PreferenceStore(tmp_path / "p.db"))  # moves both likes back into the pair's space
-    assert [r.personal_score is not None for r in second.rank(feed)] == [True, True]
+    assert first.rank(feed)[0].personal_score is not None  # the other pair's like, moved into this one's space
+    assert [r.personal_score is not None for r in second.rank(feed)] == [True, True]  # and taken back
     assert second.rank(feed).ids == ["y", "x"]
     second.feedback({"id": "b", "text": "football scores"}, "dislike")
-    Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))  # moved away from the pair's space again
-    first.viewed({"id": "c", "text": "a lake"}, 30.0)  # not lost with the interests that were moved
+    first.viewed({"id": "c", "text": "a lake"}, 30.0)  # counted, though its interests had been moved away
     (liked,), (disliked,) = first.store.interests(first.model_key)
     assert liked.view_count == 1 and disliked.view_count == 1 and liked.view_time == 30.0
 
@@ -276,11 +284,44 @@ def test_a_vector_of_another_size_than_the_interests_is_refused_and_nothing_is_s
     store.add_feedback("a", np.ones(4), "like", "m")
     for call in (
         lambda: store.add_feedback("b", np.ones(6), "like", "m"),
+        lambda: store.add_feedback("b", np.ones(6), "dislike", "m"),  # likes and dislikes of one model alike
         lambda: store.add_view_time(np.ones(6), 5, "m"),
     ):
         with pytest.raises(EdgeRankerError, match="a vector of 6 numbers for interests of 4"):
             call()
     assert store.feedback_count() == 1
+    other = PreferenceStore(tmp_path / "q.db")
+    other.add_feedback("a", np.ones(4), "dislike", "m")
+    with pytest.raises(EdgeRankerError, match="a vector of 6 numbers for interests of 4"):
+        other.add_view_time(np.ones(6), 5, "m")
+
+
+def test_interests_of_another_size_than_the_models_give_are_refused_by_name(semantic, tmp_path):
+    """One interest of another size is consistent with itself, so the open cannot see it; ranking names it rather
+    than fail in numpy."""
+    import sqlite3
+
+    ranker = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))
+    ranker.feedback({"id": "a", "text": "rivers and lakes"}, "like")
+    ranker.store.close()
+    con = sqlite3.connect(tmp_path / "p.db")
+    con.execute("UPDATE interests SET point=?", (np.ones(64, np.float32).tobytes(),))
+    con.commit()
+    con.close()
+    with pytest.raises(CorruptedDatabase, match="interests of 64 numbers .* whose models give 256.*prefs recover"):
+        Ranker(semantic, None, PreferenceStore(tmp_path / "p.db")).rank([{"id": "x", "text": "a lake"}])
+
+
+def test_ranking_a_new_feed_does_not_look_at_the_reactions_again(semantic, tmp_path, monkeypatch):
+    """Its document vectors are written to the store, which changes it; only a store that holds no interest in
+    these models' space is looked at for reactions to take in."""
+    ranker = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))
+    ranker.feedback({"id": "a", "text": "rivers and lakes"}, "like")
+    looked = []
+    monkeypatch.setattr(ranker.store, "stale_texts", lambda *a: looked.append(a) or [])
+    for k in range(3):
+        ranker.rank([{"id": f"{k}", "text": f"a new text number {k}"}])
+    assert looked == []
 
 
 def test_an_integer_id_is_its_decimal_string_in_every_way_in_and_swapped_models_are_refused(semantic, tmp_path):

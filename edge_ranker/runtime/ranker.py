@@ -43,6 +43,7 @@ from edge_ranker.runtime.interests import PersonalScores, alive, finite, persona
 from edge_ranker.runtime.lexical import Bag, Feed, bm25, coverage, has_word, query_scores, terms
 from edge_ranker.runtime.readable import UNKNOWN_LIMIT, Reader
 from edge_ranker.runtime.store import PreferenceStore, check_id, check_view_time
+from edge_ranker.runtime.store_sqlite import damaged_store
 
 log = logging.getLogger("edge_ranker")
 QUERY_CACHE = 64
@@ -425,13 +426,23 @@ class Ranker:
 
     def _interests(self) -> tuple[list, list]:
         """The store's interests in these models' space, after adopting the reactions stored in another's: at the
-        start, and again whenever the store has changed since, since another Ranker of other models on the same
-        store (which the README advises against) moves them into its own space, and this one would rank cold."""
+        start, and again when the store has changed since and holds none in this space, since another Ranker of
+        other models on the same store (which the README advises against) moves every reaction into its own, and
+        this one would rank cold. Checked so, a write of cached vectors costs no look at the reactions. An interest
+        of another size than these models' vectors (a store damaged so SQL cannot see) is refused by name."""
         with self._adopt_lock:
-            if self._adopted != self.store.version():
+            version = self.store.version()  # read first: a commit while adopting is looked at next time
+            if self._adopted is None or (version != self._adopted and not any(self.store.interests(self.model_key))):
+                self._adopted = version
                 self._adopt_stored_reactions()
-                self._adopted = self.store.version()
-        return self.store.interests(self.model_key)
+        interests = self.store.interests(self.model_key)
+        size = self.semantic.dim + (self.relevance.dim if self.relevance is not None else 0)
+        odd = next((c.point.size for side in interests for c in side if c.point.size != size), None)
+        if odd is not None:
+            raise damaged_store(
+                self.store.path, f"interests of {odd} numbers under {self.model_key!r}, whose models give {size}"
+            )
+        return interests
 
     def _adopt_stored_reactions(self) -> None:
         """Reactions stored under another model key (an earlier release, other models, another semantic share) are

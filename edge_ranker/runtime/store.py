@@ -341,7 +341,7 @@ class PreferenceStore:
     def _update_interests(self, emb: np.ndarray, positive: bool, ts: float, model: str) -> None:
         """Store what ``interests.react`` decides: an existing interest moved, or a new one."""
         cois = self._interests(model, positive)
-        _check_size(cois, emb, model)
+        _check_size(cois or self._interests(model, not positive), emb, model)  # likes and dislikes alike
         moved = react(cois, emb, positive, ts, self.config)
         if moved is not None:
             self._db.execute(
@@ -497,7 +497,7 @@ class PreferenceStore:
         emb = unit(_vector(embedding))
         with self._write():
             cois = self._interests(model, True)
-            _check_size(cois, emb, model)
+            _check_size(cois or self._interests(model, False), emb, model)
             i, _ = closest(cois, emb)
             if i >= 0:
                 self._db.execute("UPDATE interests SET view_time = view_time + ? WHERE id=?", (seconds, cois[i].id))
@@ -766,10 +766,14 @@ def _replay(
     order they were created, where each interest is in its list."""
     built: dict[tuple[str, bool], list[CoI]] = {}
     created: list[tuple[str, bool, int]] = []
+    sizes: dict[str, int] = {}  # each model's interest size, liked and disliked alike
     for vector, reaction, ts, model in events:
         positive = reaction == "like"
         cois = built.setdefault((model, positive), [])
-        _check_size(cois, vector, model)
+        if vector.size != sizes.setdefault(model, vector.size):
+            raise EdgeRankerError(f"a stored reaction of {vector.size} numbers beside others of {sizes[model]}")
+        if not np.isfinite(vector).all():  # bytes the store never writes: NaN would spread to every score
+            raise EdgeRankerError("a stored reaction's vector holds a value that is not a finite number")
         moved = react(cois, vector, positive, ts, config)
         if moved is None:
             created.append((model, positive, len(cois)))
