@@ -301,6 +301,11 @@ def _ranker(a: argparse.Namespace):
     from edge_ranker.runtime.store import PreferenceStore
 
     path = _store_path(a.db)
+    if a.db is not None and not path.absolute().parent.is_dir():  # ranking reads: a mistyped --db is said, not made
+        raise EdgeRankerError(
+            f"--db {path}: there is no folder {path.absolute().parent} (or it cannot be reached); create it, or check "
+            "the path (`feedback` makes the folders of a new store)"
+        )
     # ranking reads the interests: a store this user may only read ranks without keeping the document vectors
     read_only = path.is_file() and not _writable(path)
     return Ranker(
@@ -403,7 +408,12 @@ def cmd_rank(a: argparse.Namespace) -> None:
 def _typed(text: str | None) -> str | None:
     """A text given on the command line: bytes in it that are not UTF-8, which Python keeps as lone surrogates, as
     U+FFFD, as the runtime reads such bytes in any text (a lone surrogate would become '?')."""
-    return None if text is None else os.fsencode(text).decode("utf-8", errors="replace")
+    if text is None:
+        return None
+    try:  # the bytes Python kept as U+DC80..U+DCFF; any other text (an ASCII locale's argv, read again) as it is
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", errors="replace")
+    except UnicodeEncodeError:  # a surrogate no byte stands for: the runtime makes it '?', as from the API
+        return text
 
 
 def _shown(text: str, width: int) -> str:
@@ -429,7 +439,7 @@ def cmd_feedback(a: argparse.Namespace) -> None:
     if a.text is None:
         raise EdgeRankerError(f"{a.reaction} needs the document's text: --text TEXT")
     semantic = Encoder.load(_shipped(a.semantic, "semantic"), threads=a.threads)
-    ranker = Ranker(semantic, _relevance(a), PreferenceStore(_store_path(a.db)))
+    ranker = Ranker(semantic, _relevance(a), PreferenceStore(a.db))
     try:
         event = ranker.feedback({"id": a.doc_id, "text": _typed(a.text)}, a.reaction)
     finally:
@@ -485,16 +495,10 @@ def _forget(db: str | None) -> None:
 
 
 def _store_path(db: str | None) -> Path:
-    """The preference store's path: ``db``, else the user's default. The folders of the default are made where
-    missing; those of a ``--db`` are not, so a mistyped one is said rather than made with an empty store in it."""
+    """The preference store's path: ``db``, else the user's default."""
     from edge_ranker.runtime.store_files import default_path, user_path
 
-    if db is None:
-        return default_path()
-    path = user_path(db, "preference database path", database=True)
-    if not path.absolute().parent.is_dir():
-        raise EdgeRankerError(f"--db {path}: there is no folder {path.absolute().parent}; create it, or check the path")
-    return path
+    return user_path(db, "preference database path", database=True) if db is not None else default_path()
 
 
 def _existing_store(db: str | None, read_only: bool = False):
@@ -888,8 +892,8 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("EDGE_RANKER_DEBUG"):
             raise
         return _fail(
-            f"a file is not in the format it should be ({type(exc).__name__}: {exc}): in the data folder, a damaged "
-            "or replaced file (EDGE_RANKER_DEBUG=1 shows which)"
+            f"a file is not in the format it should be ({type(exc).__name__}: {exc}): damaged, or another file in "
+            "its place (EDGE_RANKER_DEBUG=1 shows which)"
         )
     except Exception as exc:
         if os.environ.get("EDGE_RANKER_DEBUG"):
