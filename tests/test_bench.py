@@ -268,6 +268,9 @@ def test_bench_without_matplotlib_prints_the_table_into_the_user_data_folder(tin
     assert run.default_out_dir() == folder
     assert sorted(p.name for p in folder.iterdir()) == ["n.json"]
     assert f"wrote {folder / 'n.json'}\n" in stdout
+    (folder / "n.png").write_bytes(b"an earlier run's chart")  # would stand beside new results as theirs
+    assert main(["bench", str(tiny_model), "--runs", "20", "--tag", "n", "--overwrite"]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == ["n.json"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]
 
 

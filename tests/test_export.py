@@ -390,7 +390,7 @@ def test_a_student_whose_max_length_no_runtime_reads_is_refused_at_export(tiny_s
 
 
 def test_int4_blocks_that_do_not_divide_the_width_are_refused_before_any_variant_is_exported(tiny_student, tmp_path):
-    """quantize-compare exported every other variant and wrote its comparison before one failed this way."""
+    """Found before the first variant is exported, so quantize-compare leaves no folder of the others behind."""
     from edge_ranker.export.compare import compare_variants
     from edge_ranker.export.onnx_graph import export_model
 

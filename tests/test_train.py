@@ -554,8 +554,8 @@ def test_texts_per_group_keeps_each_groups_first_text_and_draws_its_others_anew_
 
 
 def test_a_diverging_run_stops_with_what_to_do_and_saves_no_student(tiny_vocab, tmp_path):
-    """A learning rate that sends the weights to infinity trained on and wrote a student of NaNs, which export
-    met as an internal assertion; the run now stops at the first loss that is not finite."""
+    """A learning rate that sends the weights to infinity stops the run at the first loss that is not finite, with
+    what to do, and writes no student: one of NaNs would pass for a model until export or ranking."""
     groups, targets = _data()
     tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
     cfg = TrainConfig(epochs=2, batch_size=32, lr=1e30, hidden=32, heads=2, ffn=64, max_length=32)

@@ -208,7 +208,7 @@ def test_files_in_another_encoding_are_refused_and_a_stray_bad_byte_is_not(tmp_p
 
 @pytest.mark.skipif(not Path("/dev/fd").is_dir(), reason="no /dev/fd to name a pipe by")
 def test_a_pipe_is_read_as_a_file_and_a_folder_is_named(tmp_path):
-    """``--bitext de-en=<(...)`` names a pipe, which is no regular file: it was refused as "not found"."""
+    """``--bitext de-en=<(...)`` names a pipe, which is no regular file, and is read as one."""
     read, write = os.pipe()
     os.write(write, b"eins\tone\nzwei\ttwo\n")
     os.close(write)

@@ -146,18 +146,21 @@ def _write(result: dict, out: Path, stem: str) -> dict[str, str | None]:
     """The JSON always; the PNG chart only where matplotlib is installed. Each is made beside its place first and
     moved there after both are made, so a failure (a full disk, a chart that cannot be drawn) replaces neither."""
     out.mkdir(parents=True, exist_ok=True)
-    made = {out / f"{stem}.json": out / f".{stem}.json.partial"}
-    made[next(iter(made))].write_text(json.dumps(result, indent=2))
+    json_path, png = out / f"{stem}.json", out / f"{stem}.png"
+    made = {json_path: out / f".{stem}.json.partial"}
     try:
+        made[json_path].write_text(json.dumps(result, indent=2))
         if has_matplotlib():
             from edge_ranker.bench.report import chart
 
-            made[out / f"{stem}.png"] = chart(result, out / f".{stem}.partial.png")
+            made[png] = out / f".{stem}.partial.png"  # named first: a chart that fails part-way is removed too
+            chart(result, made[png])
     except BaseException:
         for partial in made.values():
             partial.unlink(missing_ok=True)
         raise
     for final, partial in made.items():
         os.replace(partial, final)
-    png = out / f"{stem}.png"
-    return {"json": str(out / f"{stem}.json"), "png": str(png) if png in made else None}
+    if png not in made:  # an earlier run's chart would stand beside these results as theirs
+        png.unlink(missing_ok=True)
+    return {"json": str(json_path), "png": str(png) if png in made else None}

@@ -261,8 +261,8 @@ def train_student(
             if not torch.isfinite(losses_now).all():
                 raise EdgeRankerError(
                     f"training diverged at step {epoch * len(loader) + len(losses) + 1} of {total}: the loss is "
-                    f"{float(loss.detach()):g}, and the student was not saved. Lower the learning rate (--lr) or "
-                    "check the data"
+                    f"{float(losses_now[~torch.isfinite(losses_now)].reshape(-1)[0]):g}, and the student was not "
+                    "saved. Lower the learning rate (--lr) or check the data"
                 )
             accelerator.backward(loss)
             if config.grad_clip:
