@@ -296,9 +296,9 @@ def test_a_vector_of_another_size_than_the_interests_is_refused_and_nothing_is_s
         other.add_view_time(np.ones(6), 5, "m")
 
 
-def test_interests_of_another_size_than_the_models_give_are_refused_by_name(semantic, tmp_path):
-    """One interest of another size is consistent with itself, so the open cannot see it; ranking names it rather
-    than fail in numpy."""
+def test_interests_of_another_size_than_the_models_give_are_rebuilt_or_refused_by_name(semantic, tmp_path):
+    """An interest of another size than its model's reactions is rebuilt from them at the open; where the reactions
+    are of that size too (a store damaged so SQL cannot see), ranking names it rather than fail in numpy."""
     import sqlite3
 
     ranker = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))
@@ -308,8 +308,40 @@ def test_interests_of_another_size_than_the_models_give_are_refused_by_name(sema
     con.execute("UPDATE interests SET point=?", (np.ones(64, np.float32).tobytes(),))
     con.commit()
     con.close()
+    rebuilt = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))
+    assert rebuilt.rank([{"id": "x", "text": "a lake"}])[0].personal_score is not None
+    rebuilt.store.close()
+    con = sqlite3.connect(tmp_path / "p.db")
+    con.execute("UPDATE interests SET point=?", (np.ones(64, np.float32).tobytes(),))
+    con.execute("UPDATE feedback SET embedding=?", (np.ones(64, np.float32).tobytes(),))
+    con.commit()
+    con.close()
     with pytest.raises(CorruptedDatabase, match="interests of 64 numbers .* whose models give 256.*prefs recover"):
         Ranker(semantic, None, PreferenceStore(tmp_path / "p.db")).rank([{"id": "x", "text": "a lake"}])
+
+
+def test_a_failed_adoption_is_tried_again_at_the_next_rank(tiny_model, semantic, tmp_path, monkeypatch):
+    from edge_ranker.runtime.store_sqlite import LockedDatabase
+
+    tiny = Encoder.load(tiny_model)
+    first = Ranker(semantic, tiny, PreferenceStore(tmp_path / "p.db"))
+    for role in ("semantic", "passage"):  # its vectors kept: taking the like in writes none
+        first.embed([{"id": "r", "text": "rivers"}], role)
+    Ranker(semantic, None, PreferenceStore(tmp_path / "p.db")).feedback({"id": "a", "text": "rivers"}, "like")
+    real = first.store.move_to_model
+    calls = []
+
+    def locked_once(*args):
+        calls.append(args)
+        if len(calls) == 1:
+            raise LockedDatabase("locked by another process; retry later")
+        return real(*args)
+
+    monkeypatch.setattr(first.store, "move_to_model", locked_once)
+    feed = [{"id": "x", "text": "a lake"}]
+    with pytest.raises(LockedDatabase):
+        first.rank(feed)
+    assert first.rank(feed)[0].personal_score is not None and len(calls) == 2
 
 
 def test_ranking_a_new_feed_does_not_look_at_the_reactions_again(semantic, tmp_path, monkeypatch):

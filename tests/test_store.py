@@ -825,7 +825,8 @@ def test_damaged_interests_the_reactions_cannot_rebuild_are_refused_for_recover(
     con.close()
     before = db.read_bytes()
     for read_only in (True, False):
-        with pytest.raises(CorruptedDatabase, match="1 row damaged in interests, which its reactions cannot rebuild"):
+        # the intact interest is not the size of the newest reaction either: 2 rows
+        with pytest.raises(CorruptedDatabase, match="2 rows damaged in interests, which its reactions cannot rebuild"):
             PreferenceStore(db, read_only=read_only)
     assert db.read_bytes() == before
     moved = PreferenceStore.recover(db)
@@ -846,6 +847,40 @@ def test_a_reaction_vector_that_is_not_finite_is_found_when_the_reactions_are_re
         with pytest.raises(CorruptedDatabase, match="cannot rebuild .*not a finite number"):
             PreferenceStore(db, read_only=read_only)
     assert db.read_bytes() == before
+
+
+def test_a_damaged_newest_interest_leaves_the_others_and_their_dwell_time(tmp_path):
+    """Sizes are measured against the model's reactions, not its newest interest, which may be the damaged one."""
+    db = tmp_path / "p.db"
+    with PreferenceStore(db) as s:
+        s.add_feedback("a", vec(1, 0, 0), "like", "m")
+        s.add_view_time(vec(1, 0, 0), 100.0, "m")
+        s.add_feedback("b", vec(0, 1, 0), "like", "m")
+    con = sqlite3.connect(db)
+    con.execute("UPDATE interests SET point='x' WHERE id=2")
+    con.commit()
+    con.close()
+    with PreferenceStore(db, read_only=True) as r:
+        exported = r.export()
+        assert [i["id"] for i in exported["interests"]] == [1] and exported["damaged_interests"] == 1
+    with PreferenceStore(db) as s:
+        liked, _ = s.interests("m")
+        assert [c.view_time for c in liked] == [100.0, 0.0]
+
+
+def test_a_reaction_that_cannot_be_replayed_makes_forget_say_what_to_do_and_change_nothing(tmp_path):
+    db = tmp_path / "p.db"
+    with PreferenceStore(db) as s:
+        s.add_feedback("a", vec(1, 0, 0), "like", "m")
+        s.add_feedback("b", vec(0, 1, 0), "like", "m")
+    con = sqlite3.connect(db)
+    con.execute("UPDATE feedback SET embedding=? WHERE id=1", (np.array([np.nan, 0, 1], np.float32).tobytes(),))
+    con.commit()
+    con.close()
+    with PreferenceStore(db) as s:
+        with pytest.raises(CorruptedDatabase, match="cannot rebuild its interests .*not a finite.*prefs recover"):
+            s.forget_document("b")
+        assert s.feedback_count() == 2
 
 
 def test_a_damaged_document_vector_is_computed_again(tmp_path):

@@ -433,8 +433,8 @@ class Ranker:
         with self._adopt_lock:
             version = self.store.version()  # read first: a commit while adopting is looked at next time
             if self._adopted is None or (version != self._adopted and not any(self.store.interests(self.model_key))):
-                self._adopted = version
                 self._adopt_stored_reactions()
+                self._adopted = version  # once adopted: one that failed (a lock) is tried again at the next rank
         interests = self.store.interests(self.model_key)
         size = self.semantic.dim + (self.relevance.dim if self.relevance is not None else 0)
         odd = next((c.point.size for side in interests for c in side if c.point.size != size), None)

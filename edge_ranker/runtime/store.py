@@ -463,10 +463,14 @@ class PreferenceStore:
         the closest liked interest of the rebuilt ones when their cosine reaches the merge threshold."""
         dwell = self._db.execute("SELECT model, point, view_time FROM interests WHERE positive=1 AND view_time > 0")
         dwell = dwell.fetchall()
+        try:
+            rebuilt = self._replayed()
+        except EdgeRankerError as exc:  # a damaged reaction: said with what to do; the write is rolled back
+            raise damaged_store(self.path, f"its reactions cannot rebuild its interests ({exc})") from exc
         self._db.execute("DELETE FROM interests")
         self._db.executemany(
             "INSERT INTO interests (positive, point, view_count, view_time, last_view, model) VALUES (?,?,?,?,?,?)",
-            self._replayed(),
+            rebuilt,
         )
         liked: dict[str, tuple[list[CoI], np.ndarray | None]] = {}  # per model, the points stacked once
         for model, point, seconds in dwell:  # dwell time whose interest is gone (no close one left) goes with it
@@ -607,7 +611,10 @@ class PreferenceStore:
             for i, e, r, ts, space in events
             if i in moved or space == model
         )
-        built, _ = _replay(vectors, self.config)
+        try:
+            built, _ = _replay(vectors, self.config)
+        except EdgeRankerError as exc:
+            raise damaged_store(self.path, f"its reactions cannot rebuild its interests ({exc})") from exc
         liked = built.get((model, True), [])
         dwell = self._db.execute(
             "SELECT point, MIN(view_time, ?) FROM interests WHERE positive=1 AND view_time > 0 AND model=? "
@@ -771,9 +778,11 @@ def _replay(
         positive = reaction == "like"
         cois = built.setdefault((model, positive), [])
         if vector.size != sizes.setdefault(model, vector.size):
-            raise EdgeRankerError(f"a stored reaction of {vector.size} numbers beside others of {sizes[model]}")
+            raise EdgeRankerError(
+                f"a stored reaction of {vector.size} numbers beside others of {sizes[model]} under {model!r}"
+            )
         if not np.isfinite(vector).all():  # bytes the store never writes: NaN would spread to every score
-            raise EdgeRankerError("a stored reaction's vector holds a value that is not a finite number")
+            raise EdgeRankerError(f"a stored reaction under {model!r} holds a value that is not a finite number")
         moved = react(cois, vector, positive, ts, config)
         if moved is None:
             created.append((model, positive, len(cois)))
