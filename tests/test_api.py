@@ -296,9 +296,10 @@ def test_a_vector_of_another_size_than_the_interests_is_refused_and_nothing_is_s
         other.add_view_time(np.ones(6), 5, "m")
 
 
-def test_interests_of_another_size_than_the_models_give_are_rebuilt_or_refused_by_name(semantic, tmp_path):
-    """An interest of another size than its model's reactions is rebuilt from them at the open; where the reactions
-    are of that size too (a store damaged so SQL cannot see), ranking names it rather than fail in numpy."""
+def test_interests_of_another_size_than_the_models_give_are_refused_by_name_and_recovered(semantic, tmp_path):
+    """One interest of another size is consistent with itself, so the open (which reads no reaction) passes it;
+    ranking names it rather than fail in numpy, and ``recover``, which compares the interests with the reactions,
+    takes the store as damaged."""
     import sqlite3
 
     ranker = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))
@@ -308,16 +309,9 @@ def test_interests_of_another_size_than_the_models_give_are_rebuilt_or_refused_b
     con.execute("UPDATE interests SET point=?", (np.ones(64, np.float32).tobytes(),))
     con.commit()
     con.close()
-    rebuilt = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))
-    assert rebuilt.rank([{"id": "x", "text": "a lake"}])[0].personal_score is not None
-    rebuilt.store.close()
-    con = sqlite3.connect(tmp_path / "p.db")
-    con.execute("UPDATE interests SET point=?", (np.ones(64, np.float32).tobytes(),))
-    con.execute("UPDATE feedback SET embedding=?", (np.ones(64, np.float32).tobytes(),))
-    con.commit()
-    con.close()
     with pytest.raises(CorruptedDatabase, match="interests of 64 numbers .* whose models give 256.*prefs recover"):
         Ranker(semantic, None, PreferenceStore(tmp_path / "p.db")).rank([{"id": "x", "text": "a lake"}])
+    assert PreferenceStore.recover(tmp_path / "p.db").exists() and not (tmp_path / "p.db").exists()
 
 
 def test_a_failed_adoption_is_tried_again_at_the_next_rank(tiny_model, semantic, tmp_path, monkeypatch):

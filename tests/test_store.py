@@ -825,8 +825,7 @@ def test_damaged_interests_the_reactions_cannot_rebuild_are_refused_for_recover(
     con.close()
     before = db.read_bytes()
     for read_only in (True, False):
-        # the intact interest is not the size of the newest reaction either: 2 rows
-        with pytest.raises(CorruptedDatabase, match="2 rows damaged in interests, which its reactions cannot rebuild"):
+        with pytest.raises(CorruptedDatabase, match="1 row damaged in interests, which its reactions cannot rebuild"):
             PreferenceStore(db, read_only=read_only)
     assert db.read_bytes() == before
     moved = PreferenceStore.recover(db)
@@ -881,6 +880,21 @@ def test_a_reaction_that_cannot_be_replayed_makes_forget_say_what_to_do_and_chan
         with pytest.raises(CorruptedDatabase, match="cannot rebuild its interests .*not a finite.*prefs recover"):
             s.forget_document("b")
         assert s.feedback_count() == 2
+    moved = PreferenceStore.recover(db)  # which looks at every reaction, so the advice leads somewhere
+    assert moved.exists() and not db.exists()
+
+
+def test_vectors_moved_into_a_model_of_another_size_are_refused_and_nothing_changes(tmp_path):
+    db = tmp_path / "p.db"
+    with PreferenceStore(db) as s:
+        s.add_feedback("a", vec(1, 0, 0), "like", "B")
+        s.add_feedback("b", vec(0, 1, 0), "like", "A")
+        before = s.export()
+        with pytest.raises(EdgeRankerError, match="vectors of 4 numbers for 'B', whose reactions have 3"):
+            s.move_to_model("B", [2], np.ones((1, 4)))
+        assert s.export() == before
+        s.move_to_model("B", [2], np.ones((1, 3)))  # the same size: moved
+        assert [f["model"] for f in s.export()["feedback"]] == ["B", "B"]
 
 
 def test_a_damaged_document_vector_is_computed_again(tmp_path):

@@ -261,13 +261,18 @@ class PreferenceStore:
         try:
             with PreferenceStore(path, read_only=True) as store:  # looked at, not changed
                 damaged = store.damaged_interests
+                unusable = store.unusable()
         except CorruptedDatabase:
             pass
         else:
-            later = (
-                f" ({rows(damaged)} damaged in its interests, which its next writable open rebuilds)" if damaged else ""
-            )
-            raise EdgeRankerError(f"{path} is a healthy preference database{later}: nothing to recover")
+            if unusable is None:
+                later = (
+                    f" ({rows(damaged)} damaged in its interests, which its next writable open rebuilds)"
+                    if damaged
+                    else ""
+                )
+                raise EdgeRankerError(f"{path} is a healthy preference database{later}: nothing to recover")
+            log.info("preference database %s: %s", path, unusable)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         for n in range(1, 10_000):
             moved = path.with_name(f"{path.name}.corrupt-{stamp}" + (f"-{n}" if n > 1 else ""))
@@ -405,6 +410,14 @@ class PreferenceStore:
         if vectors.ndim != 2 or len(vectors) != len(events):
             raise EdgeRankerError(f"move_to_model needs one vector per event: {len(events)} events, {vectors.shape}")
         new_vector = {i: unit(v) for i, v in zip(events, vectors)}
+        with self._read():  # the reactions already in ``model``'s space that stay there: one size with the moved
+            staying = self._db.execute("SELECT id, length(embedding) FROM feedback WHERE model=?", (model,))
+            size = next((n // 4 for i, n in staying.fetchall() if i not in new_vector), None)
+        if size is not None and events and vectors.shape[1] != size:
+            raise EdgeRankerError(
+                f"vectors of {vectors.shape[1]} numbers for {model!r}, whose reactions have {size}: embed them with "
+                "that model (Ranker.interest_vectors)"
+            )
         if self.read_only:  # the interests are replayed in memory with them (no dwell time moves)
             with self._lock:
                 self._moved.setdefault(model, {}).update(new_vector)
@@ -627,6 +640,22 @@ class PreferenceStore:
             if j >= 0:
                 liked[j].view_time += seconds
         return liked, built.get((model, False), [])
+
+    def unusable(self) -> str | None:
+        """What an open does not read, looked at whole (``recover`` does): a reaction a replay refuses (not finite,
+        or of another size than its model's others), or an interest of another size than its model's reactions;
+        None where there is nothing of the kind."""
+        with self._read():
+            try:
+                self._replayed()
+            except EdgeRankerError as exc:
+                return str(exc)
+            odd = self._db.execute(  # among the intact interests: the damaged ones a writable open rebuilds
+                "SELECT COUNT(*) FROM interests JOIN (SELECT model AS of, length(embedding) AS size, max(id) FROM "
+                "feedback GROUP BY model) ON of = interests.model "
+                f"WHERE length(point) != size AND NOT ({DAMAGE[DERIVED]})"
+            ).fetchone()[0]
+        return f"{rows(odd)} of interests of another size than their model's reactions" if odd else None
 
     def feedback_count(self) -> int:
         with self._read():

@@ -257,16 +257,17 @@ def damaged_store(path: Path, what: str) -> CorruptedDatabase:
 # Rows no edge-ranker writes: a vector that is no whole number of float32s, or a value of another type than its
 # column's (SQLite keeps what it is given), per table; each would fail deep in a read instead of being named at the
 # open. An interest point must also hold finite numbers (a NaN makes every score it touches NaN) and be the size of
-# its model's newest reaction, if it has any (ranking's matrix product would fail), each model's found once per
-# statement; the few interests are read whole for it. A reaction's vector is checked so when it is replayed
-# (``store._replay``), not at each open: the store writes none that is not finite, and reading every one would cost
-# a large store a tenth of a second per open.
+# its model's newest whole interest (ranking's matrix product would fail), each model's found once per statement;
+# the few interests are read whole for it. The reactions are not read at each open (50,000 of them take a fifth of a
+# second): the store writes no vector that is not finite, a replay (``store._replay``) checks each, and ``recover``
+# looks at all of them.
+WHOLE_POINT = "typeof(point) = 'blob' AND length(point) > 0 AND length(point) % 4 = 0"  # a whole number of floats
 DAMAGE = {
     "feedback": "typeof(embedding) != 'blob' OR length(embedding) = 0 OR length(embedding) % 4 != 0 "
     "OR typeof(ts) NOT IN ('real', 'integer') OR typeof(text) NOT IN ('text', 'null') OR typeof(doc_id) != 'text'",
-    "interests": "typeof(point) != 'blob' OR length(point) = 0 OR length(point) % 4 != 0 "
-    "OR NOT finite_floats(point) OR length(point) != coalesce((SELECT size FROM (SELECT model AS of, "
-    "length(embedding) AS size, max(id) FROM feedback GROUP BY model) WHERE of = interests.model), length(point)) "
+    "interests": f"NOT ({WHOLE_POINT}) OR NOT finite_floats(point) "
+    "OR length(point) != coalesce((SELECT size FROM (SELECT model AS of, length(point) AS size, max(id) "
+    f"FROM interests WHERE {WHOLE_POINT} GROUP BY model) WHERE of = interests.model), length(point)) "
     "OR typeof(view_count) != 'integer' OR typeof(view_time) NOT IN ('real', 'integer') "
     "OR typeof(last_view) NOT IN ('real', 'integer')",
 }  # not the document vectors: up to 100,000 rows to read at each open, and a cache whose damaged rows are recomputed
