@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from edge_ranker.errors import EdgeRankerError
@@ -58,3 +59,18 @@ def output_folder(path: str | Path, what: str, overwrite: bool = False) -> Path:
     if not os.access(existing, os.W_OK | os.X_OK):
         raise EdgeRankerError(f"cannot write the {what} to {folder}: {existing} is not writable")
     return folder
+
+
+def write_together(files: dict[Path, Callable[[Path], object]]) -> None:
+    """Each of ``files`` made by its writer under a hidden partial name beside it (its suffix kept, which a chart's
+    format is read from), then all moved into place: a failure (a full disk, a chart that cannot be drawn) replaces
+    none of them, and the partial files go either way."""
+    partial = {final: final.with_name(f".{final.stem}.partial{final.suffix}") for final in files}
+    try:
+        for final, write in files.items():
+            write(partial[final])
+        for final in files:
+            os.replace(partial[final], final)
+    finally:
+        for path in partial.values():
+            path.unlink(missing_ok=True)

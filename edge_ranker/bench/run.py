@@ -10,11 +10,12 @@ import platform
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from edge_ranker.bench.energy import EnergyUnavailable, open_meter
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.paths import output_folder
+from edge_ranker.paths import output_folder, write_together
 from edge_ranker.runtime.encoder import resolve_model_path
 
 DEFAULT_MODELS = ["semantic", "teacher:use-multilingual-v3", "relevance", "teacher:multilingual-e5-small"]
@@ -143,24 +144,15 @@ def has_matplotlib() -> bool:
 
 
 def _write(result: dict, out: Path, stem: str) -> dict[str, str | None]:
-    """The JSON always; the PNG chart only where matplotlib is installed. Each is made beside its place first and
-    moved there after both are made, so a failure (a full disk, a chart that cannot be drawn) replaces neither."""
+    """The JSON always; the PNG chart only where matplotlib is installed; written together (``write_together``)."""
     out.mkdir(parents=True, exist_ok=True)
     json_path, png = out / f"{stem}.json", out / f"{stem}.png"
-    made = {json_path: out / f".{stem}.json.partial"}
-    try:
-        made[json_path].write_text(json.dumps(result, indent=2))
-        if has_matplotlib():
-            from edge_ranker.bench.report import chart
+    made: dict[Path, Callable[[Path], object]] = {json_path: lambda path: path.write_text(json.dumps(result, indent=2))}
+    if has_matplotlib():
+        from edge_ranker.bench.report import chart
 
-            made[png] = out / f".{stem}.partial.png"  # named first: a chart that fails part-way is removed too
-            chart(result, made[png])
-    except BaseException:
-        for partial in made.values():
-            partial.unlink(missing_ok=True)
-        raise
-    for final, partial in made.items():
-        os.replace(partial, final)
+        made[png] = lambda path: chart(result, path)
+    write_together(made)
     if png not in made:  # an earlier run's chart would stand beside these results as theirs
         png.unlink(missing_ok=True)
     return {"json": str(json_path), "png": str(png) if png in made else None}
