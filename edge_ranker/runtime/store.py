@@ -59,10 +59,12 @@ from edge_ranker.runtime.store_sqlite import (
     damaged_store,
     describe,
     inspect_file,
+    newest_sizes,
     open_read_only,
     refuse_damage,
     rows,
     statements,
+    whole_floats,
 )
 from edge_ranker.runtime.store_sqlite import LockedDatabase as LockedDatabase  # public: callers catch it here
 
@@ -476,10 +478,8 @@ class PreferenceStore:
         the closest liked interest of the rebuilt ones when their cosine reaches the merge threshold."""
         dwell = self._db.execute("SELECT model, point, view_time FROM interests WHERE positive=1 AND view_time > 0")
         dwell = dwell.fetchall()
-        try:
+        with self._replay_refused():
             rebuilt = self._replayed()
-        except EdgeRankerError as exc:  # a damaged reaction: said with what to do; the write is rolled back
-            raise damaged_store(self.path, f"its reactions cannot rebuild its interests ({exc})") from exc
         self._db.execute("DELETE FROM interests")
         self._db.executemany(
             "INSERT INTO interests (positive, point, view_count, view_time, last_view, model) VALUES (?,?,?,?,?,?)",
@@ -494,6 +494,15 @@ class PreferenceStore:
             j = _dwell_to(cois, points, np.frombuffer(point, dtype=np.float32), self.config)
             if j >= 0:
                 self._db.execute("UPDATE interests SET view_time = view_time + ? WHERE id=?", (seconds, cois[j].id))
+
+    @contextmanager
+    def _replay_refused(self) -> Iterator[None]:
+        """A reaction a replay refuses (not finite, or of another size) makes the store corrupted, said with what to
+        do; a write around the replay is rolled back."""
+        try:
+            yield
+        except EdgeRankerError as exc:
+            raise damaged_store(self.path, f"its reactions cannot rebuild its interests ({exc})") from exc
 
     def _replayed(self) -> list[tuple]:
         """The interests' rows that replaying every stored reaction gives, in the order they were created, so their
@@ -561,7 +570,7 @@ class PreferenceStore:
                     (model, role, *chunk),
                 ).fetchall()
                 # a cache: a row no edge-ranker writes (not a whole number of float32s) is left to be computed again
-                found.update((h, np.frombuffer(v, dtype=np.float32)) for h, v in rows if _floats(v))
+                found.update((h, np.frombuffer(v, dtype=np.float32)) for h, v in rows if whole_floats(v))
         return found
 
     def save_vectors(self, model: str, role: str, hashes: list[bytes], vectors: np.ndarray) -> None:
@@ -624,10 +633,8 @@ class PreferenceStore:
             for i, e, r, ts, space in events
             if i in moved or space == model
         )
-        try:
+        with self._replay_refused():
             built, _ = _replay(vectors, self.config)
-        except EdgeRankerError as exc:
-            raise damaged_store(self.path, f"its reactions cannot rebuild its interests ({exc})") from exc
         liked = built.get((model, True), [])
         dwell = self._db.execute(
             "SELECT point, MIN(view_time, ?) FROM interests WHERE positive=1 AND view_time > 0 AND model=? "
@@ -651,8 +658,7 @@ class PreferenceStore:
             except EdgeRankerError as exc:
                 return str(exc)
             odd = self._db.execute(  # among the intact interests: the damaged ones a writable open rebuilds
-                "SELECT COUNT(*) FROM interests JOIN (SELECT model AS of, length(embedding) AS size, max(id) FROM "
-                "feedback GROUP BY model) ON of = interests.model "
+                f"SELECT COUNT(*) FROM interests JOIN {newest_sizes('feedback', 'embedding')} ON of = interests.model "
                 f"WHERE length(point) != size AND NOT ({DAMAGE[DERIVED]})"
             ).fetchone()[0]
         return f"{rows(odd)} of interests of another size than their model's reactions" if odd else None
@@ -827,11 +833,6 @@ def _vector(embedding: object) -> np.ndarray:
         return np.asarray(embedding, dtype=np.float32).reshape(-1)
     except (TypeError, ValueError, OverflowError) as exc:
         raise EdgeRankerError(f"an embedding must be an array of numbers, got {type(embedding).__name__}") from exc
-
-
-def _floats(value: object) -> bool:
-    """Whether a stored value can be a vector: bytes of a whole number of float32s."""
-    return isinstance(value, bytes) and len(value) > 0 and len(value) % 4 == 0
 
 
 def reaction_time(ts: float | None) -> float:

@@ -179,11 +179,15 @@ def with_functions(con: sqlite3.Connection) -> sqlite3.Connection:
     return con
 
 
+def whole_floats(value: object) -> bool:
+    """Whether a stored value can be a vector: bytes of a whole number of float32s (``floats`` in SQL)."""
+    return isinstance(value, bytes) and len(value) > 0 and len(value) % 4 == 0
+
+
 def finite_floats(value: object) -> int:
     """SQL ``finite_floats(x)``: 1 where ``x`` is bytes of float32s that are all finite numbers. A NaN or an infinity
     in a stored vector makes every score it touches NaN, and SQL has no way to see one."""
-    ok = isinstance(value, bytes) and len(value) % 4 == 0 and np.isfinite(np.frombuffer(value, np.float32)).all()
-    return int(ok)
+    return int(whole_floats(value) and bool(np.isfinite(np.frombuffer(value, np.float32)).all()))
 
 
 def _connect_reading(uri: str) -> sqlite3.Connection:
@@ -261,13 +265,23 @@ def damaged_store(path: Path, what: str) -> CorruptedDatabase:
 # the few interests are read whole for it. The reactions are not read at each open (50,000 of them take a fifth of a
 # second): the store writes no vector that is not finite, a replay (``store._replay``) checks each, and ``recover``
 # looks at all of them.
-WHOLE_POINT = "typeof(point) = 'blob' AND length(point) > 0 AND length(point) % 4 = 0"  # a whole number of floats
+def floats(column: str) -> str:
+    """SQL: ``column`` holds a vector, a whole number of float32s."""
+    return f"typeof({column}) = 'blob' AND length({column}) > 0 AND length({column}) % 4 = 0"
+
+
+def newest_sizes(table: str, column: str, where: str = "1") -> str:
+    """SQL: a table of each model's (``of``) newest row's ``column`` length (``size``) among ``table``'s rows
+    ``where`` holds for; computed once per statement, where a lookup per row of another table was quadratic."""
+    return f"(SELECT model AS of, length({column}) AS size, max(id) FROM {table} WHERE {where} GROUP BY model)"
+
+
 DAMAGE = {
-    "feedback": "typeof(embedding) != 'blob' OR length(embedding) = 0 OR length(embedding) % 4 != 0 "
+    "feedback": f"NOT ({floats('embedding')}) "
     "OR typeof(ts) NOT IN ('real', 'integer') OR typeof(text) NOT IN ('text', 'null') OR typeof(doc_id) != 'text'",
-    "interests": f"NOT ({WHOLE_POINT}) OR NOT finite_floats(point) "
-    "OR length(point) != coalesce((SELECT size FROM (SELECT model AS of, length(point) AS size, max(id) "
-    f"FROM interests WHERE {WHOLE_POINT} GROUP BY model) WHERE of = interests.model), length(point)) "
+    "interests": f"NOT ({floats('point')}) OR NOT finite_floats(point) "
+    f"OR length(point) != coalesce((SELECT size FROM {newest_sizes('interests', 'point', floats('point'))} "
+    "WHERE of = interests.model), length(point)) "
     "OR typeof(view_count) != 'integer' OR typeof(view_time) NOT IN ('real', 'integer') "
     "OR typeof(last_view) NOT IN ('real', 'integer')",
 }  # not the document vectors: up to 100,000 rows to read at each open, and a cache whose damaged rows are recomputed
