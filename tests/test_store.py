@@ -814,42 +814,36 @@ def test_recover_says_it_found_damaged_interests_and_leaves_them_for_the_app(tmp
         PreferenceStore.recover(db)
 
 
-def test_damaged_interests_the_reactions_cannot_rebuild_are_refused_for_recover(tmp_path):
-    """A reaction of another size beside a damaged interest: the rebuild fails, so the store is refused as corrupted
-    (it was left as it was), and ``recover`` can still move it aside."""
+@pytest.mark.parametrize(
+    ("embedding", "said"),
+    [
+        (vec(0, 1), "1 row damaged in interests, which its reactions cannot rebuild"),
+        (np.array([0, np.nan, 1], np.float32), "cannot rebuild .*not a finite number"),
+    ],
+    ids=["size", "nan"],
+)
+def test_damaged_interests_the_reactions_cannot_rebuild_are_refused_for_recover(tmp_path, embedding, said):
+    """A reaction of another size, or one that is not finite, beside a damaged interest: the rebuild fails (the open
+    reads no reaction, a replay does, and refuses to spread a NaN into the interests), so the store is refused as
+    corrupted (it was left as it was), and ``recover`` can still move it aside."""
     db = tmp_path / "p.db"
     _damaged_interest(db, "point", "zz")
     con = sqlite3.connect(db)
-    con.execute("UPDATE feedback SET embedding=? WHERE id=2", (vec(0, 1).tobytes(),))
+    con.execute("UPDATE feedback SET embedding=? WHERE id=2", (embedding.tobytes(),))
     con.commit()
     con.close()
     before = db.read_bytes()
     for read_only in (True, False):
-        with pytest.raises(CorruptedDatabase, match="1 row damaged in interests, which its reactions cannot rebuild"):
+        with pytest.raises(CorruptedDatabase, match=said):
             PreferenceStore(db, read_only=read_only)
     assert db.read_bytes() == before
     moved = PreferenceStore.recover(db)
     assert moved.exists() and not db.exists()
 
 
-def test_a_reaction_vector_that_is_not_finite_is_found_when_the_reactions_are_replayed(tmp_path):
-    """The store writes no such vector, so an open does not read every reaction for one; a replay does, and
-    refuses to spread a NaN into the interests: the store is left as it was, for ``recover``."""
-    db = tmp_path / "p.db"
-    _damaged_interest(db, "point", "zz")  # interests a writable open rebuilds from the reactions
-    con = sqlite3.connect(db)
-    con.execute("UPDATE feedback SET embedding=? WHERE id=2", (np.array([0, np.nan, 1], np.float32).tobytes(),))
-    con.commit()
-    con.close()
-    before = db.read_bytes()
-    for read_only in (True, False):
-        with pytest.raises(CorruptedDatabase, match="cannot rebuild .*not a finite number"):
-            PreferenceStore(db, read_only=read_only)
-    assert db.read_bytes() == before
-
-
 def test_a_damaged_newest_interest_leaves_the_others_and_their_dwell_time(tmp_path):
-    """Sizes are measured against the model's reactions, not its newest interest, which may be the damaged one."""
+    """Sizes are measured against the model's newest whole interest, so a damaged newest one (text) is not the size
+    the others must have."""
     db = tmp_path / "p.db"
     with PreferenceStore(db) as s:
         s.add_feedback("a", vec(1, 0, 0), "like", "m")
