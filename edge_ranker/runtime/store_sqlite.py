@@ -272,7 +272,7 @@ def floats(column: str) -> str:
 
 def newest_sizes(table: str, column: str, where: str = "1") -> str:
     """SQL: a table of each model's (``of``) newest row's ``column`` length (``size``) among ``table``'s rows
-    ``where`` holds for; computed once per statement, where a lookup per row of another table was quadratic."""
+    ``where`` holds for; computed once per statement, as a lookup per row of another table would be quadratic."""
     return f"(SELECT model AS of, length({column}) AS size, max(id) FROM {table} WHERE {where} GROUP BY model)"
 
 
