@@ -313,7 +313,6 @@ def _ranker(a: argparse.Namespace):
         _relevance(a),
         PreferenceStore(path, read_only=read_only),
         personal_weight=a.personal_weight,
-        query_weight=a.query_weight,
         lexical_weight=a.lexical_weight,
         semantic_query_weight=a.semantic_query_weight,
         show_progress_bar=sys.stderr.isatty(),
@@ -550,7 +549,7 @@ def cmd_demo(a: argparse.Namespace) -> None:
 
 
 def _add_ranker_args(p: argparse.ArgumentParser) -> None:
-    from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT, SEMANTIC_QUERY_WEIGHT
+    from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, SEMANTIC_QUERY_WEIGHT
 
     p.add_argument("--semantic", help=SEMANTIC_HELP)
     p.add_argument("--relevance", help=RELEVANCE_HELP)
@@ -560,13 +559,9 @@ def _add_ranker_args(p: argparse.ArgumentParser) -> None:
         "--personal-weight",
         type=weight,
         default=PERSONAL_WEIGHT,
-        help="weight of the stored interests in the fusion (default %(default)g)",
-    )
-    p.add_argument(
-        "--query-weight",
-        type=weight,
-        default=QUERY_WEIGHT,
-        help="weight of the query in the fusion (default %(default)g)",
+        help="how much the stored likes and dislikes move a query's results: they lift a document by how much of the "
+        "query's words it holds, never one that holds none (default %(default)g; 0: the query alone; a feed without "
+        "--query is ordered by them whatever this is)",
     )
     p.add_argument(
         "--lexical-weight",

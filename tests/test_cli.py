@@ -144,7 +144,7 @@ def test_rank_names_the_bad_line(exported, tmp_path, stdin, fragments):
         (["--top", "-3"], ["--top", ">= 0"]),
         (["--threads", "0"], ["--threads", ">= 1"]),
         (["--personal-weight", "nan"], ["--personal-weight", "finite"]),
-        (["--query-weight", "inf"], ["--query-weight", "finite"]),
+        (["--lexical-weight", "inf"], ["--lexical-weight", "finite"]),
     ],
 )
 def test_rank_options_are_checked(exported, tmp_path, args, fragments):

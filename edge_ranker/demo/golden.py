@@ -190,7 +190,7 @@ def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -
     scenario = (
         f"now\t{now!r}\nshift_factor\t{cfg.shift_factor}\nthreshold\t{cfg.threshold}\n"
         f"horizon_days\t{cfg.horizon_days}\ndecay_rate_per_day\t{cfg.decay_rate_per_day}\n"
-        f"personal_weight\t{ranker.personal_weight}\nquery_weight\t{ranker.query_weight}\n"
+        f"personal_weight\t{ranker.personal_weight}\n"
         f"lexical_weight\t{ranker.lexical_weight}\nsemantic_query_weight\t{ranker.semantic_query_weight}\n"
         f"k\t{ranker.k}\nmodel_key\t{ranker.model_key}\nunknown_limit\t{UNKNOWN_LIMIT!r}\n"
     )

@@ -90,24 +90,50 @@ class Feed:
         return self.ends.size
 
 
-def bm25(query: list[str], feed: Feed) -> np.ndarray:
-    """BM25 score of each document for the query's distinct terms; 0 for a document sharing none."""
-    n = len(feed)
+def _postings(query: list[str], feed: Feed) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Where the query's distinct terms occur: each occurrence's column in the feed, its document and its term, and
+    each term's document frequency; None when there are no documents or no terms."""
     wanted = np.unique(_hashes(query))
-    if not n or not wanted.size:
-        return np.zeros(n)
+    if not len(feed) or not wanted.size:
+        return None
     hit = np.flatnonzero(np.isin(feed.ids, wanted))
     owner = np.searchsorted(feed.ends, hit, side="right")
     term = np.searchsorted(wanted, feed.ids[hit])
-    df = np.bincount(term, minlength=wanted.size)
+    return hit, owner, term, np.bincount(term, minlength=wanted.size)
+
+
+def bm25(query: list[str], feed: Feed) -> np.ndarray:
+    """BM25 score of each document for the query's distinct terms; 0 for a document sharing none."""
+    n = len(feed)
+    if (found := _postings(query, feed)) is None:
+        return np.zeros(n)
+    hit, owner, term, df = found
     weight = term_weights(n, df[term], feed.counts[hit], feed.norm[owner])
     return np.bincount(owner, weights=weight, minlength=n)
+
+
+def matched(query: list[str], feed: Feed) -> np.ndarray:
+    """Each document's share of the query's distinct terms, each weighed by its idf over the documents (BM25's):
+    1 for a document holding every query word that some document has, 0 for one holding none (all 0 when no
+    document has any). It says how far a document answers the query in words, whatever their counts or its length."""
+    n = len(feed)
+    if (found := _postings(query, feed)) is None:
+        return np.zeros(n)
+    _, owner, term, df = found
+    weights = idf(n, df) * (df > 0)
+    total = float(weights.sum())
+    return np.bincount(owner, weights=weights[term], minlength=n) / total if total > 0 else np.zeros(n)
 
 
 def term_weights(n: int, df: np.ndarray, tf: np.ndarray, norm: np.ndarray) -> np.ndarray:
     """BM25's weight of each (document, term) entry: idf from the document frequency among ``n`` documents,
     times the term count saturated by the document's length normalisation ``Feed.norm``."""
-    return np.log1p((n - df + 0.5) / (df + 0.5)) * tf * (K1 + 1) / (tf + norm)
+    return idf(n, df) * tf * (K1 + 1) / (tf + norm)
+
+
+def idf(n: int, df: np.ndarray) -> np.ndarray:
+    """Lucene's BM25 idf of terms found in ``df`` of ``n`` documents."""
+    return np.log1p((n - df + 0.5) / (df + 0.5))
 
 
 def standardise(x: np.ndarray) -> np.ndarray:

@@ -6,13 +6,14 @@ the relevance model's query and passage vectors plus ``lexical_weight`` times th
 candidates, both standardised over the candidates (``lexical``: the student alone ranks far below BM25 on the
 retrieval sets here, the sum above both); BM25 weighs by the share of the query's words the candidates have, and
 the semantic model's query cosine joins by the share they lack, which carries a query in another language than
-the documents (``lexical.query_scores``). The two orders are fused by weighted reciprocal-rank fusion
-(``fusion``). Default weights favour an explicit query (1.0) over implicit interests (0.5). Cold start: no
-interests yet, or none alive (each fades to nothing 30 days after its last reaction) -> relevance alone with a
-query, else newest first (then input order). A document without a word goes last in each order; one the models
+the documents (``lexical.query_scores``). With a query, the query decides what is relevant and the interests
+order within it (``fusion``: they lift a document by how much of the query's words it holds, never one that holds
+none); ``rank(..., personal_weight=0)`` is the query alone. Without a query the interests order the feed. Cold
+start: no interests yet, or none alive (each fades to nothing 30 days after its last reaction) -> the query alone,
+else newest first (then input order). A document without a word goes last in each order; one the models
 cannot read (``readable``: a script their vocabulary lacks) goes last for the interests and its query cosines are
 neutral, as are all when the query is such a text (which adds no order when no document has its words). Every
-explanation's contributions add up to its fused score.
+explanation's contributions add up to its score.
 
 Ranking is arrays end to end: a ``Ranking`` builds each result's ``Ranked`` (and its explanation) only when it
 is read, so ranking 100,000 documents costs no Python object per document.
@@ -38,9 +39,9 @@ import numpy as np
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.cache import CACHE_VECTORS, VectorCache, drop_oldest
 from edge_ranker.runtime.encoder import Encoder, clean_text, text_list
-from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, QUERY_WEIGHT, SEMANTIC_QUERY_WEIGHT, rrf
+from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, RRF_K, SEMANTIC_QUERY_WEIGHT, personal_lift, rrf
 from edge_ranker.runtime.interests import PersonalScores, alive, finite, personal_scores
-from edge_ranker.runtime.lexical import Bag, Feed, bm25, coverage, has_word, query_scores, terms
+from edge_ranker.runtime.lexical import Bag, Feed, bm25, coverage, has_word, matched, query_scores, terms
 from edge_ranker.runtime.readable import UNKNOWN_LIMIT, Reader
 from edge_ranker.runtime.store import PreferenceStore, check_id, check_view_time
 from edge_ranker.runtime.store_sqlite import damaged_store
@@ -145,11 +146,13 @@ def _published(value: object, doc_id: str) -> float | None:
 
 @dataclass
 class Ranked:
-    """One ranked document. ``score`` is the fused reciprocal-rank score (``sum w / (k + rank)``, k = 60 unless the
-    Ranker sets another), not a similarity: it only orders. ``personal_score`` is the interest score (see
-    ``interest``), ``relevance_score`` the relevance model's query-passage cosine, ``lexical_score`` the query's
-    BM25, ``semantic_score`` the semantic model's query-document cosine (when some of the query's words are in no
-    document); ``contributions`` are the fused parts (they add up to ``score``). ``interest``:
+    """One ranked document. ``score`` only orders: with a query, the query score plus the interests' lift (``fusion``);
+    without one, ``1 / (k + rank)`` of the interests' order or, on a cold start, of the newest-first order.
+    ``personal_score`` is the interest score (see ``interest``), ``query_score`` the query's score (its parts,
+    standardised over the documents, added: ``relevance_score`` the relevance model's query-passage cosine,
+    ``lexical_score`` the query's BM25, ``semantic_score`` the semantic model's query-document cosine, when some of
+    the query's words are in no document); ``contributions`` are the parts of ``score`` ("query" and "personal", or
+    "personal" or "recency" alone), which add up to it. ``interest``:
     ``positive_interest`` / ``negative_interest`` are the ids of the closest liked / disliked center of interest,
     ``*_similarity`` the document's cosine to it, ``*_decay`` its freshness (1 now, 0 after 30 days), and
     ``interest_relevance`` how much the user has engaged with the liked one (its share of reactions plus its share
@@ -163,6 +166,7 @@ class Ranked:
     relevance_score: float | None = None
     lexical_score: float | None = None
     semantic_score: float | None = None
+    query_score: float | None = None
     contributions: dict[str, float] = field(default_factory=dict)  # sum == score
     interest: dict | None = None  # which interest matched, and the parts of the personal score
 
@@ -183,9 +187,11 @@ class Ranking(Sequence[Ranked]):
         lexical: np.ndarray | None,
         semantic: np.ndarray | None = None,
         query_coverage: float | None = None,
+        query: np.ndarray | None = None,
     ) -> None:
         self._ids, self._total, self._parts = ids, total, parts
         self._personal, self._relevance, self._lexical, self._semantic = personal, relevance, lexical, semantic
+        self._query = query
         self.query_coverage = query_coverage  # share of the query's words some document has (None: not measured)
         self._order = np.argsort(-total, kind="stable")  # ties: input order
 
@@ -230,6 +236,7 @@ class Ranking(Sequence[Ranked]):
             float(self._relevance[i]) if self._relevance is not None else None,
             float(self._lexical[i]) if self._lexical is not None else None,
             float(self._semantic[i]) if self._semantic is not None else None,
+            float(self._query[i]) if self._query is not None else None,
             {name: float(c[i]) for name, c in self._parts.items()},
             p.explain(i) if p is not None else None,
         )
@@ -270,7 +277,7 @@ class Ranker:
     vector is its semantic and passage vectors side by side (``interest_vectors``), so its similarity to an interest is
     the two models' cosines weighted by ``SEMANTIC_SHARE``; the two students err apart, and together they keep more of
     USE's gain on the steadier feeds measured, the train split's sentences and article-length items (bench/RESULTS.md,
-    "Personalised feed"). Weights are those of the reciprocal-rank fusion; ``config`` sets how interests move and decay.
+    "Personalised feed"). The weights are ``fusion``'s; ``config`` sets how interests move and decay.
     Document vectors are kept in memory (``cache_vectors`` per model) and in the store's file, so a feed is embedded
     once, across processes too. One pair of models per store: reactions stored under others are re-embedded from their
     text when the ranker starts."""
@@ -281,10 +288,9 @@ class Ranker:
         relevance: Encoder | None,
         store: PreferenceStore,
         personal_weight: float = PERSONAL_WEIGHT,
-        query_weight: float = QUERY_WEIGHT,
         lexical_weight: float = LEXICAL_WEIGHT,
         semantic_query_weight: float = SEMANTIC_QUERY_WEIGHT,
-        k: int = 60,
+        k: int = RRF_K,
         cache_vectors: int = CACHE_VECTORS,
         show_progress_bar: bool = False,
     ) -> None:
@@ -300,18 +306,12 @@ class Ranker:
             raise EdgeRankerError(f"store must be a PreferenceStore(path), got {type(store).__name__}")
         if isinstance(k, bool) or not (isinstance(k, numbers.Integral) and 0 < k <= 10**9):
             raise EdgeRankerError(f"RRF k must be a whole number from 1 to 10**9, got {k!r}")
-        weights = (
-            ("personal", personal_weight),
-            ("query", query_weight),
-            ("lexical", lexical_weight),
-            ("semantic query", semantic_query_weight),
-        )
-        for name, w in weights:
-            if isinstance(w, bool) or not (isinstance(w, numbers.Real) and finite(w) and w >= 0):
-                raise EdgeRankerError(f"the {name} weight must be a finite number >= 0, got {w!r}")
+        _check_weight("personal", personal_weight)
+        _check_weight("lexical", lexical_weight)
+        _check_weight("semantic query", semantic_query_weight)
         self.semantic, self.relevance, self.store = semantic, relevance, store
         self.show_progress_bar = show_progress_bar
-        self.personal_weight, self.query_weight, self.k = personal_weight, query_weight, int(k)
+        self.personal_weight, self.k = personal_weight, int(k)
         self.lexical_weight, self.semantic_query_weight = lexical_weight, semantic_query_weight
         self.config = store.config  # one config: the store moves the interests, the ranker decays them
         if isinstance(cache_vectors, bool) or not isinstance(cache_vectors, numbers.Integral) or cache_vectors < 1:
@@ -482,10 +482,13 @@ class Ranker:
         now: float | None = None,
         semantic_vectors: np.ndarray | None = None,
         passage_vectors: np.ndarray | None = None,
+        personal_weight: float | None = None,
     ) -> Ranking:
         """Rank ``docs`` (``Document``s or dicts with ``id``, ``text``, optional ``published``) by the stored
         interests and, when given, ``query``; returns a ``Ranking``, best first. ``now``: unix seconds for the
-        interests' decay (default: the clock). ``semantic_vectors`` / ``passage_vectors``: the documents' vectors
+        interests' decay (default: the clock). ``personal_weight``: how much the interests move this query's results
+        (default: the Ranker's; 0: the query alone; a feed without a query is ordered by the interests whatever it
+        is). ``semantic_vectors`` / ``passage_vectors``: the documents' vectors
         from ``embed``, when the app kept them (else they come from the cache or are computed); both are checked
         whenever given, and the semantic ones also serve a query whose words the documents lack."""
         docs = _documents(docs)
@@ -501,6 +504,7 @@ class Ranker:
         if isinstance(now, bool) or not (isinstance(now, numbers.Real) and finite(now)):
             raise EdgeRankerError(f"'now' must be finite unix seconds, got {now!r}")
         now = float(now)  # a Fraction or Decimal-like Real would fail inside numpy
+        strength = self.personal_weight if personal_weight is None else _check_weight("personal", personal_weight)
         query = clean_text(query, "query").strip() if query is not None else None
         # only punctuation or emoji (within what the semantic model reads, as the JVM decides): nothing to match
         if query and not has_word(query, self.semantic.cut_chars):
@@ -531,39 +535,49 @@ class Ranker:
                 passages = self._embed(self.relevance, texts, "passage") if passages is None else passages
             interest = self.interest_vectors(texts, emb, passages)
             personal = personal_scores(interest, positive, negative, now, self.config)
-            unknown = wordless | unread
-            parts["personal"] = rrf(np.where(unknown, -np.inf, personal.score), self.personal_weight, self.k)
+        known = ~(wordless | unread)
+        query_score = None
         if use_query:
             rel = self.relevance
             passages = self._embed(rel, texts, "passage") if passages is None else passages
             relevance = passages @ self._query_vector(rel, query, "query")
-            if self.lexical_weight or self.semantic_query_weight:
-                words = terms(rel.tokenizer, rel.cut(query))
-                feed = self.terms.feed(rel, texts)
-                cover = coverage(words, feed)
-                if self.lexical_weight:
-                    lexical = bm25(words, feed)
-                if self.semantic_query_weight and cover < 1.0:
-                    emb = self._embed(self.semantic, texts, None) if emb is None else emb
-                    semantic = emb @ self._query_vector(self.semantic, query, None)
+            words = terms(rel.tokenizer, rel.cut(query))
+            feed = self.terms.feed(rel, texts)
+            cover = coverage(words, feed)
+            if self.lexical_weight:
+                lexical = bm25(words, feed)
+            if self.semantic_query_weight and cover < 1.0:
+                emb = self._embed(self.semantic, texts, None) if emb is None else emb
+                semantic = emb @ self._query_vector(self.semantic, query, None)
             blind = not self.reader.readable(query)
             score = query_scores(
                 _neutral(relevance, unread, blind),
                 lexical,
                 self.lexical_weight,
                 semantic=None if semantic is None else _neutral(semantic, unread, blind),
-                cover=1.0 if cover is None else cover,
+                cover=cover,
                 semantic_weight=self.semantic_query_weight,
             )
             if not (blind and np.ptp(score) == 0):  # a query the models cannot read and no document has its words
-                parts["query"] = rrf(np.where(wordless, -np.inf, score), self.query_weight, self.k)
+                query_score = score
+                lift = np.zeros(n)
+                if personal is not None:
+                    lift = personal_lift(personal.score, matched(words, feed), known, strength)
+                    parts["personal"] = lift
+                # a document without a word goes last: its query part sits below every other document's score
+                floor = float(np.min((score + lift)[~wordless])) - 1.0 if (~wordless).any() else 0.0
+                parts["query"] = np.where(wordless, floor, score)
+                if "personal" in parts:
+                    parts["personal"] = np.where(wordless, 0.0, lift)
+        if not parts and personal is not None:  # a feed: the interests' order
+            parts["personal"] = rrf(np.where(known, personal.score, -np.inf), self.k)
         if not parts:  # cold start: newest first, unknown dates last, then input order
             recency = np.array([d.published if d.published is not None else -math.inf for d in docs])
             recency = np.where(np.isfinite(recency), recency, -1e18) - np.arange(n) * 1e-9
-            parts["recency"] = rrf(np.where(wordless, -np.inf, recency), 1.0, self.k)
+            parts["recency"] = rrf(np.where(wordless, -np.inf, recency), self.k)
         total = np.sum(list(parts.values()), axis=0)
         log.debug("ranked %d documents (%s)", n, ", ".join(parts))
-        return Ranking(ids, total, parts, personal, relevance, lexical, semantic, cover)
+        return Ranking(ids, total, parts, personal, relevance, lexical, semantic, cover, query_score)
 
 
 def model_key(encoder: Encoder) -> str:
@@ -616,6 +630,13 @@ def _check_model(role: str, model: object) -> None:
             f"the {role} model must be an Encoder (Encoder.load({role!r})) or a wrapper of one; "
             f"{type(model).__name__} lacks {', '.join(missing)}"
         )
+
+
+def _check_weight(name: str, weight: object) -> float:
+    """A weight as a float, refused in words unless a finite number >= 0 (a NaN would scramble every order)."""
+    if isinstance(weight, (bool, np.bool_)) or not (isinstance(weight, numbers.Real) and finite(weight)) or weight < 0:
+        raise EdgeRankerError(f"the {name} weight must be a finite number >= 0, got {weight!r}")
+    return float(weight)
 
 
 def _given(vectors: np.ndarray | None, n: int, dim: int, name: str) -> np.ndarray | None:
