@@ -159,7 +159,8 @@ UNREADABLE = Document("thai", SCRIPT_QUERY + " \u0e17\u0e35\u0e21\u0e0a\u0e32\u0
 
 def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -> None:
     """A scripted like/dislike history, ``FADED_LIKE`` then one reaction a day from 24 to 15 days before ``now``, then
-    the demo feed, ``WORDLESS`` and ``UNREADABLE`` ranked without a query, with the demo's query, with
+    the demo feed, ``WORDLESS`` and ``UNREADABLE`` ranked without a query, with the demo's query (at the Ranker's
+    personal weight and at 0), with
     ``CROSSING_QUERY``, with ``SCRIPT_QUERY`` and with ``BLIND_QUERY``."""
     from edge_ranker.demo import load_feed
 
@@ -194,16 +195,18 @@ def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -
         f"lexical_weight\t{ranker.lexical_weight}\nsemantic_query_weight\t{ranker.semantic_query_weight}\n"
         f"k\t{ranker.k}\nmodel_key\t{ranker.model_key}\nunknown_limit\t{UNKNOWN_LIMIT!r}\n"
     )
-    queries = (
-        ("personal", None),
-        ("search", history["query"]),
-        ("crossing", CROSSING_QUERY),
-        ("script", SCRIPT_QUERY),
-        ("blind", BLIND_QUERY),
+    queries = (  # (case, query, personal weight: None for the Ranker's)
+        ("personal", None, None),
+        ("search", history["query"], None),
+        ("alone", history["query"], 0.0),  # the same search with the interests turned down to nothing
+        ("crossing", CROSSING_QUERY, None),
+        ("script", SCRIPT_QUERY, None),
+        ("blind", BLIND_QUERY, None),
     )
-    for name, query in queries:
-        ranked = ranker.rank([Document(d.id, d.text, d.published) for d in docs], query=query, now=now)
-        if query is not None:
+    for name, query, weight in queries:
+        feed = [Document(d.id, d.text, d.published) for d in docs]
+        ranked = ranker.rank(feed, query=query, now=now, personal_weight=weight)
+        if query is not None and weight is None:
             scenario += (
                 f"{name}_text\t{_b64(query)}\n{name}_relevance\t{_vec(relevance.encode([query], role='query')[0])}\n"
                 f"{name}_semantic\t{_vec(semantic.encode([query])[0])}\n{name}_coverage\t{ranked.query_coverage!r}\n"

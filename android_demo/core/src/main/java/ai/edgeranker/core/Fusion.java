@@ -3,18 +3,18 @@ package ai.edgeranker.core;
 import java.util.Arrays;
 import java.util.Comparator;
 
-/** Weighted reciprocal-rank fusion, sum of w / (k + rank), ties kept in input order (as the Python Ranker). */
+/**
+ * How a query and the interests meet in one score, and the rank fusion of a feed without a query (Python's
+ * edge_ranker/runtime/fusion.py): with a query, its score plus weight x the document's share of the query's words x
+ * its interest score above the median; without one, 1 / (k + rank) of one order, ties kept in input order.
+ */
 public final class Fusion {
     private Fusion() {
     }
 
     /** 1-based ranks of scores, highest first, stable for ties. */
     public static int[] ranks(double[] scores) {
-        Integer[] order = new Integer[scores.length];
-        for (int i = 0; i < order.length; i++) {
-            order[i] = i;
-        }
-        Arrays.sort(order, Comparator.comparingDouble((Integer i) -> -scores[i]));  // stable merge sort
+        Integer[] order = order(scores);
         int[] ranks = new int[scores.length];
         for (int r = 0; r < order.length; r++) {
             ranks[order[r]] = r + 1;
@@ -22,30 +22,50 @@ public final class Fusion {
         return ranks;
     }
 
-    /** weight / (k + rank) of each score, computed as the Python Ranker does. */
-    public static double[] contributions(double[] scores, double weight, int k) {
+    /** 1 / (k + rank) of each score, computed as the Python Ranker does. */
+    public static double[] rrf(double[] scores, int k) {
         int[] r = ranks(scores);
         double[] out = new double[scores.length];
         for (int i = 0; i < out.length; i++) {
-            out[i] = weight * (1.0 / (k + r[i]));
+            out[i] = 1.0 / (k + r[i]);
         }
         return out;
     }
 
-    public static void addContribution(double[] total, double[] scores, double weight, int k) {
-        double[] c = contributions(scores, weight, k);
-        for (int i = 0; i < total.length; i++) {
-            total[i] += c[i];
+    /**
+     * What the interests add to each document's query score: weight x matched x (personal - median), the median
+     * over the documents the interests can judge (known); 0 for the others (Python's fusion.personal_lift).
+     */
+    public static double[] personalLift(double[] personal, double[] matched, boolean[] known, double weight) {
+        double[] lift = new double[personal.length];
+        int count = 0;
+        for (boolean b : known) {
+            count += b ? 1 : 0;
         }
+        if (weight == 0 || count == 0) {
+            return lift;
+        }
+        double[] judged = new double[count];
+        for (int i = 0, j = 0; i < personal.length; i++) {
+            if (known[i]) {
+                judged[j++] = personal[i];
+            }
+        }
+        Arrays.sort(judged);
+        double median = count % 2 == 1 ? judged[count / 2] : (judged[count / 2 - 1] + judged[count / 2]) / 2.0;
+        for (int i = 0; i < lift.length; i++) {
+            lift[i] = known[i] ? weight * matched[i] * (personal[i] - median) : 0.0;
+        }
+        return lift;
     }
 
-    /** Document indices ordered by fused score, highest first, ties in input order. */
+    /** Document indices ordered by score, highest first, ties in input order. */
     public static Integer[] order(double[] total) {
         Integer[] order = new Integer[total.length];
         for (int i = 0; i < order.length; i++) {
             order[i] = i;
         }
-        Arrays.sort(order, Comparator.comparingDouble((Integer i) -> -total[i]));
+        Arrays.sort(order, Comparator.comparingDouble((Integer i) -> -total[i]));  // stable merge sort
         return order;
     }
 }

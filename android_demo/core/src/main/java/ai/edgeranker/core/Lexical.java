@@ -77,6 +77,34 @@ public final class Lexical {
         return scores;
     }
 
+    /**
+     * Each document's share of the query's distinct terms, each weighed by its BM25 idf over the documents: 1 for a
+     * document holding every query word some document has, 0 for one holding none (Python's lexical.matched).
+     */
+    public static double[] matched(List<String> query, List<Map<String, Integer>> docs) {
+        int n = docs.size();
+        double[] out = new double[n];
+        double total = 0;
+        for (String t : new LinkedHashSet<>(query)) {
+            int df = 0;
+            for (Map<String, Integer> d : docs) {
+                df += d.containsKey(t) ? 1 : 0;
+            }
+            if (df == 0) {
+                continue;
+            }
+            double idf = Math.log1p((n - df + 0.5) / (df + 0.5));
+            total += idf;
+            for (int i = 0; i < n; i++) {
+                out[i] += docs.get(i).containsKey(t) ? idf : 0.0;
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            out[i] = total > 0 ? out[i] / total : 0.0;
+        }
+        return out;
+    }
+
     /** (x - mean) / std over the documents; all zeros when they are all equal. */
     public static double[] standardise(double[] x) {
         double mean = 0;

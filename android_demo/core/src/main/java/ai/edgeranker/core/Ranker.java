@@ -65,6 +65,7 @@ public final class Ranker {
         public Double relevanceScore;
         public Double lexicalScore;
         public Double semanticScore;
+        public Double queryScore;
         public final Map<String, Double> contributions = new LinkedHashMap<>();  // they add up to score
         public Interests.PersonalScore interest;
 
@@ -78,6 +79,7 @@ public final class Ranker {
             m.put("relevance_score", relevanceScore);
             m.put("lexical_score", lexicalScore);
             m.put("semantic_score", semanticScore);
+            m.put("query_score", queryScore);
             m.put("contributions", contributions);
             Map<String, Object> i = null;
             if (interest != null) {
@@ -115,8 +117,7 @@ public final class Ranker {
     public final Encoder relevance;  // null: no queries
     public final Interests interests;
     /** Default weights: those of edge_ranker/runtime/fusion.py, which GoldenTest checks a new Ranker holds. */
-    public double personalWeight = 0.5;
-    public double queryWeight = 1.0;
+    public double personalWeight = 16.0;
     public double lexicalWeight = 1.0;
     public double semanticQueryWeight = 2.0;
     public int k = 60;
@@ -353,6 +354,14 @@ public final class Ranker {
     }
 
     public synchronized List<Ranked> rank(List<Document> docs, String query, double now) {
+        return rank(docs, query, now, personalWeight);
+    }
+
+    /** As rank(docs, query, now), the interests moving this query's results by weight (0: the query alone). */
+    public synchronized List<Ranked> rank(List<Document> docs, String query, double now, double weight) {
+        if (!Double.isFinite(weight) || weight < 0) {
+            throw new IllegalArgumentException("the personal weight must be a finite number >= 0, got " + weight);
+        }
         if (!Double.isFinite(now)) {  // as Python's Ranker.rank: it would rank every feed cold
             throw new IllegalArgumentException("'now' must be finite unix seconds, got " + now);
         }
@@ -386,7 +395,6 @@ public final class Ranker {
         }
         boolean usePersonal = interests.active(now);
         boolean useQuery = !q.isEmpty();
-        boolean queried = false;  // a query part fused
         double[] total = new double[n];
         List<Map<String, Double>> parts = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -404,58 +412,80 @@ public final class Ranker {
             unread[i] = (usePersonal || useQuery) && !readable(docs.get(i).text);
             unknown[i] = wordless[i] || unread[i];
         }
+        boolean[] known = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            known[i] = !unknown[i];
+        }
+        double[] personalScores = null;
         if (usePersonal) {
             float[][] sem = new float[n][];
             for (int i = 0; i < n; i++) {
                 sem[i] = interestVector(docs.get(i).text);
             }
             personal = interests.score(sem, now);
-            double[] scores = new double[n];
+            personalScores = new double[n];
             for (int i = 0; i < n; i++) {
-                scores[i] = personal[i].score;
+                personalScores[i] = personal[i].score;
             }
-            fuse("personal", wordlessLast(scores, unknown), personalWeight, total, parts);
         }
+        double[] queryScore = null;
         if (useQuery) {
             float[] qv = relevance.encode(q, "query");
             cosine = new double[n];
             for (int i = 0; i < n; i++) {
                 cosine[i] = Interests.dot(passage(docs.get(i).text), qv);
             }
-            double cover = 1.0;
-            if (lexicalWeight != 0 || semanticQueryWeight != 0) {
-                List<String> words = Lexical.terms(relevance.cut(q));
-                List<Map<String, Integer>> counts = new ArrayList<>();
-                for (Document d : docs) {
-                    counts.add(terms(d.text));
-                }
-                cover = Lexical.coverage(words, counts);
-                if (lexicalWeight != 0) {
-                    lexical = Lexical.bm25(words, counts);
-                }
-                if (semanticQueryWeight != 0 && cover < 1.0) {
-                    float[] sq = semantic.encode(q, null);
-                    semanticCosine = new double[n];
-                    for (int i = 0; i < n; i++) {
-                        semanticCosine[i] = Interests.dot(embed(docs.get(i).text), sq);
-                    }
+            List<String> words = Lexical.terms(relevance.cut(q));
+            List<Map<String, Integer>> counts = new ArrayList<>();
+            for (Document d : docs) {
+                counts.add(terms(d.text));
+            }
+            double cover = Lexical.coverage(words, counts);
+            if (lexicalWeight != 0) {
+                lexical = Lexical.bm25(words, counts);
+            }
+            if (semanticQueryWeight != 0 && cover < 1.0) {
+                float[] sq = semantic.encode(q, null);
+                semanticCosine = new double[n];
+                for (int i = 0; i < n; i++) {
+                    semanticCosine[i] = Interests.dot(embed(docs.get(i).text), sq);
                 }
             }
             boolean blind = !readable(q);
             double[] scores = Lexical.queryScores(neutral(cosine, unread, blind), lexical, lexicalWeight,
                     semanticCosine == null ? null : neutral(semanticCosine, unread, blind), cover, semanticQueryWeight);
             if (!(blind && constant(scores))) {  // a query the models cannot read and no document has its words
-                fuse("query", wordlessLast(scores, wordless), queryWeight, total, parts);
-                queried = true;
+                queryScore = scores;
+                double[] lift = personalScores == null ? new double[n]
+                        : Fusion.personalLift(personalScores, Lexical.matched(words, counts), known, weight);
+                // a document without a word goes last: its query part sits below every other document's score
+                double floor = Double.POSITIVE_INFINITY;
+                for (int i = 0; i < n; i++) {
+                    if (!wordless[i]) {
+                        floor = Math.min(floor, scores[i] + lift[i]);
+                    }
+                }
+                floor = Double.isInfinite(floor) ? 0.0 : floor - 1.0;
+                for (int i = 0; i < n; i++) {
+                    double part = wordless[i] ? floor : scores[i];
+                    double up = wordless[i] ? 0.0 : lift[i];
+                    if (personalScores != null) {
+                        parts.get(i).put("personal", up);
+                    }
+                    parts.get(i).put("query", part);
+                    total[i] = part + up;
+                }
             }
         }
-        if (!usePersonal && !queried) {  // unknown dates last; the tiny step keeps input order among equals
+        if (queryScore == null && personalScores != null) {  // a feed: the interests' order
+            fuse("personal", wordlessLast(personalScores, unknown), total, parts);
+        } else if (queryScore == null) {  // unknown dates last; the tiny step keeps input order among equals
             double[] recency = new double[n];
             for (int i = 0; i < n; i++) {
                 Double p = docs.get(i).published;
                 recency[i] = (p != null && Double.isFinite(p) ? p : -1e18) - i * 1e-9;
             }
-            fuse("recency", wordlessLast(recency, wordless), 1.0, total, parts);
+            fuse("recency", wordlessLast(recency, wordless), total, parts);
         }
         Integer[] order = Fusion.order(total);
         for (int r = 0; r < n; r++) {
@@ -468,6 +498,7 @@ public final class Ranker {
             x.relevanceScore = cosine == null ? null : cosine[i];
             x.lexicalScore = lexical == null ? null : lexical[i];
             x.semanticScore = semanticCosine == null ? null : semanticCosine[i];
+            x.queryScore = queryScore == null ? null : queryScore[i];
             x.contributions.putAll(parts.get(i));
             x.interest = personal == null ? null : personal[i];
             out.add(x);
@@ -480,8 +511,8 @@ public final class Ranker {
         if (k < 1 || k > 1_000_000_000) {
             throw new IllegalArgumentException("RRF k must be a whole number from 1 to 10**9, got " + k);
         }
-        double[] weights = {personalWeight, queryWeight, lexicalWeight, semanticQueryWeight};
-        String[] names = {"personal", "query", "lexical", "semantic query"};
+        double[] weights = {personalWeight, lexicalWeight, semanticQueryWeight};
+        String[] names = {"personal", "lexical", "semantic query"};
         for (int i = 0; i < weights.length; i++) {
             if (!Double.isFinite(weights[i]) || weights[i] < 0) {
                 throw new IllegalArgumentException("the " + names[i] + " weight must be a finite number >= 0, got "
@@ -512,8 +543,8 @@ public final class Ranker {
                 || c == 0x205F || c == 0x3000;
     }
 
-    private void fuse(String name, double[] scores, double weight, double[] total, List<Map<String, Double>> parts) {
-        double[] c = Fusion.contributions(scores, weight, k);
+    private void fuse(String name, double[] scores, double[] total, List<Map<String, Double>> parts) {
+        double[] c = Fusion.rrf(scores, k);
         for (int i = 0; i < total.length; i++) {
             total[i] += c[i];
             parts.get(i).put(name, c[i]);

@@ -27,7 +27,7 @@ import java.util.stream.Collectors;
 public final class GoldenTest {
     static final double VECTOR_TOL = 1e-5;
     // no query, the demo's, another language, a script the vocabulary lacks (with and without a document's word)
-    static final String[] QUERIES = {"personal", "search", "crossing", "script", "blind"};
+    static final String[] QUERIES = {"personal", "search", "alone", "crossing", "script", "blind"};
     private static int passed;
     private static int failed;
     private static int forwardChecks;
@@ -193,7 +193,6 @@ public final class GoldenTest {
         }
         double now = Double.parseDouble(sc.get("now"));
         double pw = Double.parseDouble(sc.get("personal_weight"));
-        double qw = Double.parseDouble(sc.get("query_weight"));
         double lw = Double.parseDouble(sc.get("lexical_weight"));
         double sw = Double.parseDouble(sc.get("semantic_query_weight"));
         int k = Integer.parseInt(sc.get("k"));
@@ -207,17 +206,17 @@ public final class GoldenTest {
             pscore[i] = personal[i].score;
         }
         for (String name : QUERIES) {
-            double[] total = new double[docs.size()];
-            Fusion.addContribution(total, wordlessLast(pscore, docs, true), pw, k);
+            double weight = name.equals("alone") ? 0.0 : pw;
+            double[] total = null;
             double[] rscore = null;
             double[] lexical = null;
             double[] semantic = null;
             if (!name.equals("personal")) {
-                List<String> words = Lexical.terms(b64(sc.get(name + "_text")));
+                List<String> words = Lexical.terms(b64(sc.get(queryOf(name) + "_text")));
                 double cover = Lexical.coverage(words, counts);
-                check(Math.abs(cover - Double.parseDouble(sc.get(name + "_coverage"))) <= 1e-12, name + " coverage");
-                float[] query = floats(sc.get(name + "_relevance"));
-                float[] semanticQuery = floats(sc.get(name + "_semantic"));
+                check(Math.abs(cover - Double.parseDouble(sc.get(queryOf(name) + "_coverage"))) <= 1e-12, name + " coverage");
+                float[] query = floats(sc.get(queryOf(name) + "_relevance"));
+                float[] semanticQuery = floats(sc.get(queryOf(name) + "_semantic"));
                 rscore = new double[docs.size()];
                 semantic = cover < 1.0 ? new double[docs.size()] : null;
                 for (int i = 0; i < docs.size(); i++) {
@@ -227,12 +226,15 @@ public final class GoldenTest {
                     }
                 }
                 lexical = Lexical.bm25(words, counts);
-                boolean blind = sc.get(name + "_blind").equals("1");
+                boolean blind = sc.get(queryOf(name) + "_blind").equals("1");
                 double[] scores = Lexical.queryScores(Ranker.neutral(rscore, unread(docs), blind), lexical, lw,
                         semantic == null ? null : Ranker.neutral(semantic, unread(docs), blind), cover, sw);
                 if (!(blind && Ranker.constant(scores))) {  // as the Ranker: a query that can add no order adds none
-                    Fusion.addContribution(total, wordlessLast(scores, docs, false), qw, k);
+                    total = searched(scores, pscore, Lexical.matched(words, counts), docs, weight);
                 }
+            }
+            if (total == null) {  // a feed: the interests' order
+                total = Fusion.rrf(wordlessLast(pscore, docs, true), k);
             }
             Integer[] order = Fusion.order(total);
             List<String[]> expected = rows(golden.resolve("expected_" + name + ".tsv"));
@@ -253,6 +255,32 @@ public final class GoldenTest {
         }
     }
 
+    /** The query name a case searches with: "alone" is the search case at personal weight 0. */
+    static String queryOf(String name) {
+        return name.equals("alone") ? "search" : name;
+    }
+
+    /** The query score plus the interests' lift, a document without a word below all others, as the Ranker. */
+    static double[] searched(double[] scores, double[] pscore, double[] matched, List<String[]> docs, double weight) {
+        boolean[] known = new boolean[scores.length];
+        boolean[] wordless = new boolean[scores.length];
+        double[] unknownLast = wordlessLast(pscore, docs, true);
+        for (int i = 0; i < known.length; i++) {
+            known[i] = unknownLast[i] != Double.NEGATIVE_INFINITY;
+            wordless[i] = !Lexical.hasWord(b64(docs.get(i)[3]));
+        }
+        double[] lift = Fusion.personalLift(pscore, matched, known, weight);
+        double floor = Double.POSITIVE_INFINITY;
+        for (int i = 0; i < scores.length; i++) {
+            floor = wordless[i] ? floor : Math.min(floor, scores[i] + lift[i]);
+        }
+        double[] total = new double[scores.length];
+        for (int i = 0; i < scores.length; i++) {
+            total[i] = wordless[i] ? floor - 1.0 : scores[i] + lift[i];
+        }
+        return total;
+    }
+
     /** The golden scenario again, end to end on the JVM: texts in, the Java forward pass, Ranker's order out. */
     static void rankingFromTexts(Path golden, Encoder semantic, Encoder relevance) throws Exception {
         Map<String, String> sc = settings(golden.resolve("scenario.tsv"));
@@ -262,13 +290,11 @@ public final class GoldenTest {
         String key = sc.get("model_key");
         check(ranker.modelKey().equals(key), "model key " + ranker.modelKey() + " vs " + key);
         check(ranker.personalWeight == Double.parseDouble(sc.get("personal_weight"))
-                && ranker.queryWeight == Double.parseDouble(sc.get("query_weight"))
                 && ranker.lexicalWeight == Double.parseDouble(sc.get("lexical_weight"))
                 && ranker.semanticQueryWeight == Double.parseDouble(sc.get("semantic_query_weight"))
                 && ranker.k == Integer.parseInt(sc.get("k")), "default weights as Python's");
         check(Ranker.UNKNOWN_LIMIT == Double.parseDouble(sc.get("unknown_limit")), "the unknown share limit as Python's");
         ranker.personalWeight = Double.parseDouble(sc.get("personal_weight"));
-        ranker.queryWeight = Double.parseDouble(sc.get("query_weight"));
         ranker.lexicalWeight = Double.parseDouble(sc.get("lexical_weight"));
         ranker.semanticQueryWeight = Double.parseDouble(sc.get("semantic_query_weight"));
         ranker.k = Integer.parseInt(sc.get("k"));
@@ -281,8 +307,8 @@ public final class GoldenTest {
         }
         double now = Double.parseDouble(sc.get("now"));
         for (String name : QUERIES) {
-            String query = name.equals("personal") ? null : b64(sc.get(name + "_text"));
-            List<Ranker.Ranked> got = ranker.rank(docs, query, now);
+            String query = name.equals("personal") ? null : b64(sc.get(queryOf(name) + "_text"));
+            List<Ranker.Ranked> got = ranker.rank(docs, query, now, name.equals("alone") ? 0.0 : ranker.personalWeight);
             List<String[]> expected = rows(golden.resolve("expected_" + name + ".tsv"));
             check(expected.size() == got.size(), name + " from texts: document count");
             for (int r = 0; r < Math.min(expected.size(), got.size()); r++) {

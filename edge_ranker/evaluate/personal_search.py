@@ -1,0 +1,274 @@
+"""The two jobs joined: a user with a history searches.
+
+Every user who searches has likes and dislikes stored, so search is measured through ``Ranker.rank(docs, query)``
+with a history in the store, against the baselines in the same run: ``query`` (the same query on an empty store),
+``interests`` (the history alone, no query) and ``rrf`` (the two orders fused by reciprocal rank, k 60, the query
+at weight 1 and the interests at 0.5: the rule the Ranker used before). ``ranker`` is the Ranker as shipped, and
+``ranker@W`` the Ranker at ``personal_weight`` W. Dev data only:
+
+- *robustness*: a history about other topics must not cost the search. Users like 5 SIB-200 items of one topic and
+  dislike 3 of another in the query's language, then search the QA dev sets (WikiQA and SciFact in English,
+  SQuAD-it in Italian) and, across languages, SIB-200 itself: the first ``QUERY_WORDS`` words of an item in one
+  language find the item in another among the split's items, the user's topics both other than the item's.
+  ``kept`` is each system's nDCG@10 as a share of ``query``'s.
+- *usefulness*: a history that favours one topic should lift what the user likes among what answers the query.
+  The query is one word that ``MIN_MATCHES`` or more of the SIB-200 items hold (at most ``MAX_SHARE`` of them),
+  of the liked topic and of others; graded relevance: 2 = holds the word and is of the liked topic, 1 = holds the
+  word, 0 = lacks it. Settings: ``mono`` (English), ``within`` (history and search in one random language) and
+  ``cross`` (history in one language, search in another). ``lift`` is each system's graded nDCG@10 less
+  ``query``'s.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+from tqdm import tqdm
+
+from edge_ranker.datasets.retrieval import load_retrieval
+from edge_ranker.datasets.topics import Topics, load_topics
+from edge_ranker.runtime.fusion import RRF_K, rrf
+from edge_ranker.runtime.lexical import terms
+
+if TYPE_CHECKING:
+    from edge_ranker.runtime.encoder import Encoder
+    from edge_ranker.runtime.ranker import Ranker, Ranking
+
+QA_SETS = {"wikiqa-dev": "en", "scifact-dev": "en", "squad-it-dev": "it"}
+QUERY_WORDS = 6  # an item's first words, as a reader types them
+LIKES, DISLIKES, TOP = 5, 3, 10
+MIN_MATCHES, MAX_SHARE = 3, 0.1
+SETTINGS = ("mono", "within", "cross")
+# the rule before: reciprocal-rank fusion, the query's order at weight 1 and the interests' at 0.5
+RRF_QUERY, RRF_PERSONAL = 1.0, 0.5
+
+
+def graded_ndcg(gains: np.ndarray, k: int = TOP) -> float:
+    """nDCG@k of gains already in ranked order (linear gains), against the same gains sorted best first."""
+    disc = 1.0 / np.log2(np.arange(2, k + 2))
+    top = gains[:k]
+    ideal = np.sort(gains)[::-1][:k]
+    best = float((ideal * disc[: ideal.size]).sum())
+    return float((top * disc[: top.size]).sum()) / best if best else 0.0
+
+
+@dataclass(frozen=True)
+class History:
+    """A simulated user's reactions: SIB-200 items liked and disliked, in one language."""
+
+    lang: str
+    liked: str
+    disliked: str
+    likes: tuple[int, ...]
+    dislikes: tuple[int, ...]
+
+    @property
+    def items(self) -> set[int]:
+        return {*self.likes, *self.dislikes}
+
+
+class Users:
+    """A Ranker per simulated user, each on its own store in a temporary folder, made when first asked for."""
+
+    def __init__(self, semantic: Encoder, relevance: Encoder, topics: Topics, folder: Path, seed: int) -> None:
+        self.semantic, self.relevance, self.topics, self.folder = semantic, relevance, topics, folder
+        self.rng = np.random.default_rng(seed)
+        self.names = sorted(set(topics.topics))
+        self.by_topic = {t: np.flatnonzero(np.array(topics.topics) == t) for t in self.names}
+        self._made = 0
+        self.empty = self._ranker("empty")
+
+    def _ranker(self, name: str) -> Ranker:
+        """A Ranker on a new store in the folder."""
+        from edge_ranker.runtime.ranker import Ranker
+        from edge_ranker.runtime.store import PreferenceStore
+
+        return Ranker(self.semantic, self.relevance, PreferenceStore(self.folder / f"{name}.sqlite"))
+
+    def draw(self, lang: str, avoid: set[str] = frozenset()) -> History:
+        """A user of ``lang`` who likes one topic and dislikes another, neither in ``avoid``."""
+        liked, disliked = self.rng.choice([t for t in self.names if t not in avoid], 2, replace=False)
+        likes = self.rng.choice(self.by_topic[liked], LIKES, replace=False)
+        dislikes = self.rng.choice(self.by_topic[disliked], DISLIKES, replace=False)
+        return History(lang, str(liked), str(disliked), tuple(map(int, likes)), tuple(map(int, dislikes)))
+
+    def ranker(self, user: History) -> Ranker:
+        """A new Ranker on a new store holding ``user``'s reactions (the caller closes its store)."""
+        from edge_ranker.runtime.ranker import Document
+
+        self._made += 1
+        r = self._ranker(f"user{self._made}")
+        for reaction, items in (("like", user.likes), ("dislike", user.dislikes)):
+            for i in items:
+                r.feedback(Document(f"h{i}", self.topics.texts[user.lang][i]), reaction)
+        return r
+
+
+class Corpus:
+    """Documents to search, with both models' vectors computed once."""
+
+    def __init__(self, users: Users, texts: list[str]) -> None:
+        from edge_ranker.runtime.ranker import Document
+
+        self.docs = [Document(str(i), t) for i, t in enumerate(texts)]
+        self.semantic = users.semantic.encode(texts)
+        self.passages = users.relevance.encode(texts, role="passage")
+
+    def rank(self, ranker: Ranker, keep: np.ndarray, query: str | None, weight: float | None = None) -> Ranking:
+        docs = [self.docs[i] for i in keep]
+        return ranker.rank(
+            docs,
+            query,
+            semantic_vectors=self.semantic[keep],
+            passage_vectors=self.passages[keep],
+            personal_weight=weight,
+        )
+
+
+def _systems(
+    corpus: Corpus, users: Users, user: History, keep: np.ndarray, query: str, strengths: tuple[float, ...]
+) -> dict[str, list[int]]:
+    """Each system's order of the documents ``keep`` (positions in ``keep``) for ``user`` searching ``query``."""
+    ranker = users.ranker(user)
+    try:
+        return _orders(corpus, users, ranker, keep, query, strengths)
+    finally:
+        ranker.store.close()
+
+
+def _orders(
+    corpus: Corpus, users: Users, ranker: Ranker, keep: np.ndarray, query: str, strengths: tuple[float, ...]
+) -> dict[str, list[int]]:
+    with_history = corpus.rank(ranker, keep, query)
+    position = {d: i for i, d in enumerate(str(k) for k in keep)}
+    personal, query_score = np.zeros(keep.size), np.zeros(keep.size)
+    for r in with_history:
+        personal[position[r.id]], query_score[position[r.id]] = r.personal_score, r.query_score
+    fused = RRF_QUERY * rrf(query_score, RRF_K) + RRF_PERSONAL * rrf(personal, RRF_K)
+    orders = {
+        "query": [position[d] for d in corpus.rank(users.empty, keep, query).ids],
+        "interests": [position[d] for d in corpus.rank(ranker, keep, None).ids],
+        "rrf": list(np.argsort(-fused, kind="stable")),
+        "ranker": [position[d] for d in with_history.ids],
+    }
+    for w in strengths:
+        orders[f"ranker@{w:g}"] = [position[d] for d in corpus.rank(ranker, keep, query, w).ids]
+    return orders
+
+
+def _mean(scores: dict[str, list[float]]) -> dict[str, float]:
+    return {name: float(np.mean(v)) for name, v in scores.items()}
+
+
+def robustness(
+    users: Users, data_root: str | Path, directions: list[tuple[str, str]], strengths: tuple[float, ...]
+) -> dict:
+    """nDCG@10 of each system on each QA dev set and, averaged, on SIB-200 across ``directions``; and ``kept``."""
+    out: dict = {}
+    for name, lang in QA_SETS.items():
+        ds = load_retrieval(name, data_root)
+        corpus = Corpus(users, list(ds.corpus.values()))
+        ids, keep = list(ds.corpus), np.arange(len(ds.corpus))
+        scores: dict[str, list[float]] = {}
+        for qid, query in tqdm(ds.queries.items(), desc=name, leave=False):
+            relevant = np.array([ids[i] in ds.qrels[qid] for i in keep], float)
+            for system, order in _systems(corpus, users, users.draw(lang), keep, query, strengths).items():
+                scores.setdefault(system, []).append(graded_ndcg(relevant[order]))
+        out[name] = _mean(scores)
+    topics = users.topics
+    across: dict[str, list[float]] = {}
+    corpora = {b: Corpus(users, topics.texts[b]) for b in sorted({b for _, b in directions})}
+    for a, b in tqdm(directions, desc="across languages", leave=False):
+        for item, text in enumerate(topics.texts[a]):
+            user = users.draw(a, avoid={topics.topics[item]})
+            keep = np.setdiff1d(np.arange(len(topics.topics)), sorted(user.items))
+            query = " ".join(text.split()[:QUERY_WORDS])
+            relevant = (keep == item).astype(float)
+            for system, order in _systems(corpora[b], users, user, keep, query, strengths).items():
+                across.setdefault(system, []).append(graded_ndcg(relevant[order]))
+    out["across"] = _mean(across)
+    sets = [*QA_SETS, "across"]
+    out["kept"] = {system: {s: out[s][system] / max(out[s]["query"], 1e-12) for s in sets} for system in out["across"]}
+    return out
+
+
+def usefulness(users: Users, settings: tuple[str, ...], per_setting: int, strengths: tuple[float, ...]) -> dict:
+    """Graded nDCG@10 of each system in each setting, over ``per_setting`` users, and each system's ``lift``."""
+    topics, rng = users.topics, users.rng
+    labels = np.array(topics.topics)
+    langs = sorted(topics.texts)
+    bags = {lang: [set(terms(users.relevance.tokenizer, t)) for t in topics.texts[lang]] for lang in langs}
+    corpora = {lang: Corpus(users, topics.texts[lang]) for lang in langs}
+    out: dict = {}
+    for setting in settings:
+        scores: dict[str, list[float]] = {}
+        for _ in tqdm(range(per_setting), desc=f"usefulness {setting}", leave=False):
+            home = "en" if setting == "mono" else str(rng.choice(langs))
+            away = str(rng.choice([x for x in langs if x != home])) if setting == "cross" else home
+            user = users.draw(home)
+            keep = np.setdiff1d(np.arange(labels.size), sorted(user.items))
+            word = _query_word(bags[away], keep, labels, user.liked, rng)
+            if word is None:
+                continue
+            has = np.array([word in bags[away][i] for i in keep], float)
+            gains = has * (1 + (labels[keep] == user.liked))
+            for system, order in _systems(corpora[away], users, user, keep, word, strengths).items():
+                scores.setdefault(system, []).append(graded_ndcg(gains[order]))
+        out[setting] = _mean(scores) | {"users": len(scores.get("query", []))}
+    done = [s for s in settings if out[s]["users"]]
+    systems = [k for k in out[done[0]] if k != "users"] if done else []
+    out["lift"] = {system: float(np.mean([out[s][system] - out[s]["query"] for s in done])) for system in systems}
+    return out
+
+
+def _query_word(
+    bags: list[set[str]], keep: np.ndarray, labels: np.ndarray, liked: str, rng: np.random.Generator
+) -> str | None:
+    """A seeded word of at least 4 characters that ``MIN_MATCHES`` to ``MAX_SHARE`` of the documents hold, of the
+    liked topic and of another; None when there is none."""
+    holders: dict[str, list[int]] = {}
+    for i in keep:
+        for w in bags[i]:
+            holders.setdefault(w, []).append(i)
+    fits = sorted(
+        w
+        for w, held in holders.items()
+        if len(w) >= 4
+        and MIN_MATCHES <= len(held) <= MAX_SHARE * keep.size
+        and (labels[held] == liked).any()
+        and (labels[held] != liked).any()
+    )
+    return str(rng.choice(fits)) if fits else None
+
+
+def evaluate_personal_search(
+    semantic: Encoder,
+    relevance: Encoder,
+    data_root: str | Path,
+    split: str = "dev",
+    users: int = 200,
+    directions: list[tuple[str, str]] | None = None,
+    strengths: tuple[float, ...] = (),
+    seed: int = 0,
+) -> dict:
+    """``{"robustness": ..., "usefulness": ...}`` for the Ranker of ``semantic`` and ``relevance``; SIB-200's
+    ``split`` gives the histories, the items searched across languages and the usefulness queries; ``users`` per
+    usefulness setting; ``directions`` (query language, document language) across languages, default each other
+    language to and from English; ``strengths``: personal weights to measure beside the default."""
+    from edge_ranker.evaluate.crosslingual import DIRECTIONS
+
+    topics = load_topics(data_root, split)
+    directions = [d for d in (directions or DIRECTIONS) if set(d) <= set(topics.texts)]
+    with tempfile.TemporaryDirectory() as tmp:
+        people = Users(semantic, relevance, topics, Path(tmp), seed)
+        try:
+            return {
+                "robustness": robustness(people, data_root, directions, strengths),
+                "usefulness": usefulness(people, SETTINGS, users, strengths),
+            }
+        finally:
+            people.empty.store.close()
