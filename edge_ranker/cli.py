@@ -183,11 +183,22 @@ def cmd_eval(a: argparse.Namespace) -> None:
     from edge_ranker.evaluate.personal import USERS
     from edge_ranker.evaluate.report import evaluate_models
 
-    if not a.personal and (a.topics_split != "dev" or a.item_sentences != 1 or a.users is not None):
-        raise EdgeRankerError("--users, --topics-split and --item-sentences set up --personal: add --personal")
-    if not (a.sts or a.retrieval or a.translation or a.personal or a.search or a.bitext):
+    if not (a.personal or a.personal_search) and (a.topics_split != "dev" or a.users is not None):
+        raise EdgeRankerError("--users and --topics-split set up --personal or --personal-search: add one")
+    if not a.personal and a.item_sentences != 1:
+        raise EdgeRankerError("--item-sentences sets up --personal: add --personal")
+    if a.strengths and not a.personal_search:
+        raise EdgeRankerError("--strengths sets up --personal-search: add --personal-search")
+    if a.personal_search and len(a.models) != 2:
         raise EdgeRankerError(
-            "nothing to evaluate: give --sts, --retrieval, --translation, --personal, --search or --bitext"
+            f"--personal-search ranks with a pair of runtime models, SEMANTIC RELEVANCE (e.g. `eval semantic "
+            f"relevance --personal-search`); got {len(a.models)} model{'s' if len(a.models) != 1 else ''}"
+        )
+    others = a.sts or a.retrieval or a.translation or a.personal or a.search or a.bitext
+    if not (others or a.personal_search):
+        raise EdgeRankerError(
+            "nothing to evaluate: give --sts, --retrieval, --translation, --personal, --personal-search, --search or "
+            "--bitext"
         )
     for name in a.retrieval or []:
         check_set_name(name)
@@ -201,25 +212,37 @@ def cmd_eval(a: argparse.Namespace) -> None:
             raise EdgeRankerError(f"--out {out} is a folder; give a file name for the JSON")
         if out.exists() and not a.overwrite:
             raise EdgeRankerError(f"{out} already exists: give a new file name, or --overwrite to replace it")
-    reads_data = a.sts or a.retrieval or a.translation or a.personal or a.search
-    res = evaluate_models(
-        a.models,
-        data_root(a.data) if reads_data else None,
-        cache_root(a.cache),
-        sts=a.sts,
-        retrieval=a.retrieval,
-        docs=a.docs,
-        split=a.split,
-        translation=a.translation,
-        lexical_weight=a.lexical_weight,
-        personal_users=(a.users or USERS) if a.personal else 0,
-        personal_split=a.topics_split,
-        item_sentences=a.item_sentences,
-        search=a.search,
-        bitexts=a.bitext,
-        ranker_semantic=a.ranker_semantic,
-        ranker_relevance=_model_or_none(a.ranker_relevance),
+    reads_data = a.sts or a.retrieval or a.translation or a.personal or a.search or a.personal_search
+    res = (
+        {}
+        if not others
+        else evaluate_models(
+            a.models,
+            data_root(a.data) if reads_data else None,
+            cache_root(a.cache),
+            sts=a.sts,
+            retrieval=a.retrieval,
+            docs=a.docs,
+            split=a.split,
+            translation=a.translation,
+            lexical_weight=a.lexical_weight,
+            personal_users=(a.users or USERS) if a.personal else 0,
+            personal_split=a.topics_split,
+            item_sentences=a.item_sentences,
+            search=a.search,
+            bitexts=a.bitext,
+            ranker_semantic=a.ranker_semantic,
+            ranker_relevance=_model_or_none(a.ranker_relevance),
+        )
     )
+    if a.personal_search:
+        from edge_ranker.evaluate.personal_search import USERS, evaluate_personal_search
+        from edge_ranker.runtime.encoder import Encoder
+
+        semantic, relevance = (Encoder.load(m) for m in a.models)
+        res["personal_search"] = evaluate_personal_search(
+            semantic, relevance, data_root(a.data), a.topics_split, a.users or USERS, strengths=tuple(a.strengths)
+        )
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
         out = out.resolve() if out.is_symlink() else out  # written through a link, as the user linked it
@@ -685,9 +708,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="the personalised feed: simulated users like one SIB-200 topic and dislike another (mono, cross- and "
         "mixed-language), through the Ranker and with a plain max-cosine rule, beside random (nDCG@10)",
     )
-    e.add_argument("--users", type=positive, help="simulated users per setting for --personal (default 200)")
     e.add_argument(
-        "--topics-split", choices=["dev", "train"], default="dev", help="SIB-200 split of --personal (test is kept out)"
+        "--users", type=positive, help="simulated users per setting for --personal and --personal-search (default 200)"
+    )
+    e.add_argument(
+        "--topics-split",
+        choices=["dev", "train"],
+        default="dev",
+        help="SIB-200 split of --personal and --personal-search (test is kept out)",
     )
     e.add_argument(
         "--item-sentences",
@@ -710,6 +738,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="search across languages: a FLORES article's first words in one language over the articles' bodies "
         "in another (xx->en and en->xx; 'avg'), and within each language ('within'), through the Ranker and by "
         "cosine (nDCG@10)",
+    )
+    e.add_argument(
+        "--personal-search",
+        action="store_true",
+        help="search with a history, MODELS being the Ranker's SEMANTIC RELEVANCE pair: users whose history is about "
+        "other topics search the QA dev sets and SIB-200 across languages (robustness: the share of the empty "
+        "store's nDCG@10 kept), and users whose history favours one topic search a word of several topics "
+        "(usefulness: graded nDCG@10); beside the query alone, the interests alone and reciprocal-rank fusion",
+    )
+    e.add_argument(
+        "--strengths",
+        type=weight,
+        nargs="+",
+        default=[],
+        metavar="W",
+        help="--personal-search also measures the Ranker at these personal weights",
     )
     e.add_argument(
         "--ranker-semantic",

@@ -43,6 +43,7 @@ QUERY_WORDS = 6  # an item's first words, as a reader types them
 LIKES, DISLIKES, TOP = 5, 3, 10
 MIN_MATCHES, MAX_SHARE = 3, 0.1
 SETTINGS = ("mono", "within", "cross")
+USERS = 200  # simulated users per usefulness setting
 # the rule before: reciprocal-rank fusion, the query's order at weight 1 and the interests' at 0.5
 RRF_QUERY, RRF_PERSONAL = 1.0, 0.5
 
@@ -165,11 +166,16 @@ def _mean(scores: dict[str, list[float]]) -> dict[str, float]:
 
 
 def robustness(
-    users: Users, data_root: str | Path, directions: list[tuple[str, str]], strengths: tuple[float, ...]
+    users: Users,
+    data_root: str | Path,
+    directions: list[tuple[str, str]],
+    strengths: tuple[float, ...],
+    qa_sets: dict[str, str],
 ) -> dict:
-    """nDCG@10 of each system on each QA dev set and, averaged, on SIB-200 across ``directions``; and ``kept``."""
+    """nDCG@10 of each system on each of ``qa_sets`` (name: language) and, averaged, on SIB-200 across
+    ``directions``; and ``kept``."""
     out: dict = {}
-    for name, lang in QA_SETS.items():
+    for name, lang in qa_sets.items():
         ds = load_retrieval(name, data_root)
         corpus = Corpus(users, list(ds.corpus.values()))
         ids, keep = list(ds.corpus), np.arange(len(ds.corpus))
@@ -191,7 +197,7 @@ def robustness(
             for system, order in _systems(corpora[b], users, user, keep, query, strengths).items():
                 across.setdefault(system, []).append(graded_ndcg(relevant[order]))
     out["across"] = _mean(across)
-    sets = [*QA_SETS, "across"]
+    sets = [*qa_sets, "across"]
     out["kept"] = {system: {s: out[s][system] / max(out[s]["query"], 1e-12) for s in sets} for system in out["across"]}
     return out
 
@@ -250,15 +256,17 @@ def evaluate_personal_search(
     relevance: Encoder,
     data_root: str | Path,
     split: str = "dev",
-    users: int = 200,
+    users: int = USERS,
     directions: list[tuple[str, str]] | None = None,
     strengths: tuple[float, ...] = (),
     seed: int = 0,
+    qa_sets: dict[str, str] | None = None,
 ) -> dict:
     """``{"robustness": ..., "usefulness": ...}`` for the Ranker of ``semantic`` and ``relevance``; SIB-200's
     ``split`` gives the histories, the items searched across languages and the usefulness queries; ``users`` per
     usefulness setting; ``directions`` (query language, document language) across languages, default each other
-    language to and from English; ``strengths``: personal weights to measure beside the default."""
+    language to and from English; ``strengths``: personal weights to measure beside the default; ``qa_sets``: the
+    QA dev sets searched and their language (default ``QA_SETS``)."""
     from edge_ranker.evaluate.crosslingual import DIRECTIONS
 
     topics = load_topics(data_root, split)
@@ -267,7 +275,9 @@ def evaluate_personal_search(
         people = Users(semantic, relevance, topics, Path(tmp), seed)
         try:
             return {
-                "robustness": robustness(people, data_root, directions, strengths),
+                "robustness": robustness(
+                    people, data_root, directions, strengths, QA_SETS if qa_sets is None else qa_sets
+                ),
                 "usefulness": usefulness(people, SETTINGS, users, strengths),
             }
         finally:

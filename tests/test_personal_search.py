@@ -1,0 +1,93 @@
+"""Search with a history: the rule through the Ranker, and the benchmark of the joined job on tiny topics."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from edge_ranker.errors import EdgeRankerError
+from edge_ranker.evaluate.personal_search import evaluate_personal_search, graded_ndcg
+from edge_ranker.runtime.encoder import Encoder
+from edge_ranker.runtime.fusion import personal_lift
+from edge_ranker.runtime.lexical import Bag, Feed, matched
+from edge_ranker.runtime.ranker import Ranker
+from edge_ranker.runtime.store import PreferenceStore
+from tests.test_personal import write_sib
+
+
+def test_matched_is_each_documents_idf_share_of_the_query():
+    feed = Feed.of([Bag.of(w.split()) for w in ("river stone", "river", "song", "stone stone")])
+    m = matched(["river", "stone", "absent"], feed)
+    # river and stone are each in 2 of 4 documents: equal idf, so a half each; a word no document has counts for none
+    np.testing.assert_allclose(m, [1.0, 0.5, 0.0, 0.5])
+    assert not matched([], feed).any() and not matched(["absent"], feed).any()
+
+
+def test_the_lift_is_centred_and_leaves_unmatched_and_unknown_documents_alone():
+    personal = np.array([0.9, 0.1, 0.5, 0.3, 0.7])
+    known = np.array([True, True, True, True, False])
+    lift = personal_lift(personal, np.array([1.0, 1.0, 0.0, 0.5, 1.0]), known, 2.0)
+    # the median over the known documents is 0.4
+    np.testing.assert_allclose(lift, [1.0, -0.6, 0.0, -0.1, 0.0])
+    assert not personal_lift(personal, np.ones(5), known, 0.0).any()
+
+
+@pytest.fixture()
+def enc(tiny_model):
+    return Encoder.load(tiny_model)
+
+
+def test_a_history_orders_what_answers_the_query_and_never_lifts_what_does_not(enc, tmp_path):
+    ranker = Ranker(enc, enc, PreferenceStore(tmp_path / "h.db"))
+    empty = Ranker(enc, enc, PreferenceStore(tmp_path / "e.db"))
+    for text in ("river lake water", "lake water boat", "river boat water"):
+        ranker.feedback({"id": text, "text": text}, "like")
+    ranker.feedback({"id": "d", "text": "song music drum"}, "dislike")
+    docs = [
+        {"id": "song", "text": "stone song music drum"},
+        {"id": "river", "text": "stone river lake water"},
+        {"id": "wall", "text": "stone wall house brick"},
+        {"id": "none", "text": "river lake water boat"},  # liked most, but without the query's word
+        {"id": "band", "text": "song band"},
+    ]
+    alone = empty.rank(docs, query="stone")
+    assert ranker.rank(docs, query="stone", personal_weight=0).ids == alone.ids  # 0: the query alone
+    out = ranker.rank(docs, query="stone", personal_weight=1000)
+    by_id = {r.id: r for r in out}
+    assert out.ids.index("river") < out.ids.index("wall") < out.ids.index("song")  # the interests order the matches
+    for r in out:
+        assert r.score == pytest.approx(sum(r.contributions.values()), abs=1e-9)
+        assert r.contributions["query"] == pytest.approx(r.query_score)
+    assert by_id["none"].contributions["personal"] == 0.0 and by_id["band"].contributions["personal"] == 0.0
+    # however strong the history, a document without the query's words keeps its place among the non-matches
+    rest = [d for d in out.ids if d in ("none", "band")]
+    assert rest == [d for d in alone.ids if d in ("none", "band")]
+    with pytest.raises(EdgeRankerError, match="personal weight"):
+        ranker.rank(docs, query="stone", personal_weight=float("nan"))
+    assert ranker.rank(docs).ids == ranker.rank(docs, personal_weight=0).ids  # a feed is the interests' order
+
+
+def test_graded_ndcg_by_hand():
+    assert graded_ndcg(np.array([2.0, 1.0, 0.0])) == 1.0
+    worse = graded_ndcg(np.array([1.0, 2.0, 0.0]))
+    ideal = 2 + 1 / np.log2(3)
+    assert worse == pytest.approx((1 + 2 / np.log2(3)) / ideal)
+    assert graded_ndcg(np.zeros(4)) == 0.0
+
+
+def test_the_benchmark_measures_every_system_on_tiny_topics(tmp_path, tiny_model):
+    root = write_sib(tmp_path)
+    for tsv in root.glob("topics/sib200/*/dev.tsv"):  # a word of every topic in a few items: the usefulness query
+        lines = tsv.read_text(encoding="utf-8").splitlines()
+        lines[1:] = [f"{line} market" if n % 12 == 0 else line for n, line in enumerate(lines[1:])]
+        tsv.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    enc = Encoder.load(tiny_model)
+    res = evaluate_personal_search(enc, enc, root, users=8, directions=[("de", "en")], strengths=(0.0,), qa_sets={})
+    kept = res["robustness"]["kept"]
+    systems = {"query", "interests", "rrf", "ranker", "ranker@0"}
+    assert set(kept) == systems and kept["query"] == {"across": 1.0}
+    assert kept["ranker@0"]["across"] == pytest.approx(1.0)  # weight 0 is the query alone, with the history stored
+    use = res["usefulness"]
+    assert set(use["lift"]) == systems and use["lift"]["query"] == 0.0
+    for setting in ("mono", "within", "cross"):
+        assert use[setting]["users"] > 0 and all(0.0 <= use[setting][s] <= 1.0 for s in systems)
