@@ -45,3 +45,12 @@ def personal_lift(personal: np.ndarray, matched: np.ndarray, known: np.ndarray, 
         centred = personal - float(np.median(personal[known]))
         lift = np.where(known, weight * matched * centred, 0.0)
     return lift
+
+
+def query_part(score: np.ndarray, lift: np.ndarray, wordless: np.ndarray) -> np.ndarray:
+    """The query's part of each score: its query score, but one below every other document's whole score for a
+    document without a word (which the interests never lift), so that it goes last whatever they add."""
+    if not wordless.any():
+        return score
+    floor = float(np.min((score + lift)[~wordless])) - 1.0 if not wordless.all() else 0.0
+    return np.where(wordless, floor, score)

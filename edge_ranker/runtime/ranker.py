@@ -39,7 +39,15 @@ import numpy as np
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.cache import CACHE_VECTORS, VectorCache, drop_oldest
 from edge_ranker.runtime.encoder import Encoder, clean_text, text_list
-from edge_ranker.runtime.fusion import LEXICAL_WEIGHT, PERSONAL_WEIGHT, RRF_K, SEMANTIC_QUERY_WEIGHT, personal_lift, rrf
+from edge_ranker.runtime.fusion import (
+    LEXICAL_WEIGHT,
+    PERSONAL_WEIGHT,
+    RRF_K,
+    SEMANTIC_QUERY_WEIGHT,
+    personal_lift,
+    query_part,
+    rrf,
+)
 from edge_ranker.runtime.interests import PersonalScores, alive, finite, personal_scores
 from edge_ranker.runtime.lexical import Bag, Feed, bm25, coverage, has_word, matched, query_scores, terms
 from edge_ranker.runtime.readable import UNKNOWN_LIMIT, Reader
@@ -561,14 +569,11 @@ class Ranker:
             if not (blind and np.ptp(score) == 0):  # a query the models cannot read and no document has its words
                 query_score = score
                 lift = np.zeros(n)
-                if personal is not None:
+                if personal is not None:  # ``known`` leaves out the wordless: they get no lift
                     lift = personal_lift(personal.score, matched(words, feed), known, strength)
+                parts["query"] = query_part(score, lift, wordless)
+                if personal is not None:
                     parts["personal"] = lift
-                # a document without a word goes last: its query part sits below every other document's score
-                floor = float(np.min((score + lift)[~wordless])) - 1.0 if (~wordless).any() else 0.0
-                parts["query"] = np.where(wordless, floor, score)
-                if "personal" in parts:
-                    parts["personal"] = np.where(wordless, 0.0, lift)
         if not parts and personal is not None:  # a feed: the interests' order
             parts["personal"] = rrf(np.where(known, personal.score, -np.inf), self.k)
         if not parts:  # cold start: newest first, unknown dates last, then input order

@@ -59,6 +59,23 @@ public final class Fusion {
         return lift;
     }
 
+    /**
+     * The query's part of each score: its query score, but one below every other document's whole score for a
+     * document without a word (which the interests never lift), so that it goes last (Python's fusion.query_part).
+     */
+    public static double[] queryPart(double[] scores, double[] lift, boolean[] wordless) {
+        double floor = Double.POSITIVE_INFINITY;
+        for (int i = 0; i < scores.length; i++) {
+            floor = wordless[i] ? floor : Math.min(floor, scores[i] + lift[i]);
+        }
+        floor = Double.isInfinite(floor) ? 0.0 : floor - 1.0;
+        double[] out = new double[scores.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = wordless[i] ? floor : scores[i];
+        }
+        return out;
+    }
+
     /** Document indices ordered by score, highest first, ties in input order. */
     public static Integer[] order(double[] total) {
         Integer[] order = new Integer[total.length];

@@ -60,14 +60,11 @@ public final class Lexical {
             mean += lengths[i] / n;
         }
         for (String t : new LinkedHashSet<>(query)) {
-            int df = 0;
-            for (Map<String, Integer> d : docs) {
-                df += d.containsKey(t) ? 1 : 0;
-            }
+            int df = documentFrequency(t, docs);
             if (df == 0) {
                 continue;
             }
-            double idf = Math.log1p((n - df + 0.5) / (df + 0.5));
+            double idf = idf(n, df);
             for (int i = 0; i < n; i++) {
                 double tf = docs.get(i).getOrDefault(t, 0);
                 double norm = K1 * (1 - B + B * lengths[i] / Math.max(mean, 1e-9));
@@ -86,14 +83,11 @@ public final class Lexical {
         double[] out = new double[n];
         double total = 0;
         for (String t : new LinkedHashSet<>(query)) {
-            int df = 0;
-            for (Map<String, Integer> d : docs) {
-                df += d.containsKey(t) ? 1 : 0;
-            }
+            int df = documentFrequency(t, docs);
             if (df == 0) {
                 continue;
             }
-            double idf = Math.log1p((n - df + 0.5) / (df + 0.5));
+            double idf = idf(n, df);
             total += idf;
             for (int i = 0; i < n; i++) {
                 out[i] += docs.get(i).containsKey(t) ? idf : 0.0;
@@ -103,6 +97,20 @@ public final class Lexical {
             out[i] = total > 0 ? out[i] / total : 0.0;
         }
         return out;
+    }
+
+    /** How many of the documents hold the term. */
+    static int documentFrequency(String term, List<Map<String, Integer>> docs) {
+        int df = 0;
+        for (Map<String, Integer> d : docs) {
+            df += d.containsKey(term) ? 1 : 0;
+        }
+        return df;
+    }
+
+    /** Lucene's BM25 idf of a term found in df of n documents (Python's lexical.idf). */
+    static double idf(int n, int df) {
+        return Math.log1p((n - df + 0.5) / (df + 0.5));
     }
 
     /** (x - mean) / std over the documents; all zeros when they are all equal. */

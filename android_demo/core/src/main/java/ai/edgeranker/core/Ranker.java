@@ -458,22 +458,13 @@ public final class Ranker {
                 queryScore = scores;
                 double[] lift = personalScores == null ? new double[n]
                         : Fusion.personalLift(personalScores, Lexical.matched(words, counts), known, weight);
-                // a document without a word goes last: its query part sits below every other document's score
-                double floor = Double.POSITIVE_INFINITY;
+                double[] part = Fusion.queryPart(scores, lift, wordless);  // known leaves out the wordless: no lift
                 for (int i = 0; i < n; i++) {
-                    if (!wordless[i]) {
-                        floor = Math.min(floor, scores[i] + lift[i]);
-                    }
-                }
-                floor = Double.isInfinite(floor) ? 0.0 : floor - 1.0;
-                for (int i = 0; i < n; i++) {
-                    double part = wordless[i] ? floor : scores[i];
-                    double up = wordless[i] ? 0.0 : lift[i];
+                    parts.get(i).put("query", part[i]);
                     if (personalScores != null) {
-                        parts.get(i).put("personal", up);
+                        parts.get(i).put("personal", lift[i]);
                     }
-                    parts.get(i).put("query", part);
-                    total[i] = part + up;
+                    total[i] = part[i] + lift[i];
                 }
             }
         }

@@ -270,13 +270,10 @@ public final class GoldenTest {
             wordless[i] = !Lexical.hasWord(b64(docs.get(i)[3]));
         }
         double[] lift = Fusion.personalLift(pscore, matched, known, weight);
-        double floor = Double.POSITIVE_INFINITY;
-        for (int i = 0; i < scores.length; i++) {
-            floor = wordless[i] ? floor : Math.min(floor, scores[i] + lift[i]);
-        }
+        double[] part = Fusion.queryPart(scores, lift, wordless);
         double[] total = new double[scores.length];
         for (int i = 0; i < scores.length; i++) {
-            total[i] = wordless[i] ? floor - 1.0 : scores[i] + lift[i];
+            total[i] = part[i] + lift[i];
         }
         return total;
     }
