@@ -407,7 +407,8 @@ def test_document_vectors_persist_across_processes(enc, tmp_path):
     second = Counting(enc)  # a new process: a fresh in-memory cache over the same file
     b = Ranker(second, second, PreferenceStore(tmp_path / "p.db")).rank(docs, query="river")
     assert second.texts == 1 and b.ids == a.ids  # only the query is embedded
-    np.testing.assert_allclose(b.scores, a.scores, atol=1e-6)  # cosines of float32 vectors, read back or made anew
+    # standardised cosines of float32 vectors, read back or made anew: equal to BLAS rounding on any x86 CPU
+    np.testing.assert_allclose(b.scores, a.scores, atol=1e-5)
 
 
 def test_an_app_can_pass_the_vectors_it_kept(enc, tmp_path):
