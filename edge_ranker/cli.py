@@ -184,7 +184,9 @@ def cmd_eval(a: argparse.Namespace) -> None:
     from edge_ranker.evaluate.report import evaluate_models
 
     if not (a.personal or a.personal_search) and (a.topics_split != "dev" or a.users is not None):
-        raise EdgeRankerError("--users and --topics-split set up --personal or --personal-search: add one")
+        raise EdgeRankerError(
+            "--users and --topics-split set up --personal or --personal-search: add --personal or --personal-search"
+        )
     if not a.personal and a.item_sentences != 1:
         raise EdgeRankerError("--item-sentences sets up --personal: add --personal")
     if a.strengths and not a.personal_search:

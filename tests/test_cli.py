@@ -656,6 +656,9 @@ def test_a_damaged_student_or_metrics_file_is_named(tiny_student, tmp_path):
         (["eval", "semantic", "--bitext", "de-en={file}", "--out", "{file}"], ["already exists", "--overwrite"]),
         (["eval", "semantic", "--bitext", "de-en={file}", "--out", ""], ["--out is empty"]),
         (["eval", "semantic", "--sts", "--users", "5"], ["--users", "add --personal"]),
+        (["eval", "semantic", "--personal-search"], ["--personal-search", "SEMANTIC RELEVANCE", "got 1 model"]),
+        (["eval", "semantic", "--sts", "--strengths", "8"], ["--strengths", "add --personal-search"]),
+        (["eval", "semantic", "--sts", "--item-sentences", "4"], ["--item-sentences", "add --personal"]),
         (
             ["distill", "semantic", "--vocab", "{v}", "--out", "{tmp}/o", "--data", "{tmp}", "--checkpoint-dir"]
             + ["{full}"],
