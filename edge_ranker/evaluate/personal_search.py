@@ -74,7 +74,8 @@ class History:
 
 
 class Users:
-    """A Ranker per simulated user, each on its own store in a temporary folder, made when first asked for."""
+    """Simulated users drawn with a seeded history, each searching through a Ranker on a new store of its own, and
+    one Ranker on an empty store for the query alone."""
 
     def __init__(self, semantic: Encoder, relevance: Encoder, topics: Topics, folder: Path, seed: int) -> None:
         self.semantic, self.relevance, self.topics, self.folder = semantic, relevance, topics, folder
