@@ -146,8 +146,8 @@ def cmd_distill(a: argparse.Namespace) -> None:
     recipe = with_overrides(load_recipe(a.recipe), overrides)
     root = data_root(a.data) if recipe.reads_data_root else None
     a.out = output_folder(a.out, "student", a.overwrite)  # before the teacher phase, which can take an hour
-    if recipe.train.checkpoint_dir:  # checked as --out: a run would write over another run's checkpoints
-        checkpoints = output_folder(recipe.train.checkpoint_dir, "checkpoints", a.overwrite)
+    if recipe.train.checkpoint_dir:  # may hold this run's checkpoints, which it resumes from (distill checks whose)
+        checkpoints = output_folder(recipe.train.checkpoint_dir, "checkpoints", overwrite=True)
         recipe = with_overrides(recipe, {"checkpoint_dir": str(checkpoints)})
     log = distill(recipe, a.vocab, a.out, root, cache_root(a.cache))
     if log["process_index"]:  # under `accelerate launch` every process returns; the main one reports

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -47,11 +48,123 @@ def test_training_lowers_the_loss(tiny_vocab, tmp_path):
     )
     log = train_student(groups, targets, tok, StudentInfo(), tmp_path / "s", cfg, show_progress=False)
     assert log["epochs"][-1] < 0.7 * log["epochs"][0]
-    assert (tmp_path / "ckpt" / "epoch-3").is_dir()
+    assert [p.name for p in (tmp_path / "ckpt").iterdir()] == ["step-32"]  # the newest only
     enc = TorchStudentEncoder(tmp_path / "s")
     v = enc.encode(["the cat runs", "der katze lauf", "blue water stone"])
     assert v.shape == (3, 32)
     np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, rtol=1e-5)
+
+
+class _Killed(Exception):
+    """Stands for a kill: raised from the progress bar after a given step, so the step's work and any checkpoint
+    after the last one saved are lost, as with SIGKILL."""
+
+
+def _stopping_bar(after: int):
+    from tqdm.auto import tqdm
+
+    class Bar(tqdm):
+        steps = 0  # counted here: a disabled bar does not count
+
+        def update(self, n=1):
+            super().update(n)
+            Bar.steps += n
+            if Bar.steps == after:
+                raise _Killed
+
+    return Bar
+
+
+@pytest.mark.parametrize(
+    ("bucket", "stop", "every"),
+    [(False, 21, 2), (True, 21, 2), (False, 17, 1000)],  # in the second epoch (16 steps each); just after its start
+)
+def test_a_killed_run_started_again_reaches_the_uninterrupted_runs_parameters(
+    tiny_vocab, tmp_path, monkeypatch, bucket, stop, every
+):
+    import edge_ranker.distill.train as train
+
+    groups, targets = _data()
+    tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
+    groups = [Group([*g.texts, g.texts[0].upper()], g.target) for g in groups]  # three texts: draws matter
+
+    def cfg(folder):
+        return TrainConfig(
+            epochs=3,
+            batch_size=16,
+            lr=3e-3,
+            hidden=32,
+            heads=2,
+            ffn=64,
+            max_length=32,
+            dropout=0.1,  # the global RNG matters
+            losses={"mse": 1.0, "contrastive": 0.1},
+            bank=4,  # the bank generator matters
+            texts_per_group=2,  # the collate's draws matter
+            bucket_by_length=bucket,
+            checkpoint_dir=str(folder),
+            checkpoint_steps=every,
+        )
+
+    whole = train_student(
+        groups, targets, tok, StudentInfo(), tmp_path / "whole", cfg(tmp_path / "c0"), show_progress=False
+    )
+    assert whole["steps"] == 48
+    monkeypatch.setattr(train, "tqdm", _stopping_bar(stop))
+    with pytest.raises(_Killed):
+        train_student(
+            groups, targets, tok, StudentInfo(), tmp_path / "resumed", cfg(tmp_path / "c1"), show_progress=False
+        )
+    saved = sorted(p.name for p in (tmp_path / "c1").iterdir())
+    assert saved == [f"step-{20 if every == 2 else 16}"]  # the newest complete checkpoint only
+    (tmp_path / "c1" / ".step-22.partial").mkdir()  # a save the kill cut short is not taken
+    monkeypatch.undo()
+    again = train_student(
+        groups, targets, tok, StudentInfo(), tmp_path / "resumed", cfg(tmp_path / "c1"), show_progress=False
+    )
+    assert again["digest"] == whole["digest"]
+    assert again["epochs"] == whole["epochs"]
+    other = train_student(
+        groups, targets, tok, StudentInfo(), tmp_path / "other", cfg(tmp_path / "c2"), show_progress=False
+    )
+    assert other["digest"] == whole["digest"]  # the comparison is sharp: a run is reproducible to the bit...
+    fresh = cfg(tmp_path / "c3")
+    fresh.seed = 1
+    assert (
+        train_student(groups, targets, tok, StudentInfo(), tmp_path / "s1", fresh, show_progress=False)["digest"]
+        != whole["digest"]
+    )
+
+
+def test_distill_resumes_from_checkpoints_in_the_cache_removes_them_when_done_and_refuses_another_runs(
+    tiny_vocab, tmp_path, monkeypatch
+):
+    import edge_ranker.distill.train as train
+    from edge_ranker.distill.recipes import RECIPES, with_overrides
+    from edge_ranker.distill.run import distill
+
+    (tmp_path / "de.txt").write_text("\n".join(make_sentences("de", 96, 7)), encoding="utf-8")
+    settings = {"text": [f"de={tmp_path / 'de.txt'}"], "pca_dim": 16, "epochs": 2, "batch_size": 16, "heads": 2}
+    recipe = with_overrides(RECIPES["semantic"], settings | {"checkpoint_steps": 1})
+    cache = tmp_path / "cache"
+
+    def run(out, r=recipe):
+        return distill(r, tiny_vocab, tmp_path / out, None, cache, HashTeacher(32), show_progress=False)
+
+    monkeypatch.setattr(train, "tqdm", _stopping_bar(3))
+    with pytest.raises(_Killed):
+        run("a")
+    (folder,) = (cache / "checkpoints").iterdir()
+    assert sorted(p.name for p in folder.iterdir()) == ["run.json", "step-2"]  # killed in step 3
+    monkeypatch.undo()
+    resumed = run("a")
+    assert not folder.exists()  # only there to resume the run
+    assert resumed["digest"] == run("b")["digest"]  # as a run never stopped
+    mine = tmp_path / "mine"
+    run("c", with_overrides(recipe, {"checkpoint_dir": str(mine)}))
+    assert sorted(p.name for p in mine.iterdir()) == ["run.json", "step-12"]  # a folder given is kept
+    with pytest.raises(EdgeRankerError, match="checkpoints of another run"):
+        run("c", with_overrides(recipe, {"checkpoint_dir": str(mine), "seed": 1}))
 
 
 def test_target_bm25_rows_are_the_runtimes_bm25_of_each_target_text_over_the_batch(tiny_vocab):
@@ -537,7 +650,7 @@ def test_texts_per_group_keeps_each_groups_first_text_and_draws_its_others_anew_
             return {"texts": texts}
 
     groups = [Group([f"{g}{i}" for i in range(10)], g) for g in range(2)] + [Group(["x0", "x1"], 2)]
-    draw = collate(_Tok(), torch.randn(3, 4), texts_per_group=3, seed=0)
+    draw = collate(_Tok(), torch.randn(3, 4), texts_per_group=3, draws=random.Random(0))
     seen: set[str] = set()
     for _ in range(20):
         enc = draw(groups)
@@ -548,8 +661,11 @@ def test_texts_per_group_keeps_each_groups_first_text_and_draws_its_others_anew_
         assert enc["source"].tolist() == [0, 0, 0, 3, 3, 3, 6, 6]
         seen.update(texts[1:3])
     assert len(seen) >= 7  # the others rotate: 20 draws of 2 out of 9
-    again = collate(_Tok(), torch.randn(3, 4), texts_per_group=3, seed=0)
-    assert again(groups)["texts"] == collate(_Tok(), torch.randn(3, 4), texts_per_group=3, seed=0)(groups)["texts"]
+    again = collate(_Tok(), torch.randn(3, 4), texts_per_group=3, draws=random.Random(0))
+    assert (
+        again(groups)["texts"]
+        == collate(_Tok(), torch.randn(3, 4), texts_per_group=3, draws=random.Random(0))(groups)["texts"]
+    )
     assert collate(_Tok(), torch.randn(3, 4))(groups)["texts"] == [t for g in groups for t in g.texts]
 
 

@@ -68,15 +68,16 @@ def collate(
     teacher: torch.Tensor | None = None,
     neighbours: torch.Tensor | None = None,
     texts_per_group: int = 0,
-    seed: int = 0,
+    draws: random.Random | None = None,
 ) -> Callable[[list[Group]], dict[str, torch.Tensor]]:
     """The DataLoader's collate: groups -> the student's inputs plus the target side of a ``Batch`` (a dict of
     tensors, which Accelerate moves to the device).
 
     ``texts_per_group`` (0: all) keeps each group's first text, the one the teacher embedded, and that many minus one
     of its others, drawn anew each time the group is collated (seeded): a verse in nine languages then costs a
-    step three texts, not nine, and the work saved buys passes over every target."""
-    rng = random.Random(seed)
+    step three texts, not nine, and the work saved buys passes over every target. ``draws`` makes them (seeded by
+    the caller, who saves its state with a checkpoint)."""
+    rng = draws or random.Random(0)
 
     def chosen(texts: list[str]) -> list[str]:
         if not texts_per_group or len(texts) <= texts_per_group:

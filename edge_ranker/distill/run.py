@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +16,7 @@ from accelerate import PartialState
 from tokenizers import Tokenizer
 
 from edge_ranker.datasets.user import ParallelCorpus, read_parallel, read_text
+from edge_ranker.distill.checkpoint import claim, run_key
 from edge_ranker.distill.losses import LOSSES
 from edge_ranker.distill.recipes import Recipe, load_recipe, with_overrides
 from edge_ranker.distill.train import teacher_token_embeddings, train_student
@@ -58,10 +61,16 @@ def distill(
         if not Path(path).is_file():  # as the training set reads it, without expanding ~
             what = "a folder" if Path(path).is_dir() else "not found" if not Path(path).exists() else "not a file"
             raise EdgeRankerError(f"extra passages file {path} is {what}: give a text file, one passage per line")
-    # The teacher runs alone before training, so it gets every core (training then shares them among its
-    # processes). Under `accelerate launch` the main process fills the cache first; the others read it.
     # cpu=True on machines without CUDA: a bare PartialState() there reports one process and gates nothing.
     state = PartialState(cpu=not torch.cuda.is_available())
+    key = run_key(asdict(r), tokenizer.to_str(), out_dir)
+    named = cfg.checkpoint_dir is None  # then a folder in the cache, named after the run
+    if named:
+        cfg = replace(cfg, checkpoint_dir=str(Path(cache_dir) / "checkpoints" / key))
+    if state.is_main_process:  # found now, not after a teacher phase that can take an hour
+        claim(Path(cfg.checkpoint_dir), key)
+    # The teacher runs alone before training, so it gets every core (training then shares them among its
+    # processes). Under `accelerate launch` the main process fills the cache first; the others read it.
     started = time.perf_counter()
     with state.main_process_first():
         cached = CachedTeacher(teacher or load_teacher(r.teacher, threads=os.cpu_count()), cache_dir)
@@ -101,6 +110,8 @@ def distill(
     if state.is_main_process:
         pca.save(Path(out_dir) / "pca.npz")
         (Path(out_dir) / "train_log.json").write_text(json.dumps(log, indent=2))
+        if named:  # only there to resume this run, which is done
+            shutil.rmtree(cfg.checkpoint_dir, ignore_errors=True)
     cached.close()
     return log
 

@@ -30,6 +30,7 @@ from tqdm.auto import tqdm
 from transformers import get_linear_schedule_with_warmup
 
 from edge_ranker.distill.batch import Batch, Group, collate, gather, multi_process, with_bank
+from edge_ranker.distill.checkpoint import Checkpoints, DataOrder, Position
 from edge_ranker.distill.config import TrainConfig
 from edge_ranker.distill.losses import Combined
 from edge_ranker.errors import EdgeRankerError
@@ -209,13 +210,15 @@ def train_student(
     near = (
         shared_nearest_targets(tgt, config.neighbours, accelerator.device, show_progress) if config.neighbours else None
     )
+    shuffle = None if config.bucket_by_length else torch.Generator().manual_seed(config.seed)
+    order = DataOrder(shuffle, random.Random(config.seed))
     collate_groups = collate(
-        StudentTokenizer(tokenizer, config.max_length), tgt, full, near, config.texts_per_group, config.seed
+        StudentTokenizer(tokenizer, config.max_length), tgt, full, near, config.texts_per_group, order.draws
     )
     bm25_of = target_bm25(groups, len(tgt), tokenizer) if config.lexical else None
     per_process = max(1, config.batch_size // accelerator.num_processes)
-    if config.bucket_by_length:
-        sampler = LengthBucketSampler(groups, per_process, config.seed)
+    sampler = LengthBucketSampler(groups, per_process, config.seed) if config.bucket_by_length else None
+    if sampler is not None:
         loader = DataLoader(_Groups(groups), batch_sampler=sampler, collate_fn=collate_groups)
     else:
         loader = DataLoader(
@@ -224,7 +227,7 @@ def train_student(
             shuffle=True,
             drop_last=len(groups) > per_process,
             collate_fn=collate_groups,
-            generator=torch.Generator().manual_seed(config.seed),
+            generator=order.generator,
         )
     trained = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
     no_decay = [p for n, p in trained if "LayerNorm" in n or n.endswith("bias")]
@@ -238,18 +241,37 @@ def train_student(
         fused=accelerator.device.type in ("cpu", "cuda"),
     )
     model, opt, loader = accelerator.prepare(model, opt, loader)
-    total = max(1, len(loader) * config.epochs)
+    per_epoch = len(loader)
+    total = max(1, per_epoch * config.epochs)
     # Not passed to accelerator.prepare: its wrapper steps the schedule once per process on every step (it assumes
     # the schedule counts per-process batches), so N processes finished warm-up and decay N times too early.
     sched = get_linear_schedule_with_warmup(opt, math.ceil(config.warmup * total), total)
+    accelerator.register_for_checkpointing(sched)
     log: dict = {"epochs": [], "world_size": accelerator.num_processes, "steps": total, "config": asdict(config)}
     bank_generator = torch.Generator().manual_seed(config.seed)
-    bar = tqdm(total=total, desc="distil", disable=not (show_progress and accelerator.is_local_main_process))
+    checkpoints = Checkpoints(config.checkpoint_dir, accelerator) if config.checkpoint_dir else None
+    saved = checkpoints.latest() if checkpoints else None
+    step = saved[1].step if saved else 0
+    losses: list[float] = []
+    if saved:
+        log["epochs"], losses = list(saved[1].epoch_losses), list(saved[1].losses)
+        order.restore(saved[1].order, saved[1].draws)
+    shown = show_progress and accelerator.is_local_main_process
+    bar = tqdm(total=total, initial=step, desc="distil", disable=not shown)
     loss_of = Combined(config.losses, config.temperature)
     model.train()
-    for epoch in range(config.epochs):
-        losses: list[float] = []
-        for batch in loader:
+    for epoch in range(step // per_epoch, config.epochs):
+        if sampler is not None:
+            sampler.epoch = epoch
+        epoch_order = order.snapshot()
+        batches = iter(loader)
+        if saved:  # replay the epoch's order up to the saved step, then take the state saved there
+            for _ in range(step - epoch * per_epoch):
+                next(batches)
+            checkpoints.load(saved[0])
+            bank_generator.set_state(saved[1].bank)
+            saved = None
+        for batch in batches:
             b = gather(Batch.of(model(batch["input_ids"], batch["attention_mask"], config.chunks), batch))
             if config.bank:
                 b.target, b.teacher = with_bank(b.target, b.teacher, tgt, full, config.bank, bank_generator)
@@ -260,7 +282,7 @@ def train_student(
             losses_now = accelerator.gather(loss.detach()[None]) if accelerator.num_processes > 1 else loss.detach()
             if not torch.isfinite(losses_now).all():
                 raise EdgeRankerError(
-                    f"training diverged at step {epoch * len(loader) + len(losses) + 1} of {total}: the loss is "
+                    f"training diverged at step {step + 1} of {total}: the loss is "
                     f"{float(losses_now[~torch.isfinite(losses_now)].reshape(-1)[0]):g}, and the student was not "
                     "saved. Lower the learning rate (--lr) or check the data"
                 )
@@ -270,12 +292,18 @@ def train_student(
             opt.step()
             sched.step()
             opt.zero_grad()
+            step += 1
             losses.append(float(loss.detach()))
             bar.update(1)
             bar.set_postfix(loss=f"{losses[-1]:.4f}", epoch=epoch)
-        log["epochs"].append(float(np.mean(losses)) if losses else float("nan"))
-        if config.checkpoint_dir:
-            accelerator.save_state(str(Path(config.checkpoint_dir) / f"epoch-{epoch}"))
+            ended = step == (epoch + 1) * per_epoch
+            if ended:
+                log["epochs"].append(float(np.mean(losses)))
+                losses = []
+            if checkpoints and (ended or (config.checkpoint_steps and step % config.checkpoint_steps == 0)):
+                # at an epoch's end the order's state now is the next epoch's start
+                start = order.snapshot() if ended else epoch_order
+                checkpoints.save(Position(step, *start, bank_generator.get_state(), log["epochs"], losses))
     bar.close()
     accelerator.wait_for_everyone()
     unwrapped: Student = accelerator.unwrap_model(model)

@@ -58,7 +58,7 @@ def build_training_set(
     recipe: Recipe, teacher: CachedTeacher, data_root: str | Path | None, seed: int = 0, show_progress: bool = True
 ) -> tuple[list[Group], np.ndarray, slice | np.ndarray]:
     """Groups of student texts sharing one teacher target; returns groups, raw targets and the rows to fit
-    the PCA on (``recipe.pca_fit``: the first role's Tatoeba sources, the passages, or the Wikipedia sentences)."""
+    the PCA on (``recipe.pca_fit``: the first role's Tatoeba sources, the passages, the Wikipedia sentences or all)."""
     if recipe.reads_data_root and data_root is None:
         raise EdgeRankerError("this recipe reads the project's data sets: give their folder with --data DIR")
     root = Path(data_root) if data_root is not None else None
@@ -170,6 +170,8 @@ def build_training_set(
         link_judged(query_groups, queries, passage_groups, passages, pairs, whole)
     if recipe.pca_fit == "passages" and passages:
         return groups, raw, slice(first_passage, first_passage + len(passages))
+    if recipe.pca_fit == "targets":
+        return groups, raw, slice(0, len(raw))
     if recipe.pca_fit == "wikipedia" and wikipedia:
         sentences = {g[0] for g in wikipedia}
         return groups, raw, np.array([first_extra + i for i, g in enumerate(extra) if g[0] in sentences])
