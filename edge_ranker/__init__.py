@@ -12,21 +12,15 @@ import importlib.util
 import logging
 import os
 import sys
-import warnings
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-# onnxruntime 1.32 sends usage telemetry (DNS look-ups of Microsoft's event host every few seconds) and writes a
-# device id under ~/.cache/Microsoft unless this is set before it loads; its disable_telemetry_events() API alone
-# does not stop either (bench/RESULTS.md, "Privacy"). Every edge_ranker import passes here first.
-if "onnxruntime" in sys.modules and os.environ.get("ORT_DISABLE_TELEMETRY") != "1":
-    warnings.warn(
-        "onnxruntime was imported before edge_ranker, so its telemetry could not be turned off in this process; "
-        "import edge_ranker first or set ORT_DISABLE_TELEMETRY=1 in the environment",
-        RuntimeWarning,
-        stacklevel=2,
-    )
+# onnxruntime sends usage telemetry (DNS look-ups of Microsoft's event host every few seconds) and writes a device id
+# under ~/.cache/Microsoft as it loads, unless this is set before; its disable_telemetry_events() API alone stops
+# neither. Every edge_ranker import passes here first. Where an app loaded onnxruntime before, it is too late: the
+# Encoder then refuses to run a model (``ONNXRUNTIME_TELEMETRY``) rather than add to what it sends.
+ONNXRUNTIME_TELEMETRY = "onnxruntime" in sys.modules and os.environ.get("ORT_DISABLE_TELEMETRY") != "1"
 os.environ["ORT_DISABLE_TELEMETRY"] = "1"
 
 logging.getLogger("edge_ranker").addHandler(logging.NullHandler())  # silent unless the app configures logging

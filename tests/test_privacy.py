@@ -54,3 +54,23 @@ def test_twenty_seconds_of_ranking_touch_no_network_and_no_file_outside_the_stor
             written += [p for p in PATH.findall(x) if not p.startswith(("/dev/", str(store)))]
     assert not written, written[:5]
     assert not any(home.rglob("*")), sorted(map(str, home.rglob("*")))[:5]
+
+
+def test_with_onnxruntime_loaded_first_and_its_telemetry_on_no_model_runs(tmp_path):
+    """onnxruntime writes its telemetry files as it loads; an app that loaded it first has them already, and the
+    Encoder refuses to add sessions and events to them. Loaded after edge_ranker, it writes nothing."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ORT_", "XDG_"))}
+    late, early = tmp_path / "late", tmp_path / "early"
+    late.mkdir()
+    early.mkdir()
+    first = "import onnxruntime, edge_ranker\nfrom edge_ranker import Encoder, EdgeRankerError\n"
+    run = "try:\n    Encoder.load('relevance').encode(['x'])\n    print('ran')\nexcept EdgeRankerError as e:\n    print(e)\n"
+    out = subprocess.run([sys.executable, "-c", first + run], env={**env, "HOME": str(late)}, capture_output=True)
+    said = out.stdout.decode()
+    assert out.returncode == 0 and "imported before edge_ranker" in said and "ORT_DISABLE_TELEMETRY=1" in said, said
+    then = "import edge_ranker, onnxruntime\nfrom edge_ranker import Encoder, EdgeRankerError\n"
+    out = subprocess.run([sys.executable, "-c", then + run], env={**env, "HOME": str(early)}, capture_output=True)
+    assert out.stdout.decode().strip() == "ran" and not any(early.rglob("*")), out.stderr[-500:]
+    agreed = {**env, "HOME": str(early), "ORT_DISABLE_TELEMETRY": "1"}
+    out = subprocess.run([sys.executable, "-c", first + run], env=agreed, capture_output=True)
+    assert out.stdout.decode().strip() == "ran" and not any(early.rglob("*"))

@@ -21,8 +21,9 @@ import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
+import edge_ranker
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.runtime.manifest import Manifest, read_manifest
+from edge_ranker.runtime.manifest import Manifest, read_manifest, verified_bytes, verify_files
 
 log = logging.getLogger("edge_ranker")
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -121,8 +122,15 @@ class Encoder:
         batch_size: int = 32,
         session_options: ort.SessionOptions | None = None,
         providers: list[str] | None = None,
+        verify: bool = True,
     ) -> None:
         threads = check_threads(threads)
+        if edge_ranker.ONNXRUNTIME_TELEMETRY:
+            raise EdgeRankerError(
+                "onnxruntime was imported before edge_ranker, with its telemetry on (it writes files under "
+                "~/.cache/Microsoft and looks up Microsoft's event host): import edge_ranker first, or set "
+                "ORT_DISABLE_TELEMETRY=1 in the environment before onnxruntime loads"
+            )
         if not isinstance(batch_size, numbers.Integral) or isinstance(batch_size, bool) or batch_size < 1:
             raise EdgeRankerError(f"batch_size must be a whole number >= 1, got {batch_size!r}")
         batch_size = int(batch_size)
@@ -133,11 +141,16 @@ class Encoder:
             opts.intra_op_num_threads = threads
             opts.inter_op_num_threads = 1
             opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # the bytes that were verified are the bytes loaded: a file swapped after its check is never opened
+        graph = verified_bytes(folder, manifest, manifest.onnx, verify)
+        vocabulary = verified_bytes(folder, manifest, manifest.tokenizer, verify)
+        if verify:
+            verify_files(folder, manifest, skip=(manifest.onnx, manifest.tokenizer))
         try:
             self.session = ort.InferenceSession(
-                str(folder / manifest.onnx), sess_options=opts, providers=providers or ["CPUExecutionProvider"]
+                graph, sess_options=opts, providers=providers or ["CPUExecutionProvider"]
             )
-            self.tokenizer = Tokenizer.from_file(str(folder / manifest.tokenizer))
+            self.tokenizer = Tokenizer.from_str(vocabulary.decode("utf-8"))
         except Exception as exc:  # onnxruntime/tokenizers raise their own types for bad files
             raise EdgeRankerError(f"cannot load model from {folder}: {exc}") from exc
         self.tokenizer.enable_truncation(max_length=self.max_length * manifest.windows)
@@ -202,7 +215,8 @@ class Encoder:
         sha256 against the manifest; ``threads`` is onnxruntime's intra-op threads (one, as on a phone)."""
         start = time.perf_counter()
         folder = resolve_model_path(name_or_path)
-        enc = cls(folder, read_manifest(folder, verify=verify), threads, batch_size, session_options, providers)
+        manifest = read_manifest(folder, verify=False)  # the files are checked as they are read, once
+        enc = cls(folder, manifest, threads, batch_size, session_options, providers, verify)
         log.debug("loaded %r from %s in %.0f ms", enc.name, folder, (time.perf_counter() - start) * 1e3)
         return enc
 

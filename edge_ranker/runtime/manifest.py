@@ -79,13 +79,13 @@ def read_manifest(folder: str | Path, verify: bool = True) -> Manifest:
         raise EdgeRankerError(f"{folder} is not a model folder: {MANIFEST} is missing")
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON, an integer of thousands of digits
         raise EdgeRankerError(f"{path} is corrupted (not valid JSON: {exc}); re-export the model") from exc
     if not isinstance(raw, dict):
         raise EdgeRankerError(f"{path} is corrupted: expected a JSON object")
     version = raw.get("schema_version")
-    if not isinstance(version, int):
-        raise EdgeRankerError(f"{path} has no valid schema_version")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise EdgeRankerError(f"{path} has no valid schema_version (a whole number from 1), got {version!r:.60}")
     if version > SCHEMA_VERSION:
         raise EdgeRankerError(
             f"{path} uses manifest schema {version}, newer than this edge-ranker understands ({SCHEMA_VERSION}); "
@@ -103,6 +103,8 @@ def read_manifest(folder: str | Path, verify: bool = True) -> Manifest:
     return manifest
 
 
+KINDS = ("semantic", "relevance")  # which ranker a model is, and so which roles an app may ask of it
+MAX_DIM = 65536  # far past any sentence embedding: a bound that keeps a damaged number from sizing arrays
 MAX_LENGTH_RANGE = (2, 8192)  # [CLS] [SEP] at least; longer than any position table a small student has
 MAX_WINDOWS = 64  # a bound on the forward passes one text may cost
 
@@ -127,13 +129,19 @@ def validate(manifest: Manifest, folder: Path) -> None:
         value, want = getattr(manifest, name), _field_type(name)
         if isinstance(value, bool) or not isinstance(value, want):
             raise EdgeRankerError(f"{where}: {name!r} must be a JSON {want.__name__}, got {value!r:.60}")
+    if manifest.kind not in KINDS:
+        raise EdgeRankerError(f"{where}: kind must be one of {', '.join(KINDS)}, got {manifest.kind!r:.60}")
+    if not manifest.name.strip() or not _utf8(manifest.name):
+        raise EdgeRankerError(f"{where}: name must be a non-blank text, got {manifest.name!r:.60}")
     lo, hi = MAX_LENGTH_RANGE
     if not lo <= manifest.max_length <= hi:
         raise EdgeRankerError(f"{where}: max_length must be between {lo} and {hi} tokens, got {manifest.max_length}")
     if not 1 <= manifest.windows <= MAX_WINDOWS:
         raise EdgeRankerError(f"{where}: windows must be between 1 and {MAX_WINDOWS}, got {manifest.windows}")
-    if manifest.dim < 1:
-        raise EdgeRankerError(f"{where}: dim must be positive, got {manifest.dim}")
+    if not 1 <= manifest.dim <= MAX_DIM:
+        raise EdgeRankerError(f"{where}: dim must be between 1 and {MAX_DIM}, got {manifest.dim}")
+    if not 0 <= manifest.teacher_dim <= MAX_DIM:
+        raise EdgeRankerError(f"{where}: teacher_dim must be between 0 and {MAX_DIM}, got {manifest.teacher_dim}")
     for role, prefix in manifest.prefixes.items():
         if role not in ("query", "passage") or not isinstance(prefix, str) or not _utf8(prefix):
             raise EdgeRankerError(f"{where}: prefixes map 'query'/'passage' to text, got {role!r}: {prefix!r:.60}")
@@ -143,18 +151,48 @@ def validate(manifest: Manifest, folder: Path) -> None:
         _confined(folder, getattr(manifest, what), what)
     for name, meta in manifest.files.items():
         _confined(folder, name, "files entry")
-        ok = isinstance(meta, dict) and isinstance(meta.get("sha256"), str) and len(meta["sha256"]) == 64
-        if not ok or isinstance(meta.get("bytes"), bool) or not isinstance(meta.get("bytes"), int):
-            raise EdgeRankerError(f"{where}: files[{name!r}] must be {{'sha256': 64 hex digits, 'bytes': integer}}")
+        digest = meta.get("sha256") if isinstance(meta, dict) else None
+        size = meta.get("bytes") if isinstance(meta, dict) else None
+        ok = isinstance(digest, str) and len(digest) == 64 and set(digest) <= set("0123456789abcdef")
+        if not ok or isinstance(size, bool) or not isinstance(size, int) or size < 0:
+            raise EdgeRankerError(
+                f"{where}: files[{name!r}] must be {{'sha256': 64 lowercase hex digits, 'bytes': a whole number >= 0}}"
+            )
 
 
-def verify_files(folder: Path, manifest: Manifest) -> None:
+def verified_bytes(folder: Path, manifest: Manifest, name: str, verify: bool = True) -> bytes:
+    """A model file's bytes, read once and checked against the manifest's size and sha256 when ``verify``: the
+    runtime loads these bytes, not the path, so a file swapped after the check cannot be loaded unverified."""
+    path = folder / name
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise EdgeRankerError(f"model file missing: {path} ({MANIFEST} names it)") from None
+    except OSError as exc:
+        raise EdgeRankerError(f"cannot read the model file {path}: {exc.strerror or exc}") from exc
+    if verify:
+        meta = manifest.files.get(name)
+        if meta is None:
+            raise EdgeRankerError(f"{folder / MANIFEST} lists no hash for {name}")
+        if len(data) != meta["bytes"]:
+            raise EdgeRankerError(
+                f"model file {path} is truncated or altered: {len(data)} bytes, manifest says {meta['bytes']}"
+            )
+        if hashlib.sha256(data).hexdigest() != meta["sha256"]:
+            raise EdgeRankerError(f"model file {path} is corrupted: sha256 does not match the manifest")
+    return data
+
+
+def verify_files(folder: Path, manifest: Manifest, skip: tuple[str, ...] = ()) -> None:
+    """Every file the manifest lists, by size and sha256 (but ``skip``, checked as they were read)."""
     for name in (manifest.onnx, manifest.tokenizer):
         if not (folder / name).exists():
             raise EdgeRankerError(f"model file missing: {folder / name} ({MANIFEST} names it)")
         if name not in manifest.files:
             raise EdgeRankerError(f"{folder / MANIFEST} lists no hash for {name}")
     for name, meta in manifest.files.items():
+        if name in skip:
+            continue
         p = folder / name
         if not p.exists():
             raise EdgeRankerError(f"model file missing: {p}")
