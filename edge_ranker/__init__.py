@@ -28,13 +28,13 @@ logging.getLogger("edge_ranker").addHandler(logging.NullHandler())  # silent unl
 _LAZY = {
     "Encoder": "edge_ranker.runtime.encoder",
     "Ranker": "edge_ranker.runtime.ranker",
-    "Document": "edge_ranker.runtime.ranker",
-    "Ranked": "edge_ranker.runtime.ranker",
-    "Ranking": "edge_ranker.runtime.ranker",
+    "Document": "edge_ranker.runtime.documents",
+    "Ranked": "edge_ranker.runtime.ranking",
+    "Ranking": "edge_ranker.runtime.ranking",
     "PreferenceStore": "edge_ranker.runtime.store",
     "CorruptedDatabase": "edge_ranker.runtime.store_sqlite",
     "LockedDatabase": "edge_ranker.runtime.store_sqlite",
-    "Unlearnable": "edge_ranker.runtime.ranker",
+    "Unlearnable": "edge_ranker.runtime.documents",
     "EdgeRankerError": "edge_ranker.errors",
     "build_vocab": "edge_ranker.vocab.builder",
     "export_model": "edge_ranker.export.onnx_graph",
@@ -47,12 +47,12 @@ __all__ = sorted(set(_LAZY) - _TRAINING)
 if TYPE_CHECKING:  # type checkers see the real names; at run time they load on first use
     from edge_ranker.errors import EdgeRankerError as EdgeRankerError
     from edge_ranker.export.onnx_graph import export_model as export_model
+    from edge_ranker.runtime.documents import Document as Document
+    from edge_ranker.runtime.documents import Unlearnable as Unlearnable
     from edge_ranker.runtime.encoder import Encoder as Encoder
-    from edge_ranker.runtime.ranker import Document as Document
-    from edge_ranker.runtime.ranker import Ranked as Ranked
     from edge_ranker.runtime.ranker import Ranker as Ranker
-    from edge_ranker.runtime.ranker import Ranking as Ranking
-    from edge_ranker.runtime.ranker import Unlearnable as Unlearnable
+    from edge_ranker.runtime.ranking import Ranked as Ranked
+    from edge_ranker.runtime.ranking import Ranking as Ranking
     from edge_ranker.runtime.store import PreferenceStore as PreferenceStore
     from edge_ranker.runtime.store_sqlite import CorruptedDatabase as CorruptedDatabase
     from edge_ranker.runtime.store_sqlite import LockedDatabase as LockedDatabase

@@ -97,7 +97,7 @@ def _snapshot(store, key):
     return [(c.positive, c.view_count, c.last_view, np.round(c.point, 5).tolist()) for c in pos + neg]
 
 
-def test_forget_a_document_is_as_if_it_had_never_been_liked(tiny_model, tmp_path):
+def test_undo_a_document_is_as_if_it_had_never_been_liked(tiny_model, tmp_path):
     enc = Encoder.load(tiny_model)
     docs = [{"id": i, "text": t} for i, t in enumerate(["green river", "river water", "stone wall", "old house"])]
     history = [(docs[0], "like", 100.0), (docs[1], "like", 200.0), (docs[2], "dislike", 300.0)]
@@ -109,7 +109,7 @@ def test_forget_a_document_is_as_if_it_had_never_been_liked(tiny_model, tmp_path
         if d is docs[0]:
             undone.feedback(docs[3], "like", ts=150.0)  # the reaction to undo, between the others
             undone.feedback(docs[3], "dislike", ts=160.0)
-    assert undone.forget("3") == 2 and undone.forget("3") == 0
+    assert undone.undo("3") == 2 and undone.undo("3") == 0
     assert _snapshot(undone.store, undone.model_key) == _snapshot(never.store, never.model_key)
     assert undone.rank(docs).ids == never.rank(docs).ids
 
@@ -255,14 +255,14 @@ def test_time_spent_on_a_document_weighs_its_interest(semantic, tmp_path):
     assert ranker.store.interests(ranker.model_key)[0][0].view_time == 40.0
 
 
-def test_forget_refuses_what_is_not_a_document_id(semantic, tmp_path):
+def test_undo_refuses_what_is_not_a_document_id(semantic, tmp_path):
     ranker = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))
     ranker.feedback({"id": "a", "text": "rivers and lakes"}, "like")
     ranker.feedback({"id": 7, "text": "seas"}, "like")
     for wrong in (None, ["a"], 1.5, True, np.bool_(True), np.float64(7)):
-        with pytest.raises(EdgeRankerError, match="forget takes a document id"):
-            ranker.forget(wrong)
-    assert ranker.store.feedback_count() == 2 and ranker.forget("a") == 1 and ranker.forget(np.int64(7)) == 1
+        with pytest.raises(EdgeRankerError, match="undo takes a document id"):
+            ranker.undo(wrong)
+    assert ranker.store.feedback_count() == 2 and ranker.undo("a") == 1 and ranker.undo(np.int64(7)) == 1
 
 
 def test_import_star_gives_the_runtime_and_training_names_say_what_to_install(monkeypatch):

@@ -60,7 +60,7 @@ def test_feedback_rank_prefs(exported, tmp_path):
     assert r.returncode == 2 and "finite number >= 0" in r.stderr
     r = cli("prefs", "export", "--db", db)
     assert json.loads(r.stdout)["feedback"][0]["doc_id"] == "a"
-    assert cli("prefs", "forget", "--db", db).returncode == 0
+    assert cli("prefs", "erase", "--db", db).returncode == 0
     assert json.loads(cli("prefs", "export", "--db", db).stdout)["feedback"] == []
 
 
@@ -80,20 +80,20 @@ def test_bad_input_messages(exported, tmp_path):
     r = cli("prefs", "recover", "--db", db)
     assert r.returncode == 0 and "moved" in r.stdout
     _one_line_error(cli("prefs", "export", "--db", db), "no preference database")  # moved, not recreated
-    r = cli("prefs", "forget", "--db", db)  # the moved copy holds the user's data: forget deletes it too
+    r = cli("prefs", "erase", "--db", db)  # the moved copy holds the user's data: forget deletes it too
     assert r.returncode == 0 and "deleted the recovered copy" in r.stdout, r.stderr
     assert not list(tmp_path.glob("p.db.corrupt-*"))
-    _one_line_error(cli("prefs", "forget", "--db", db), "nothing is stored there")
+    _one_line_error(cli("prefs", "erase", "--db", db), "nothing is stored there")
     empty = tmp_path / "notes.txt"  # an empty file holds nothing to forget, and must not become a store
     empty.touch()
-    for command in (("prefs", "forget"), ("feedback", "undo", "a"), ("prefs", "export")):
+    for command in (("prefs", "erase"), ("feedback", "undo", "a"), ("prefs", "export")):
         _one_line_error(cli(*command, "--db", empty), "nothing is stored there")
     assert empty.read_bytes() == b""
     (tmp_path / "notes.txt.corrupt-20260101-000000").write_bytes(b"a store recover moved aside")
-    r = cli("prefs", "forget", "--db", empty)  # no store there, but the copy is the user's data
+    r = cli("prefs", "erase", "--db", empty)  # no store there, but the copy is the user's data
     assert r.returncode == 0 and "deleted the recovered copy" in r.stdout, r.stderr
     assert not list(tmp_path.glob("notes.txt.corrupt-*")) and empty.read_bytes() == b""
-    for command in ("recover", "forget", "export"):  # an empty path is refused, not taken as the user's default
+    for command in ("recover", "erase", "export"):  # an empty path is refused, not taken as the user's default
         _one_line_error(cli("prefs", command, "--db", ""), "must be a non-empty path")
     assert cli("feedback", "like", "a", "--text", "the cat", "--semantic", exported, "--db", db).returncode == 0
 
@@ -263,7 +263,7 @@ def test_training_commands_on_the_runtime_install_name_the_extra(tmp_path, comma
 def _distill_overrides(monkeypatch, tmp_path, *flags: str) -> dict:
     """The settings ``edge-ranker distill relevance FLAGS`` reads, and checks that the library gets the recipe with
     exactly those applied."""
-    from edge_ranker import cli as cli_mod
+    from edge_ranker.cli import app as cli_mod
     from edge_ranker.distill import run
     from edge_ranker.distill.config import TrainConfig
     from edge_ranker.distill.options import given
@@ -321,7 +321,7 @@ def test_every_documented_setting_is_an_option_and_every_option_a_setting():
     """One declaration per setting: the fields' help metadata is the whole of distill's option list."""
     from dataclasses import fields
 
-    from edge_ranker import cli as cli_mod
+    from edge_ranker.cli import app as cli_mod
     from edge_ranker.distill.config import TrainConfig
     from edge_ranker.distill.options import OPTION
     from edge_ranker.distill.recipes import Recipe
@@ -382,7 +382,7 @@ def test_version_and_help_for_every_option():
     import argparse
 
     from edge_ranker import __version__
-    from edge_ranker.cli import build_parser
+    from edge_ranker.cli.app import build_parser
 
     r = cli("--version")
     assert r.returncode == 0 and r.stdout.strip() == f"edge-ranker {__version__}"
@@ -412,7 +412,7 @@ def test_feedback_undo_and_what_feedback_needs(exported, tmp_path):
 
 
 def test_rank_prints_a_table_on_a_terminal_and_json_when_asked(exported, tmp_path, monkeypatch, capsys):
-    from edge_ranker import cli as cli_mod
+    import edge_ranker.cli as cli_mod
 
     docs = tmp_path / "d.jsonl"
     docs.write_text('{"id": "a", "text": "the green river"}\n{"id": "b", "text": "stone house"}\n')
@@ -430,7 +430,7 @@ def test_rank_prints_a_table_on_a_terminal_and_json_when_asked(exported, tmp_pat
 
 
 def test_the_table_shows_ids_without_control_characters():
-    from edge_ranker.cli import _shown
+    from edge_ranker.cli.common import shown as _shown
 
     assert _shown("esc\x1b[2J\x1b[31mRED", 16) == "esc [2J [31mRED"
     assert _shown("l1\nl2\rX", 16) == "l1 l2 X" and _shown("\u202eevil", 16) == "evil"
@@ -440,7 +440,7 @@ def test_the_table_shows_ids_without_control_characters():
 def test_options_that_do_not_apply_are_refused_and_nothing_is_deleted(exported, tmp_path):
     db = tmp_path / "p.db"
     assert cli("feedback", "like", "a", "--text", "the cat", "--semantic", exported, "--db", db).returncode == 0
-    _one_line_error(cli("prefs", "forget", "--db", db, "--out", tmp_path / "b.json"), "--out is for export")
+    _one_line_error(cli("prefs", "erase", "--db", db, "--out", tmp_path / "b.json"), "--out is for export")
     _one_line_error(cli("feedback", "undo", "a", "--text", "x", "--db", db), "--text is for like and dislike")
     _one_line_error(cli("prefs", "export", "--db", db, "--out", db), "SQLite database")
     _one_line_error(cli("prefs", "export", "--db", db, "--out", ""), "non-empty path")
@@ -516,7 +516,7 @@ def test_a_home_relative_database_is_found_by_every_command(exported, tmp_path):
 
 def test_prefs_and_undo_never_create_a_store(tmp_path):
     missing = tmp_path / "none.db"
-    for args in (["prefs", "export"], ["prefs", "forget"], ["feedback", "undo", "a"]):
+    for args in (["prefs", "export"], ["prefs", "erase"], ["feedback", "undo", "a"]):
         _one_line_error(cli(*args, "--db", missing), "no preference database")
     assert not missing.exists()
 
@@ -548,7 +548,9 @@ def test_the_shipped_recipes_are_data_files_and_a_users_recipe_file_runs_the_sam
     from edge_ranker.distill.recipes import RECIPE_DIR, RECIPES, load_recipe
     from edge_ranker.errors import EdgeRankerError
 
-    assert sorted(RECIPES) == ["relevance", "semantic"] == sorted(p.stem for p in RECIPE_DIR.glob("*.json"))
+    shipped = ["relevance", "semantic", "semantic-2layer-256"]
+    assert sorted(RECIPES) == shipped == sorted(p.stem for p in RECIPE_DIR.glob("*.json"))
+    assert (RECIPES["semantic"].train.layers, RECIPES["semantic"].pca_dim) == (1, 128)  # the shipped shape
     semantic = load_recipe("semantic")
     assert semantic.teacher == "use-multilingual-v3" and semantic.train.neighbours == 8 and semantic.reads_data_root
     mine = tmp_path / "mine.json"
@@ -650,7 +652,6 @@ def test_a_damaged_student_or_metrics_file_is_named(tiny_student, tmp_path):
         (["eval", "semantic"], ["nothing to evaluate"]),
         (["eval", "semantic", "--retrieval", "nosuch"], ["unknown retrieval set"]),
         (["eval", "semantic", "nosuchmodel", "--bitext", "de-en={file}"], ["no model folder at 'nosuchmodel'"]),
-        (["quantize-compare", "{v}", "--out", "{tmp}/q", "--retrieval", "nosuch"], ["unknown retrieval set"]),
         (["eval", "semantic", "--sts", "--split", "train"], ["--split", "invalid choice"]),
         (["eval", "semantic", "--bitext", "de-en={file}", "--out", "{file}/r.json"], ["is a file, not a folder"]),
         (["eval", "semantic", "--bitext", "de-en={file}", "--out", "{file}"], ["already exists", "--overwrite"]),
@@ -748,7 +749,8 @@ def test_usage_errors_are_one_line_and_a_vocabulary_size_is_bounded():
 def test_rank_reads_a_store_this_user_may_not_write_and_changes_nothing(exported, tmp_path, monkeypatch, capsys):
     """Interests are only read to rank: a store the user may only read (another account's, a read-only mount) ranks
     by them, without keeping the document vectors. (``_writable`` answers for a user other than root.)"""
-    from edge_ranker import cli as cli_mod
+    import edge_ranker.cli as cli_mod
+    from edge_ranker.cli import rank
 
     db = tmp_path / "p.db"
     models = ["--semantic", str(exported), "--relevance", str(exported), "--db", str(db)]
@@ -757,7 +759,7 @@ def test_rank_reads_a_store_this_user_may_not_write_and_changes_nothing(exported
     docs.write_text('{"id": "s", "text": "stone house"}\n{"id": "r", "text": "the green river flows"}\n')
     before = db.read_bytes(), PreferenceStore(db, read_only=True).export()
     capsys.readouterr()
-    monkeypatch.setattr(cli_mod, "_writable", lambda path: False)
+    monkeypatch.setattr(rank, "_writable", lambda path: False)
     assert cli_mod.main(["rank", str(docs), "--json", *models]) == 0
     out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [o["id"] for o in out] == ["r", "s"] and "personal" in out[0]["contributions"]
@@ -809,3 +811,25 @@ def test_left_out_models_are_the_shipped_ones_whatever_folders_the_current_one_h
     assert r.returncode == 0 and json.loads(r.stdout)["contributions"].keys() == {"personal", "query"}, r.stderr
     r = run("rank", "-", "--db", db, "--semantic", "semantic")
     assert r.returncode == 2 and "not a model" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_ctrl_c_while_the_command_loads_ends_it_quietly(tmp_path):
+    """The console script's target, run as its generated script runs it, with a Ctrl-C arriving while the command's
+    modules load (an import hook raises it at argparse, which every command needs): exit 130, no traceback."""
+    from importlib.metadata import entry_points
+
+    (script,) = [e for e in entry_points(group="console_scripts") if e.name == "edge-ranker"]
+    module, _, function = script.value.partition(":")
+    interrupt = (
+        "import sys\n"
+        "class Interrupt:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'argparse':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.modules.pop('argparse', None)\n"
+        "sys.meta_path.insert(0, Interrupt())\n"
+        f"from {module} import {function}\n"
+        f"sys.exit({function}(['--version']))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", interrupt], capture_output=True, text=True, cwd=tmp_path)
+    assert (r.returncode, r.stderr) == (130, "")

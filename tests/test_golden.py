@@ -16,8 +16,7 @@ import numpy as np
 import pytest
 
 from edge_ranker.demo.golden import UNREADABLE, WORDLESS, generate
-from edge_ranker.runtime.lexical import query_scores
-from edge_ranker.runtime.ranker import _neutral
+from edge_ranker.runtime.fusion import neutral, query_scores
 
 GOLDEN = Path(__file__).resolve().parent.parent / "android_demo" / "golden"
 TOL = 1e-5
@@ -115,8 +114,8 @@ def test_golden_scenario_has_no_near_ties_and_crosses_languages():
         cosine, bm25 = (np.array([float(r[c]) for r in rows]) for c in (4, 5))
         semantic = None if rows[0][6] == "None" else np.array([float(r[6]) for r in rows])
         mask = np.array([r[1] in unread for r in rows])
-        cosine = _neutral(cosine, mask, blind)
-        semantic = None if semantic is None else _neutral(semantic, mask, blind)
+        cosine = neutral(cosine, mask, blind)
+        semantic = None if semantic is None else neutral(semantic, mask, blind)
         weights = float(scenario["lexical_weight"]), float(scenario["semantic_query_weight"])
         cover = float(scenario[f"{name}_coverage"])
         wordful = np.array([r[1] != WORDLESS.id for r in rows])  # ranked last by rule, not by its score

@@ -11,8 +11,8 @@ from tokenizers import Tokenizer
 
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.encoder import Encoder
-from edge_ranker.runtime.fusion import SEMANTIC_QUERY_WEIGHT
-from edge_ranker.runtime.lexical import Bag, Feed, bm25, coverage, query_scores, standardise, terms
+from edge_ranker.runtime.fusion import SEMANTIC_QUERY_WEIGHT, query_scores
+from edge_ranker.runtime.lexical import Bag, TermIndex, bm25, coverage, standardise, terms
 from edge_ranker.runtime.ranker import Ranker
 from edge_ranker.runtime.store import PreferenceStore
 
@@ -29,7 +29,7 @@ def test_terms_are_the_tokenizers_words_with_a_letter_or_number(tok):
 
 
 def test_bm25_matches_a_hand_computed_value():
-    docs = Feed.of([Bag.of("a b b c".split()), Bag.of([]), Bag.of("a d".split()), Bag.of("e f g h i j".split())])
+    docs = TermIndex.of([Bag.of("a b b c".split()), Bag.of([]), Bag.of("a d".split()), Bag.of("e f g h i j".split())])
     assert docs.lengths.tolist() == [4, 0, 2, 6] and len(docs) == 4
     got = bm25(["b", "a", "b", "zzz"], docs)  # a repeated query term counts once; an unseen one adds nothing
     k1, b, n, avg = 1.2, 0.75, 4, 12 / 4
@@ -39,7 +39,7 @@ def test_bm25_matches_a_hand_computed_value():
 
     want = [part(2, 1, 4) + part(1, 2, 4), 0.0, part(1, 2, 2), 0.0]
     np.testing.assert_allclose(got, want, rtol=1e-12)
-    assert bm25([], docs).tolist() == [0.0] * 4 and bm25(["a"], Feed.of([])).shape == (0,)
+    assert bm25([], docs).tolist() == [0.0] * 4 and bm25(["a"], TermIndex.of([])).shape == (0,)
 
 
 def test_fusion_standardises_both_and_leaves_the_cosine_alone_without_shared_words():
@@ -60,13 +60,13 @@ def test_ranker_orders_by_cosine_without_and_by_words_with_a_heavy_lexical_weigh
     assert [r.id for r in plain] == [docs[i]["id"] for i in np.argsort(-cos, kind="stable")]
     assert all(r.lexical_score is None for r in plain)
     heavy = Ranker(enc, enc, PreferenceStore(tmp_path / "b.db"), lexical_weight=1e6).rank(docs, query=query)
-    words = bm25(terms(enc.tokenizer, query), Feed.of([Bag.of(terms(enc.tokenizer, d["text"])) for d in docs]))
+    words = bm25(terms(enc.tokenizer, query), TermIndex.of([Bag.of(terms(enc.tokenizer, d["text"])) for d in docs]))
     assert heavy[0].id == docs[int(np.argmax(words))]["id"] == "2"  # the query's own text
     assert {r.id: r.lexical_score for r in heavy} == pytest.approx({d["id"]: w for d, w in zip(docs, words)})
 
 
 def test_coverage_is_the_share_of_the_querys_distinct_words_some_document_has():
-    feed = Feed.of([Bag.of("a b".split()), Bag.of("c".split())])
+    feed = TermIndex.of([Bag.of("a b".split()), Bag.of("c".split())])
     assert coverage(["a", "c", "zzz", "a"], feed) == pytest.approx(2 / 3)  # a repeated word counts once
     assert coverage(["zzz"], feed) == 0.0 and coverage(["b"], feed) == 1.0
     assert coverage([], feed) == 1.0  # a query without words says nothing about its language
@@ -105,7 +105,7 @@ def test_a_query_with_all_its_words_in_the_documents_ranks_as_before(shipped, tm
     semantic, relevance = shipped
     ranking = _rank(Ranker(semantic, relevance, PreferenceStore(tmp_path / "a.db")), "tomato soup recipe")
     cos = relevance.encode(NEWS, role="passage") @ relevance.encode(["tomato soup recipe"], role="query")[0]
-    feed = Feed.of([Bag.of(terms(relevance.tokenizer, t)) for t in NEWS])
+    feed = TermIndex.of([Bag.of(terms(relevance.tokenizer, t)) for t in NEWS])
     before = standardise(cos) + standardise(bm25(terms(relevance.tokenizer, "tomato soup recipe"), feed))
     assert ranking.query_coverage == 1.0 and all(r.semantic_score is None for r in ranking)
     assert ranking.ids == [str(i) for i in np.argsort(-before, kind="stable")]  # the formula before the change
@@ -116,7 +116,7 @@ def test_a_query_in_another_language_adds_the_semantic_cosine_by_the_share_of_mi
     query = "Astrónomos encuentran agua en un planet"  # reordered by the 1- and 2-layer semantic models
     ranking = _rank(Ranker(semantic, relevance, PreferenceStore(tmp_path / "a.db")), query)
     words = terms(relevance.tokenizer, query)
-    feed = Feed.of([Bag.of(terms(relevance.tokenizer, t)) for t in NEWS])
+    feed = TermIndex.of([Bag.of(terms(relevance.tokenizer, t)) for t in NEWS])
     cover = coverage(words, feed)
     assert 0.0 < cover < 1.0 and ranking.query_coverage == pytest.approx(cover)  # "planet" is shared
     sem = semantic.encode(NEWS) @ semantic.encode([query])[0]

@@ -9,14 +9,14 @@ from edge_ranker.errors import EdgeRankerError
 from edge_ranker.evaluate.personal_search import evaluate_personal_search, graded_ndcg
 from edge_ranker.runtime.encoder import Encoder
 from edge_ranker.runtime.fusion import personal_lift
-from edge_ranker.runtime.lexical import Bag, Feed, matched
+from edge_ranker.runtime.lexical import Bag, TermIndex, matched
 from edge_ranker.runtime.ranker import Ranker
 from edge_ranker.runtime.store import PreferenceStore
 from tests.test_personal import write_sib
 
 
 def test_matched_is_each_documents_idf_share_of_the_query():
-    feed = Feed.of([Bag.of(w.split()) for w in ("river stone", "river", "song", "stone stone")])
+    feed = TermIndex.of([Bag.of(w.split()) for w in ("river stone", "river", "song", "stone stone")])
     m = matched(["river", "stone", "absent"], feed)
     # river and stone are each in 2 of 4 documents: equal idf, so a half each; a word no document has counts for none
     np.testing.assert_allclose(m, [1.0, 0.5, 0.0, 0.5])

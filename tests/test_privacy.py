@@ -64,7 +64,10 @@ def test_with_onnxruntime_loaded_first_and_its_telemetry_on_no_model_runs(tmp_pa
     late.mkdir()
     early.mkdir()
     first = "import onnxruntime, edge_ranker\nfrom edge_ranker import Encoder, EdgeRankerError\n"
-    run = "try:\n    Encoder.load('relevance').encode(['x'])\n    print('ran')\nexcept EdgeRankerError as e:\n    print(e)\n"
+    run = (
+        "try:\n    Encoder.load('relevance').encode(['x'])\n    print('ran')\n"
+        "except EdgeRankerError as e:\n    print(e)\n"
+    )
     out = subprocess.run([sys.executable, "-c", first + run], env={**env, "HOME": str(late)}, capture_output=True)
     said = out.stdout.decode()
     assert out.returncode == 0 and "imported before edge_ranker" in said and "ORT_DISABLE_TELEMETRY=1" in said, said

@@ -10,9 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.runtime.adoption import LEARNABLE_RULE
+from edge_ranker.runtime.documents import Document
 from edge_ranker.runtime.encoder import Encoder
-from edge_ranker.runtime.ranker import LEARNABLE_RULE, Document, Ranker
-from edge_ranker.runtime.readable import UNKNOWN_LIMIT, Reader
+from edge_ranker.runtime.ranker import Ranker
+from edge_ranker.runtime.readable import UNKNOWN_LIMIT, VocabularyCoverage
 from edge_ranker.runtime.store import PreferenceStore
 
 # one sentence in each of the 10 languages the shipped vocabulary was built for
@@ -45,7 +47,7 @@ def shipped() -> tuple[Encoder, Encoder]:
 
 
 def test_the_ten_languages_are_read_and_other_scripts_are_not(shipped):
-    reader = Reader(shipped[0], 100)
+    reader = VocabularyCoverage(shipped[0], 100)
     assert all(reader.unknown_share(t) <= 0.2 for t in READ)
     assert all(reader.unknown_share(t) > UNKNOWN_LIMIT for t in UNREAD)
     assert reader.unreadable(READ + UNREAD).tolist() == [False] * len(READ) + [True] * len(UNREAD)
@@ -62,9 +64,9 @@ def test_why_such_texts_are_set_apart(shipped):
 
 
 @pytest.fixture(scope="module")
-def readers(shipped) -> tuple[Reader, Reader]:
+def readers(shipped) -> tuple[VocabularyCoverage, VocabularyCoverage]:
     """The quick path and the word-by-word count alone (no quick path: every text goes word by word)."""
-    quick, slow = Reader(shipped[0], 10), Reader(shipped[0], 10)
+    quick, slow = VocabularyCoverage(shipped[0], 10), VocabularyCoverage(shipped[0], 10)
     slow._odd = None
     return quick, slow
 
@@ -92,7 +94,7 @@ def test_a_word_longer_than_wordpiece_spells_is_unknown_on_either_path(readers, 
 
 def test_only_the_words_the_model_reads_count(shipped):
     """An English article that ends in Chinese is read; a Thai text that ends in English is not."""
-    reader = Reader(shipped[0], 10)
+    reader = VocabularyCoverage(shipped[0], 10)
     assert reader.readable("The council approved the new budget for public transport. " * 60 + "\u4e2d\u6587" * 300)
     assert not reader.readable(UNREAD[0] + " " + " ".join(["\u0e1f\u0e38\u0e15\u0e1a\u0e2d\u0e25"] * 600) + READ[0])
 
@@ -133,9 +135,9 @@ def test_likes_of_unreadable_texts_stored_by_other_models_teach_these_none_and_a
     with PreferenceStore(tmp_path / "p.db") as store:
         assert len(store.stale_texts("other models", LEARNABLE_RULE)) == 4  # which look at every one of them once
         assert [t for _, t in store.stale_texts(ranker.model_key, "another rule")] == [UNREAD[0], "\U0001f389 !!", None]
-        assert store.forget_document("d1") == 1
+        assert store.undo("d1") == 1
         assert [x["event"] for x in store.export()["left_out"]] == [3, 4]  # the forgotten like's row went
-        store.forget()
+        store.erase()
         assert store.export()["left_out"] == []
 
 

@@ -16,9 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.runtime.encoder import Encoder, split_windows
+from edge_ranker.runtime.documents import Document
+from edge_ranker.runtime.encoder import Encoder
 from edge_ranker.runtime.lexical import has_word
-from edge_ranker.runtime.ranker import Document, Ranker
+from edge_ranker.runtime.ranker import Ranker
 from edge_ranker.runtime.store import PreferenceStore
 
 
@@ -27,103 +28,7 @@ def enc(tiny_model):
     return Encoder.load(tiny_model)
 
 
-def test_encode_shapes_and_roles(enc):
-    v = enc.encode(VARIED, role="query")
-    assert v.shape == (len(VARIED), 32) and v.dtype == np.float32
-    np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, rtol=1e-4)
-    assert not np.allclose(enc.encode(["the cat"], role="query"), enc.encode(["the cat"], role="passage"))
-    assert enc.tokenize(["the cat"], role="query")[0][:3] != enc.tokenize(["the cat"])[0][:3]
-    with pytest.raises(EdgeRankerError, match="role"):
-        enc.encode(["x"], role="document")
-
-
-def test_a_text_gets_the_same_vector_in_any_batch(enc):
-    """Rows come back in input order whatever the length-sorted batching, and a text's vector does not depend on
-    its batch neighbours: the default export computes in fp32, so only float rounding may differ."""
-    a = enc.encode(VARIED)
-    b = np.concatenate([enc.encode([t]) for t in VARIED])
-    c = np.concatenate([enc.encode([t, "x " * 300])[:1] for t in VARIED])
-    assert np.abs(a - b).max() <= 1e-6 and np.abs(c - b).max() <= 1e-6
-
-
-@pytest.fixture(scope="module")
-def windowed(tiny_student, tmp_path_factory):
-    """The tiny model exported to read a long text in 3 windows."""
-    from edge_ranker.export.onnx_graph import export_model
-
-    return Encoder.load(export_model(tiny_student, tmp_path_factory.mktemp("windowed"), name="tiny", windows=3))
-
-
-def test_split_windows_at_the_edges():
-    cls, sep = 101, 102
-    text = list(range(1, 20))
-    assert split_windows([cls, *text[:6], sep], 8, 3) == [[cls, *text[:6], sep]]  # fits: as it is
-    assert split_windows([cls, *text[:7], sep], 8, 3) == [[cls, *text[:3], sep], [cls, *text[3:7], sep]]
-    # a 2-token prefix opens every window; the text past 3 windows of 4 is not read
-    ids = [cls, 7, 8, *text, sep]
-    assert split_windows(ids, 8, 3, head=2) == [[cls, 7, 8, *text[i : i + 4], sep] for i in (0, 4, 8)]
-    assert split_windows([cls, *text, sep], 8, 1) == [[cls, *text[:6], sep]]
-
-
-def test_a_windowed_text_gets_the_same_vector_in_any_batch_and_order(windowed):
-    texts = ["short one", "word " * 150, "", "the cat sat " * 40, "x"]
-    alone = np.stack([windowed.encode(t, role="passage") for t in texts])
-    for size in (1, 2, 32):
-        np.testing.assert_allclose(windowed.encode(texts, role="passage", batch_size=size), alone, atol=1e-6)
-    np.testing.assert_allclose(windowed.encode(texts[::-1], role="passage"), alone[::-1], atol=1e-6)
-
-
-def test_a_model_reading_windows_has_its_own_key_in_stored_data(windowed, enc):
-    """Vectors stored by a one-window reader are not mixed with a windowed reader's: the history is embedded again."""
-    from edge_ranker.runtime.ranker import model_key
-
-    assert model_key(windowed) == model_key(enc) + ":3w"
-
-
-def test_a_long_text_is_read_to_max_length_in_one_window(enc):
-    ids = enc.tokenize(["word " * 1000])[0]
-    assert len(ids) == enc.max_length and enc.windows_of(ids) == [ids]
-
-
-def test_a_long_text_is_read_in_windows_up_to_a_cap(windowed):
-    enc = windowed
-    ids = enc.tokenize(["word " * 10_000], role="query")[0]
-    assert len(ids) == enc.max_length * 3
-    windows = enc.windows_of(ids, role="query")
-    head = enc.tokenize([""], role="query")[0][:-1]  # [CLS] and the role's prefix open every window
-    assert len(windows) == 3 and {len(w) for w in windows} == {enc.max_length}
-    assert all(w[: len(head)] == head and w[-1] == ids[-1] for w in windows)
-    step = enc.max_length - len(head) - 1
-    assert [t for w in windows for t in w[len(head) : -1]] == ids[len(head) : -1][: 3 * step]  # in order, once
-    short = enc.tokenize(["the cat sat"])[0]
-    assert enc.windows_of(short) == [short]
-
-
-def test_a_long_texts_vector_is_its_windows_weighted_and_renormalised(windowed, enc):
-    one = enc
-    enc = windowed
-    text = "the cat sat on the mat " * 20 + "stock markets fell sharply " * 15
-    windows = enc.windows_of(enc.tokenize([text])[0])
-    assert len(windows) > 1
-    feed = [{"input_ids": np.array([w]), "attention_mask": np.ones((1, len(w)), np.int64)} for w in windows]
-    vecs = [enc.session.run(None, f)[0][0] for f in feed]  # each window through the graph alone
-    mean = np.array([len(w) for w in windows], dtype=np.float64) @ np.stack(vecs).astype(np.float64)
-    np.testing.assert_allclose(enc.encode(text), mean / np.linalg.norm(mean), atol=1e-6)
-    # the tail counts in windows and not in one: the same start with another ending
-    other = "the cat sat on the mat " * 35
-    assert np.array_equal(one.encode(text), one.encode(other))
-    assert np.abs(enc.encode(text) - enc.encode(other)).max() > 1e-3
-
-
-def test_none_is_empty_text_and_a_non_list_is_refused(enc, tmp_path):
-    np.testing.assert_array_equal(enc.encode(None), enc.encode(""))
-    with pytest.raises(EdgeRankerError, match="got int"):
-        enc.encode(5)
-    with pytest.raises(EdgeRankerError, match="got dict .a document: pass its 'text'"):
-        enc.encode({"id": "a", "text": "x"})  # would embed the keys
-    with pytest.raises(EdgeRankerError, match="got set"):
-        enc.encode({"a", "b"})  # no order to return the vectors in
-    assert enc.encode(("a", "b"), batch_size=np.int64(1)).shape == (2, enc.dim)
+def test_a_non_list_is_refused(enc, tmp_path):
     ranker = Ranker(enc, enc, PreferenceStore(tmp_path / "p.db"))
     with pytest.raises(EdgeRankerError, match="item 0 is int"):
         ranker.interest_vectors([1, 2])
@@ -150,12 +55,6 @@ def test_a_bad_query_and_a_closed_store_are_named(enc, tmp_path):
         ranker.rank([{"id": "a", "text": "x"}])
 
 
-def test_bytes_and_invalid_utf8(enc):
-    v = enc.encode([b"caf\xc3\xa9", b"\xff\xfe\xfa broken", "lone \ud800 surrogate"])
-    assert np.isfinite(v).all()
-    np.testing.assert_array_equal(enc.encode(bytearray(b"caf\xc3\xa9")), enc.encode("caf\u00e9"))
-
-
 def test_documents_without_a_word_go_last(enc, tmp_path):
     """Empty, blank, punctuation-only and emoji-only texts hold nothing to match, for a query or for interests."""
     ranker = Ranker(enc, enc, PreferenceStore(tmp_path / "p.db"))
@@ -178,15 +77,6 @@ def test_documents_without_a_word_go_last(enc, tmp_path):
         with pytest.raises(EdgeRankerError, match="no word to learn an interest from"):
             ranker.feedback(Document("blank", text), "like")
     assert ranker.store.feedback_count() == 1
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "match"),
-    [({"threads": 0}, "threads"), ({"threads": "2"}, "threads"), ({"batch_size": 0}, "batch_size")],
-)
-def test_encoder_settings_are_checked_at_load(tiny_model, kwargs, match):
-    with pytest.raises(EdgeRankerError, match=match):
-        Encoder.load(tiny_model, **kwargs)
 
 
 def test_wrong_types_get_messages_not_python_errors(enc, tmp_path):
@@ -448,40 +338,6 @@ def test_a_ranking_builds_results_when_read(enc, tmp_path):
     assert sum(ranking[0].contributions.values()) == pytest.approx(ranking[0].score)
     with pytest.raises(IndexError):
         ranking[50]
-
-
-def test_a_folder_that_is_no_model_does_not_silently_hide_a_shipped_one(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "semantic").mkdir()
-    with pytest.raises(EdgeRankerError, match="hides the shipped model"):
-        Encoder.load("semantic")
-
-
-def test_more_threads_than_cores_are_capped_not_refused(tiny_model):
-    """A setting made on a large machine still runs on a small one."""
-    import os
-
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    enc = Encoder.load(tiny_model, threads=cores + 7)
-    assert enc.session.get_session_options().intra_op_num_threads == cores
-
-
-def test_a_tokenizer_with_ids_past_the_word_table_is_refused_at_load(tiny_model, tmp_path):
-    """Else onnxruntime fails only at the first text holding such a token."""
-    import hashlib
-    import shutil
-
-    folder = tmp_path / "m"
-    shutil.copytree(tiny_model, folder)
-    tok = json.loads((folder / "tokenizer.json").read_text())
-    tok["model"]["vocab"]["football"] = 999_999
-    (folder / "tokenizer.json").write_text(json.dumps(tok))
-    manifest = json.loads((folder / "manifest.json").read_text())
-    data = (folder / "tokenizer.json").read_bytes()
-    manifest["files"]["tokenizer.json"] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
-    (folder / "manifest.json").write_text(json.dumps(manifest))
-    with pytest.raises(EdgeRankerError, match="tokenizer.json's ids .up to 999999"):
-        Encoder.load(folder)
 
 
 def test_documents_are_checked_once_and_cannot_be_changed_after():

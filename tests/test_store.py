@@ -64,7 +64,7 @@ def test_export_and_forget(tmp_path):
     e = s.export()
     assert e["schema_version"] == SCHEMA_VERSION
     assert e["feedback"][0]["text"] == "héllo 😀" and len(e["interests"]) == 1
-    s.forget()
+    s.erase()
     assert s.export()["feedback"] == [] and s.export()["interests"] == []
     files = [q for q in tmp_path.iterdir() if q.name.startswith("p.db")]  # while the store is open: WAL included
     assert not any("héllo".encode() in q.read_bytes() for q in files)
@@ -322,7 +322,7 @@ def _bytes_of(p: Path, needle: bytes) -> int:
 
 
 def test_forget_never_reports_success_while_another_process_reads(tmp_path, monkeypatch):
-    monkeypatch.setattr("edge_ranker.runtime.store.FORGET_WAIT_S", 0.5)
+    monkeypatch.setattr("edge_ranker.runtime.store.ERASE_WAIT_S", 0.5)
     p = tmp_path / "p.db"
     s = PreferenceStore(p)
     for i in range(50):
@@ -330,10 +330,10 @@ def test_forget_never_reports_success_while_another_process_reads(tmp_path, monk
     reader = subprocess.Popen([sys.executable, "-c", READER, str(p)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert reader.stdout.readline().strip() == b"reading"
     with pytest.raises(EdgeRankerError, match="remain"):
-        s.forget()
+        s.erase()
     assert _bytes_of(p, b"SECRET-LIKED-TEXT") > 0  # the error told the truth
     reader.communicate(b"\n")
-    s.forget()
+    s.erase()
     assert s.feedback_count() == 0 and _bytes_of(p, b"SECRET-LIKED-TEXT") == 0
 
 
@@ -342,7 +342,7 @@ def test_forget_removes_the_copies_recover_left(tmp_path):
     p.write_bytes(b"not a database at all" * 100)
     moved = PreferenceStore.recover(p)
     s = PreferenceStore(p)
-    assert s.forget() == [moved] and not moved.exists()
+    assert s.erase() == [moved] and not moved.exists()
 
 
 def test_four_processes_opening_a_new_database_at_once(tmp_path):
@@ -511,7 +511,7 @@ def test_paths_are_paths(tmp_path, monkeypatch):
     (copy,) = PreferenceStore.recovery_copies(odd)
     with PreferenceStore(odd) as s:  # the export, everything stored about the user, names the copy too
         assert s.export()["recovery_copies"] == [str(copy)]
-        assert s.forget() == [copy] and s.export()["recovery_copies"] == []
+        assert s.erase() == [copy] and s.export()["recovery_copies"] == []
 
 
 def test_undo_removes_the_text_from_the_files(tmp_path):
@@ -519,7 +519,7 @@ def test_undo_removes_the_text_from_the_files(tmp_path):
     s = PreferenceStore(p)
     s.add_feedback("keep", vec(1, 0), "like", "m", text="kept text")
     s.add_feedback("gone", vec(0, 1), "like", "m", text="UNDONE-SECRET")
-    assert s.forget_document("gone") == 1
+    assert s.undo("gone") == 1
     assert not any(b"UNDONE-SECRET" in q.read_bytes() for q in tmp_path.iterdir() if q.name.startswith("p.db"))
 
 
@@ -528,7 +528,7 @@ def test_dwell_time_of_an_undone_interest_goes_with_it(tmp_path):
     s.add_feedback("keep", vec(1, 0), "like", "m")
     s.add_feedback("gone", vec(0, 1), "like", "m")
     s.add_view_time(vec(0, 1), 500.0, "m")
-    s.forget_document("gone")
+    s.undo("gone")
     (only,) = s.interests("m")[0]
     assert only.view_time == 0.0
 
@@ -633,7 +633,7 @@ def test_leaving_out_a_reaction_forgotten_meanwhile_stores_nothing(tmp_path):
     """Another process's forget between a start's look and its record must not leave a row of the user behind."""
     with PreferenceStore(tmp_path / "p.db") as s:
         event = s.add_feedback("a", vec(1, 0), "like", "m", text="rivers")
-        s.forget_document("a")
+        s.undo("a")
         s.leave_out("other", "rule", [event])
         assert s.export()["left_out"] == []
 
@@ -669,7 +669,7 @@ left = sorted(p.name for p in db.parent.iterdir())
 os.chmod(db, 0o600)
 with PreferenceStore(db) as s:
     s.add_feedback("b", np.array([0, 1], np.float32), "like", "m")
-    s.forget()
+    s.erase()
 print(left)
 """
     command = [sys.executable, "-c", code, str(tmp_path)]
@@ -872,7 +872,7 @@ def test_a_reaction_that_cannot_be_replayed_makes_forget_say_what_to_do_and_chan
     con.close()
     with PreferenceStore(db) as s:
         with pytest.raises(CorruptedDatabase, match="cannot rebuild its interests .*not a finite.*prefs recover"):
-            s.forget_document("b")
+            s.undo("b")
         assert s.feedback_count() == 2
     moved = PreferenceStore.recover(db)  # which looks at every reaction, so the advice leads somewhere
     assert moved.exists() and not db.exists()
@@ -916,7 +916,8 @@ def test_a_damaged_document_vector_is_computed_again(tmp_path):
 def test_paths_sqlite_or_the_file_system_would_misread_are_refused(tmp_path, monkeypatch, path, match):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(EdgeRankerError, match=match):
-        PreferenceStore(path if path.startswith((":memory:", "file:")) else tmp_path / path)
+        # a Path of ":memory:" is a file name SQLite would misread; the string ":memory:" is a store in memory
+        PreferenceStore(Path(path) if path == ":memory:" else path if path.startswith("file:") else tmp_path / path)
     assert list(Path.cwd().iterdir()) == []
 
 
@@ -992,7 +993,7 @@ def test_a_reactions_left_out_rows_go_with_it_whatever_deletes_it(tmp_path):
     assert con.execute("SELECT COUNT(*) FROM left_out").fetchone() == (0,)
     con.close()
     with PreferenceStore(tmp_path / "p.db") as s:
-        s.forget()
+        s.erase()
         assert s.add_feedback("e", vec(0, 1), "like", "m") == 4
 
 
@@ -1071,3 +1072,51 @@ print(files.held(paths[0]), files.held(paths[1]))
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "False"]
+
+
+def test_a_store_still_being_created_reads_as_empty(tmp_path):
+    """A first open writes the file's header (switching it to WAL) before its schema: a reader in between sees a
+    store with no table yet, which is an empty store, not an error."""
+    path = tmp_path / "p.db"
+    creating = sqlite3.connect(path)
+    creating.execute("PRAGMA journal_mode=WAL")
+    with PreferenceStore(path, read_only=True) as reader:
+        assert reader.feedback_count() == 0
+        assert reader.export()["feedback"] == [] and reader.interests("k") == ([], [])
+    creating.close()
+    with PreferenceStore(path) as store:  # and the creating open then finishes the store as ever
+        store.add_feedback("d", vec(1, 0), "like", "k", text="t")
+    with PreferenceStore(path, read_only=True) as reader:
+        assert reader.feedback_count() == 1
+
+
+@pytest.fixture
+def full_disk(tmp_path):
+    """A 1 MB file system that the test fills: needs root (mount), as `make test` runs in CI."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], capture_output=True)
+    if made.returncode:
+        pytest.skip(f"cannot mount a small file system here: {made.stderr.decode().strip()[:100]}")
+
+    def fill() -> None:
+        fd = os.open(mount / "filler", os.O_WRONLY | os.O_CREAT)
+        with suppress(OSError):
+            while True:
+                os.write(fd, b"\0" * 4096)
+        os.close(fd)
+
+    yield mount, fill
+    subprocess.run(["umount", str(mount)], check=True)
+
+
+def test_a_store_on_a_full_disk_is_read_and_exported_to_another(full_disk, tmp_path):
+    mount, fill = full_disk
+    path = mount / "p.db"
+    with PreferenceStore(path) as store:
+        store.add_feedback("d", vec(1, 0), "like", "k", text="kept")
+    fill()
+    with PreferenceStore(path, read_only=True) as store:
+        assert store.feedback_count() == 1
+        out = store.export_to(tmp_path / "export.json")
+    assert [e["text"] for e in json.loads(out.read_text())["feedback"]] == ["kept"]

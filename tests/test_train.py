@@ -169,14 +169,14 @@ def test_distill_resumes_from_checkpoints_in_the_cache_removes_them_when_done_an
 
 def test_target_bm25_rows_are_the_runtimes_bm25_of_each_target_text_over_the_batch(tiny_vocab):
     from edge_ranker.distill.train import target_bm25
-    from edge_ranker.runtime.lexical import Bag, Feed, bm25, standardise, terms
+    from edge_ranker.runtime.lexical import Bag, TermIndex, bm25, standardise, terms
 
     tok = Tokenizer.from_file(str(tiny_vocab / "tokenizer.json"))
     texts = [*make_sentences("en", 6, 3), "", "?!"]
     groups = [Group([t, "ignored translation"], i) for i, t in enumerate(texts)]
     columns = [5, 0, 2, 6, 3, 7]
     got = target_bm25(groups, len(texts), tok)(columns).numpy()
-    feed = Feed.of([Bag.of(terms(tok, texts[c])) for c in columns])
+    feed = TermIndex.of([Bag.of(terms(tok, texts[c])) for c in columns])
     want = np.stack([standardise(bm25(terms(tok, texts[c]), feed)) for c in columns])
     np.testing.assert_allclose(got, want, atol=1e-6)
     assert np.abs(got).sum() > 0 and not got[3].any() and not got[5].any()  # empty texts: zero rows

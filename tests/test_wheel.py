@@ -80,6 +80,9 @@ def test_wheel_metadata_and_files(install):
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert {"edge_ranker/demo/feed.jsonl", "edge_ranker/models/relevance/tokenizer.json"} <= set(names)
     assert {"edge_ranker/recipes/semantic.json", "edge_ranker/recipes/relevance.json"} <= set(names)
+    # the product only: comparisons against old checkouts, variants and vocabularies live in bench/ and vocab/
+    experiments = {"bench/scale.py", "bench/ranking.py", "vocab/compare.py", "export/compare.py"}
+    assert not {f"edge_ranker/{m}" for m in experiments} & set(names)
     if (ROOT / "edge_ranker" / "py.typed").exists():
         assert "edge_ranker/py.typed" in names
 
@@ -141,7 +144,7 @@ def test_rank_feedback_and_prefs(install):
     assert exported.returncode == 0, exported.stderr
     assert "a1" in exported.stdout
 
-    forgot = install.run("prefs", "forget", "--db", db)
+    forgot = install.run("prefs", "erase", "--db", db)
     assert forgot.returncode == 0, forgot.stderr
     assert "deleted all feedback and interests" in forgot.stdout
     assert "a1" not in install.run("prefs", "export", "--db", db).stdout

@@ -16,7 +16,9 @@ python - <<'PY'
 import json, os
 from pathlib import Path
 from edge_ranker.vocab.builder import load_recipe
-from edge_ranker.vocab.compare import compare_vocabs, markdown, save
+import sys
+sys.path.insert(0, "vocab")
+from compare_vocabs import compare_vocabs, markdown, save
 corpora = load_recipe("vocab/recipe.json", os.environ["EDGE_RANKER_DATA"])
 folders = {f"{s}k a={a}": Path(f"vocab/build/wp{s}k-a{a}") for s in (30, 50, 100) for a in ("0.7", "1.0")}
 table = compare_vocabs(corpora, folders)

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+from quantize_compare import _latency_ms, _text_of_tokens, parity_texts  # beside this script
 
-from edge_ranker.export.compare import _latency_ms, _text_of_tokens, parity_texts
 from edge_ranker.runtime.encoder import Encoder
 
 

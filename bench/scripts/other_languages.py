@@ -14,7 +14,7 @@ from gettext import GNUTranslations
 import numpy as np
 
 from edge_ranker.runtime.encoder import Encoder
-from edge_ranker.runtime.readable import Reader
+from edge_ranker.runtime.readable import VocabularyCoverage
 
 MESSAGES = 500
 
@@ -44,7 +44,7 @@ def main() -> None:
     parser.add_argument("--model", default="semantic", help="model folder or shipped name (default: semantic)")
     a = parser.parse_args()
     model = Encoder.load(a.model)
-    reader, unk = Reader(model, 10), model.tokenizer.token_to_id("[UNK]")
+    reader, unk = VocabularyCoverage(model, 10), model.tokenizer.token_to_id("[UNK]")
     for lang in a.langs:
         texts = messages(lang)
         if not texts:

@@ -346,7 +346,7 @@ def probe_forget(tmp: Path) -> None:
             proc = subprocess.Popen([PY, "-c", READER, str(p)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
             proc.stdout.readline()
         try:
-            s.forget()
+            s.erase()
             said_deleted = True
         except EdgeRankerError:
             said_deleted = False

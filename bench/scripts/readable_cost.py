@@ -12,7 +12,7 @@ import time
 from edge_ranker.datasets.topics import load_topics
 from edge_ranker.paths import data_root
 from edge_ranker.runtime.encoder import Encoder
-from edge_ranker.runtime.readable import Reader
+from edge_ranker.runtime.readable import VocabularyCoverage
 
 TEXTS = 100_000
 
@@ -25,10 +25,10 @@ def main() -> None:
     model = Encoder.load(a.model)
     sentences = [t for texts in load_topics(data_root(a.data), "train").texts.values() for t in texts]
     feed = [f"{t} {i}" for i in range(TEXTS // len(sentences) + 1) for t in sentences][:TEXTS]
-    shares = Reader(model, TEXTS).unknown_share
+    shares = VocabularyCoverage(model, TEXTS).unknown_share
     print(f"{len(sentences)} sentences: the largest share of unknown words {max(map(shares, sentences)):.2f}")
     for name, texts in (("plain", feed), ("an emoji glued to a word", [f"{t}\U0001f60d" for t in feed])):
-        reader = Reader(model, 2 * TEXTS)
+        reader = VocabularyCoverage(model, 2 * TEXTS)
         start = time.perf_counter()
         reader.unreadable(texts)
         first = time.perf_counter() - start

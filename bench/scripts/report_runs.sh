@@ -18,8 +18,8 @@ if [ "$step" = all ] || [ "$step" = eval ]; then
     --out runs/report/retrieval_asymmetric.json --overwrite > /dev/null
 fi
 if [ "$step" = all ] || [ "$step" = quant ]; then
-  edge-ranker quantize-compare runs/semantic --out runs/report/quant-semantic --overwrite --sts > /dev/null
-  edge-ranker quantize-compare runs/relevance --out runs/report/quant-relevance --overwrite --retrieval scifact squad-it > /dev/null
+  python bench/scripts/quantize_compare.py runs/semantic --out runs/report/quant-semantic --overwrite --sts > /dev/null
+  python bench/scripts/quantize_compare.py runs/relevance --out runs/report/quant-relevance --overwrite --retrieval scifact squad-it > /dev/null
 fi
 if [ "$step" = all ] || [ "$step" = bench ]; then
   edge-ranker export runs/semantic --out runs/semantic-fp32 --overwrite --quantize fp32 --name semantic-fp32 > /dev/null

@@ -30,7 +30,7 @@ from edge_ranker.evaluate.retrieval import cosine_scores, lexical_scores, scores
 from edge_ranker.paths import data_root
 from edge_ranker.runtime.encoder import Encoder
 from edge_ranker.runtime.fusion import SEMANTIC_QUERY_WEIGHT
-from edge_ranker.runtime.lexical import Bag, Feed, bm25, coverage, query_scores, standardise, terms
+from edge_ranker.runtime.lexical import Bag, TermIndex, bm25, coverage, query_scores, standardise, terms
 
 WEIGHTS = (0.5, 1.0, 2.0)
 RUNTIME_SEMANTIC = (1.0, 2.0, 3.0)  # semantic query weights of the runtime's rule (its default among them)
@@ -64,7 +64,7 @@ def rules(rel: np.ndarray, words: np.ndarray, sem: np.ndarray, cover: np.ndarray
 
 def query_cover(tok: Tokenizer, queries: list[str], docs: list[str]) -> np.ndarray:
     """Each query's ``coverage`` over the documents, as the ranker measures it."""
-    feed = Feed.of([Bag.of(terms(tok, d)) for d in docs])
+    feed = TermIndex.of([Bag.of(terms(tok, d)) for d in docs])
     return np.array([coverage(terms(tok, q), feed) for q in queries])
 
 
@@ -76,7 +76,7 @@ def articles_rows(
     rd = {x: _unit(relevance.encode(articles.bodies[x], role="passage")) for x in langs}
     sq = {x: _unit(semantic.encode(articles.queries[x])) for x in langs}
     sd = {x: _unit(semantic.encode(articles.bodies[x])) for x in langs}
-    feeds = {x: Feed.of([Bag.of(terms(tok, b)) for b in articles.bodies[x]]) for x in langs}
+    feeds = {x: TermIndex.of([Bag.of(terms(tok, b)) for b in articles.bodies[x]]) for x in langs}
     rows: dict[str, list[float]] = {}
     for qa, da in directions:
         words = np.stack([bm25(terms(tok, q), feeds[da]) for q in articles.queries[qa]])
@@ -100,7 +100,7 @@ def small_feeds(
         relevant = [i for i, d in enumerate(doc_ids) if d in ds.qrels.get(qid, set())][:size]
         others = rng.choice(np.setdiff1d(np.arange(len(texts)), relevant), size - len(relevant), replace=False)
         pool = np.array(relevant + [int(x) for x in others])
-        feed = Feed.of([bags[i] for i in pool])
+        feed = TermIndex.of([bags[i] for i in pool])
         words = terms(tok, query)
         lexical, share = bm25(words, feed), coverage(words, feed)
         gains = np.isin(pool, relevant).astype(np.float64)

@@ -14,8 +14,9 @@ import time
 from pathlib import Path
 
 from edge_ranker.datasets.topics import load_topics
+from edge_ranker.runtime.documents import Document
 from edge_ranker.runtime.encoder import Encoder
-from edge_ranker.runtime.ranker import Document, Ranker
+from edge_ranker.runtime.ranker import Ranker
 from edge_ranker.runtime.store import PreferenceStore
 
 
@@ -40,7 +41,9 @@ def main() -> None:
             ranker.rank(docs, query="government election")
             seconds.append(time.perf_counter() - t0)
         ranker.store.close()
-    print(f"rank of {len(docs)} documents with a query and a history: median {1000 * statistics.median(seconds):.1f} ms")
+    print(
+        f"rank of {len(docs)} documents with a query and a history: median {1000 * statistics.median(seconds):.1f} ms"
+    )
 
 
 if __name__ == "__main__":

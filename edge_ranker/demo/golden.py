@@ -16,10 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
+from edge_ranker.runtime.documents import Document
 from edge_ranker.runtime.encoder import Encoder, split_windows
 from edge_ranker.runtime.interests import DAY, CoIConfig
-from edge_ranker.runtime.ranker import Document, Ranker, model_key
-from edge_ranker.runtime.readable import UNKNOWN_LIMIT, Reader
+from edge_ranker.runtime.ranker import Ranker, model_key
+from edge_ranker.runtime.readable import UNKNOWN_LIMIT, VocabularyCoverage
 from edge_ranker.runtime.store import PreferenceStore
 
 TEXTS = [
@@ -128,8 +129,8 @@ def write_keys(enc: Encoder, path: Path) -> None:
 
 
 def write_unknown(enc: Encoder, path: Path) -> None:
-    """Each text's share of words the model's vocabulary cannot spell (``readable.Reader.unknown_share``)."""
-    reader = Reader(enc, len(TEXTS))
+    """Each text's share of words the model's vocabulary cannot spell (``VocabularyCoverage.unknown_share``)."""
+    reader = VocabularyCoverage(enc, len(TEXTS))
     path.write_text("\n".join(f"{_b64(t)}\t{reader.unknown_share(t)!r}" for t in TEXTS) + "\n", encoding="ascii")
 
 
@@ -140,7 +141,7 @@ def write_embeddings(enc: Encoder, path: Path) -> None:
 
 
 # A query in another language than the feed's cooking items: its words are partly missing from the documents, so
-# the semantic model's cosine joins the query score (``lexical.query_scores``).
+# the semantic model's cosine joins the query score (``fusion.query_scores``).
 CROSSING_QUERY = "Tomatensuppe mit Basilikum und garlic"
 # A like of another topic 40 days before ``now``: its interest is past the 30-day horizon, so it must count for
 # nothing, not even as the nearest interest of the cooking items (``interests.alive``).

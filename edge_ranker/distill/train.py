@@ -42,7 +42,7 @@ from edge_ranker.modeling.student import (
     save_student,
     sif_token_logits,
 )
-from edge_ranker.runtime.lexical import Bag, Feed, standardise, term_weights, terms
+from edge_ranker.runtime.lexical import Bag, TermIndex, standardise, term_weights, terms
 
 
 class _Groups(Dataset):
@@ -133,7 +133,7 @@ def target_bm25(groups: list[Group], n_targets: int, tokenizer: Tokenizer):
     bags = [Bag.of(w) for w in words]
 
     def matrix(columns: list[int]) -> torch.Tensor:
-        feed = Feed.of([bags[c] for c in columns])
+        feed = TermIndex.of([bags[c] for c in columns])
         n = len(feed)
         vocab, term = np.unique(feed.ids, return_inverse=True)
         doc = np.searchsorted(feed.ends, np.arange(feed.ids.size), side="right")

@@ -6,7 +6,7 @@ first sentence, cut to its first ``QUERY_WORDS`` words, is the query (what a rea
 rest of the article, in the other language, is the one relevant document among all the articles' bodies. Query
 and document share no language, so BM25 cannot carry the query: the model has to. Runtime model folders are
 scored by cosine alone and through ``Ranker.rank(docs, query=...)``, the path users run: the model's cosine, BM25
-and the cosine of the semantic model the ranker holds beside it (``lexical.query_scores``).
+and the cosine of the semantic model the ranker holds beside it (``fusion.query_scores``).
 """
 
 from __future__ import annotations
@@ -85,7 +85,8 @@ def _through_ranker(
     """Each query ranked by ``Ranker.rank`` over the other language's bodies, with no stored interests, ``model``
     as the relevance model beside ``semantic``; one ranker for every direction, so each language's bodies are
     embedded once."""
-    from edge_ranker.runtime.ranker import Document, Ranker
+    from edge_ranker.runtime.documents import Document
+    from edge_ranker.runtime.ranker import Ranker
     from edge_ranker.runtime.store import PreferenceStore
 
     out = {}

@@ -126,7 +126,8 @@ def through_ranker(
     ``semantic`` (a runtime ``Encoder``) as the ranker's semantic model and ``relevance`` (or none) beside it. A
     reaction the Ranker refuses (a text in a script the models lack) is left out of the history, as an app would
     show the refusal and go on; ``refused`` counts them."""
-    from edge_ranker.runtime.ranker import Document, Ranker, Unlearnable
+    from edge_ranker.runtime.documents import Document
+    from edge_ranker.runtime.ranker import Ranker, Unlearnable
     from edge_ranker.runtime.store import PreferenceStore
 
     scores = []

@@ -36,7 +36,8 @@ from edge_ranker.runtime.lexical import terms
 
 if TYPE_CHECKING:
     from edge_ranker.runtime.encoder import Encoder
-    from edge_ranker.runtime.ranker import Ranker, Ranking
+    from edge_ranker.runtime.ranker import Ranker
+    from edge_ranker.runtime.ranking import Ranking
 
 QA_SETS = {"wikiqa-dev": "en", "scifact-dev": "en", "squad-it-dev": "it"}
 QUERY_WORDS = 6  # an item's first words, as a reader types them
@@ -101,7 +102,7 @@ class Users:
 
     def ranker(self, user: History) -> Ranker:
         """A new Ranker on a new store holding ``user``'s reactions (the caller closes its store)."""
-        from edge_ranker.runtime.ranker import Document
+        from edge_ranker.runtime.documents import Document
 
         self._made += 1
         r = self._ranker(f"user{self._made}")
@@ -115,7 +116,7 @@ class Corpus:
     """Documents to search, with both models' vectors computed once."""
 
     def __init__(self, users: Users, texts: list[str]) -> None:
-        from edge_ranker.runtime.ranker import Document
+        from edge_ranker.runtime.documents import Document
 
         self.docs = [Document(str(i), t) for i, t in enumerate(texts)]
         self.semantic = users.semantic.encode(texts)

@@ -15,7 +15,8 @@ from edge_ranker.datasets.retrieval import RetrievalSet
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.evaluate.metrics import retrieval_metrics, unit_rows
 from edge_ranker.runtime.encoder import resolve_model_path
-from edge_ranker.runtime.lexical import Bag, Feed, bm25, query_scores, terms
+from edge_ranker.runtime.fusion import query_scores
+from edge_ranker.runtime.lexical import Bag, TermIndex, bm25, terms
 
 
 def evaluate_retrieval(
@@ -37,7 +38,7 @@ def lexical_scores(ds: RetrievalSet) -> np.ndarray:
     """BM25 of each query (rows, in ``ds.queries`` order) over the corpus (columns), as the runtime scores it,
     words split by the shipped relevance model's tokenizer whatever the encoder."""
     tok = Tokenizer.from_file(str(resolve_model_path("relevance") / "tokenizer.json"))
-    docs = Feed.of([Bag.of(terms(tok, t)) for t in ds.corpus.values()])
+    docs = TermIndex.of([Bag.of(terms(tok, t)) for t in ds.corpus.values()])
     return np.stack([bm25(terms(tok, q), docs) for q in ds.queries.values()]) if ds.queries else np.zeros((0, 0))
 
 

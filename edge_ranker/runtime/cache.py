@@ -13,11 +13,15 @@ import logging
 import threading
 from collections.abc import Callable
 from itertools import islice, repeat
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.runtime.lexical import Bag, TermIndex, terms
+
+if TYPE_CHECKING:
+    from edge_ranker.runtime.encoder import Encoder
 
 log = logging.getLogger("edge_ranker")
 CACHE_VECTORS = 200_000  # vectors (and terms) kept in memory per model and role: 100 MB at 128-d, 200 MB at 256-d
@@ -157,3 +161,27 @@ class VectorCache:
         n = len(space.texts)
         keep = np.sort(np.argsort(space.used[:n], kind="stable")[min(excess, n) :])
         space.keep(keep)
+
+
+class TermCache:
+    """Each text's terms for BM25, computed once per process (bounded: the oldest go first), and the last feed
+    concatenated whole, as a search box ranks the same feed on every keystroke."""
+
+    def __init__(self, capacity: int = CACHE_VECTORS) -> None:
+        self.capacity = capacity
+        self._bags: dict[str, Bag] = {}
+        self._last: tuple[tuple[str, ...], TermIndex] | None = None
+        self._lock = threading.Lock()
+
+    def feed(self, encoder: Encoder, texts: list[str]) -> TermIndex:
+        key = (encoder.name, *texts)
+        with self._lock:
+            last = self._last
+            if last is None or last[0] != key:
+                bags = self._bags
+                for t in dict.fromkeys(texts):
+                    if t not in bags:
+                        bags[t] = Bag.of(terms(encoder.tokenizer, encoder.cut(t)))
+                last = self._last = (key, TermIndex.of([bags[t] for t in texts]))
+                drop_oldest(bags, len(bags) - self.capacity)
+            return last[1]

@@ -9,6 +9,7 @@ their token-weighted mean: a long document counts as a whole instead of by its f
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import numbers
 import os
@@ -16,6 +17,7 @@ import time
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnxruntime as ort
@@ -254,21 +256,42 @@ class Encoder:
         role: str | None = None,
         batch_size: int | None = None,
         show_progress_bar: bool = False,
-    ) -> np.ndarray:
-        """L2-normalised float32 vectors: (n, dim) for a list of texts, (dim,) for a single text.
+        normalize_embeddings: bool = True,
+        convert_to_numpy: bool = True,
+        convert_to_tensor: bool = False,
+    ) -> Any:
+        """Unit-length float32 vectors: (n, dim) for a list of texts, (dim,) for a single text, as
+        sentence-transformers' ``encode`` takes them.
 
-        ``role``: "query" or "passage" for a model whose manifest defines prefixes (see ``roles``); a model
-        without roles refuses one rather than ignore it. ``batch_size``: windows per onnxruntime call (a text
+        ``role``: "query" or "passage" for a model whose manifest defines prefixes (see ``roles``); left out, a text
+        is embedded as a document ("passage"), as the Ranker embeds documents (``encode_query`` embeds a query). A
+        model without roles refuses one rather than ignore it. ``batch_size``: windows per onnxruntime call (a text
         longer than ``max_length`` is read in its manifest's ``windows``; default the encoder's); a text's vector
-        does not depend on it. ``show_progress_bar``: a tqdm bar on stderr.
+        does not depend on it. ``show_progress_bar``: a tqdm bar on stderr when there is more than one batch.
+        ``normalize_embeddings``: taken for compatibility; the graph ends in an L2 normalisation, so the vectors are
+        unit length either way. ``convert_to_tensor``: a torch tensor (torch must be installed);
+        ``convert_to_numpy=False``: a list of one array per text.
         """
         if role is not None and not self.manifest.prefixes:
             raise EdgeRankerError(
                 f"model {self.name!r} has no roles (it embeds queries and passages alike): "
                 f"call encode without role={role!r}"
             )
-        single = texts is None or isinstance(texts, (str, bytes, bytearray, memoryview))
+        for name, flag in (
+            ("show_progress_bar", show_progress_bar),
+            ("normalize_embeddings", normalize_embeddings),
+            ("convert_to_numpy", convert_to_numpy),
+            ("convert_to_tensor", convert_to_tensor),
+        ):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise EdgeRankerError(f"{name} must be True or False, got {flag!r}")
+        role = role if role is not None or not self.manifest.prefixes else "passage"
+        single = isinstance(texts, (str, bytes, bytearray, memoryview))
         items = [texts] if single else text_list(texts)
+        odd = next((i for i, t in enumerate(items) if not isinstance(t, (str, bytes, bytearray, memoryview))), None)
+        if odd is not None:
+            what = "texts" if single else f"text {odd}"
+            raise EdgeRankerError(f"{what} must be a string or bytes, got {type(items[odd]).__name__}")
         tokens = self.tokenize(items, role)
         size = self.batch_size if batch_size is None else batch_size
         if not isinstance(size, numbers.Integral) or isinstance(size, bool) or size < 1:
@@ -279,7 +302,7 @@ class Encoder:
         vecs = np.zeros((len(ids), self.dim), dtype=np.float32)
         order = np.argsort([len(x) for x in ids], kind="stable")  # similar lengths share a batch: less padding
         starts = range(0, len(order), size)
-        if show_progress_bar:
+        if show_progress_bar and len(starts) > 1:
             from tqdm.auto import tqdm
 
             starts = tqdm(starts, desc=f"embedding ({self.name})", unit="batch")
@@ -293,7 +316,14 @@ class Encoder:
                 mask[row, : len(ids[i])] = 1
             vecs[idx] = self.session.run(None, {"input_ids": batch, "attention_mask": mask})[0]
         out = vecs if len(ids) == len(parts) else self._pooled(parts, vecs)
-        return out[0] if single else out
+        out = out[0] if single else out
+        if convert_to_tensor:
+            try:
+                import torch
+            except ModuleNotFoundError as exc:
+                raise EdgeRankerError("convert_to_tensor=True needs torch, which is not installed") from exc
+            return torch.from_numpy(out)
+        return out if convert_to_numpy or single else list(out)
 
     def encode_query(
         self, texts: Sequence[str | bytes] | str | bytes, batch_size: int | None = None, show_progress_bar: bool = False
@@ -308,6 +338,16 @@ class Encoder:
         """``encode`` in the passage role where the model has roles, else as any text: sentence-transformers'
         ``encode_document``."""
         return self.encode(texts, "passage" if self.roles else None, batch_size, show_progress_bar)
+
+    @staticmethod
+    def similarity(a: Any, b: Any) -> np.ndarray:
+        """The cosine of every row of ``a`` with every row of ``b`` (one vector is one row): an (n, m) array, as
+        sentence-transformers' ``similarity``."""
+        x, y = (np.atleast_2d(np.asarray(v, dtype=np.float32)) for v in (a, b))
+        if x.ndim != 2 or y.ndim != 2 or x.shape[1] != y.shape[1]:
+            raise EdgeRankerError(f"similarity takes vectors of one size, got shapes {x.shape} and {y.shape}")
+        norms = [np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12) for v in (x, y)]
+        return (x / norms[0]) @ (y / norms[1]).T
 
     def _pooled(self, parts: list[list[list[int]]], vecs: np.ndarray) -> np.ndarray:
         """Each text's vector: its windows' unit vectors weighted by their tokens, renormalised (one window: as is)."""
@@ -329,3 +369,22 @@ class Encoder:
             f"Encoder({m.name!r}, dim={m.dim}, max_length={m.max_length}, windows={m.windows}, roles={self.roles}, "
             f"folder={self.folder})"
         )
+
+
+def model_key(encoder: Encoder) -> str:
+    """A model's identity in stored data: its name, the start of a hash of what its manifest says makes a text's
+    vector (the graph, the tokenizer and vocabulary files, max_length, each role's prefix) and, when it reads long
+    texts in windows, how many. A history stored under another key is embedded again, from its stored texts: so a
+    folder whose tokenizer, max_length or prefixes changed under the same graph does not keep vectors the model no
+    longer makes. Each prefix goes in as its own hash, so no prefix can spell the separators."""
+    m = encoder.manifest
+    sha = [m.files.get(name, {}).get("sha256", "") for name in (m.onnx, m.tokenizer, m.vocab)]
+    roles = [f"{role}\t{_sha256(prefix)}" for role, prefix in sorted(m.prefixes.items())]
+    made = "\n".join([*sha, str(m.max_length), *roles])
+    key = f"{m.name}:{_sha256(made)[:16]}"
+    return key if m.windows == 1 else f"{key}:{m.windows}w"
+
+
+def _sha256(text: str) -> str:
+    """A text's SHA-256 in hex, of its UTF-8 bytes, as the JVM core's Encoder.sha256 reads them."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

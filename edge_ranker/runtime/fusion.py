@@ -1,12 +1,12 @@
 """How a query and the user's interests meet in one score, and the rank fusion a feed without a query uses.
 
 With a query, the query decides what is relevant and the interests order within it: a document's score is its
-query score (``lexical.query_scores``: standardised over the candidates) plus ``personal_weight`` times its share
+query score (``query_scores``: standardised over the candidates) plus ``personal_weight`` times its share
 of the query's words (``lexical.matched``, idf-weighted) times its interest score above the candidates' median.
 A document that holds none of the query's words gets no lift, so the interests can never carry it above one that
 answers the query; among documents that match alike, the interests decide where the query barely tells them
 apart. Reciprocal-rank fusion, used before, gave the interests' list a larger spread than the query's own top 10
-and let an unrelated history bury the answer (bench/RESULTS.md, "Search with a history").
+and let an unrelated history bury the answer.
 
 Without a query the interests alone order the feed, and a cold start orders by recency: each as one ranked list,
 ``1 / (k + rank)`` (k = 60, as in Xayn's engine), so its scores need no calibration.
@@ -21,6 +21,8 @@ core's Ranker mirrors these defaults (its golden test checks them).
 from __future__ import annotations
 
 import numpy as np
+
+from edge_ranker.runtime.lexical import standardise
 
 PERSONAL_WEIGHT = 16.0
 LEXICAL_WEIGHT = 1.0
@@ -54,3 +56,45 @@ def query_part(score: np.ndarray, lift: np.ndarray, wordless: np.ndarray) -> np.
         return score
     floor = float(np.min((score + lift)[~wordless])) - 1.0 if not wordless.all() else 0.0
     return np.where(wordless, floor, score)
+
+
+def query_scores(
+    cosine: np.ndarray,
+    lexical: np.ndarray | None,
+    weight: float,
+    semantic: np.ndarray | None = None,
+    cover: float = 1.0,
+    semantic_weight: float = 0.0,
+) -> np.ndarray:
+    """What orders the candidates for a query: the relevance cosine, plus BM25 at ``weight`` times the share of
+    the query's words the documents have (``cover``), plus the semantic model's cosine at ``semantic_weight`` times
+    the share they lack, each standardised so no scale decides; the cosine alone when nothing joins it.
+
+    Why the shares: BM25 and the relevance student both learnt a query and its passage in one language, while
+    the semantic student is aligned across languages by parallel text. A query whose words the documents lack is
+    in another language (or words the documents do not use), and there the words BM25 still matches are a few
+    names and the semantic cosine carries the query. Within a language, over a corpus, the cover is near 1 and the
+    score is the cosine plus BM25; the weights are this module's. BM25 counts by the cover even at
+    ``semantic_weight`` 0."""
+    lexical_share = weight * cover if lexical is not None else 0.0
+    semantic_share = semantic_weight * (1.0 - cover) if semantic is not None else 0.0
+    if not lexical_share and not semantic_share:
+        return cosine
+    out = standardise(cosine)
+    if lexical_share:
+        out = out + lexical_share * standardise(lexical)
+    if semantic_share:
+        out = out + semantic_share * standardise(semantic)
+    return out
+
+
+def neutral(cosine: np.ndarray, unread: np.ndarray, blind: bool) -> np.ndarray:
+    """A query's cosines where those that say nothing are neutral: all of them when the models cannot read the
+    query (``blind``), else those of the documents they cannot read, at the mean of the others'. BM25 then ranks
+    by the words alone."""
+    if blind:
+        return np.zeros_like(cosine)
+    if not unread.any():
+        return cosine
+    known = cosine[~unread]
+    return np.where(unread, known.mean() if known.size else 0.0, cosine)

@@ -1,9 +1,8 @@
 """BM25 of a query over the documents being ranked: the lexical half of the relevance score.
 
 Why: on the retrieval sets here BM25 alone ranks far better than the 128-d relevance student, and the two
-fused rank better than either (bench/EXPERIMENTS.md, "BM25 beside the student"). A one-layer 128-d vector blurs the
-exact words
-a question shares with its answer; BM25 keeps them, and costs no model bytes.
+fused rank better than either. A one-layer 128-d vector blurs the exact words a question shares with its answer;
+BM25 keeps them, and costs no model bytes.
 
 Terms are the words of the relevance model's own tokenizer (its normaliser, then its pre-tokeniser: lower case,
 punctuation split off, each CJK character a word), so every script is handled as the model handles it; tokens
@@ -66,7 +65,7 @@ def _hashes(words: list[str]) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class Feed:
+class TermIndex:
     """The term arrays of the documents being ranked, concatenated once (a search box ranks the same feed on
     every keystroke): hashes, counts, where each document's columns end, each document's length in terms and
     its BM25 length normalisation, k1 (1 - b + b length / mean length), which depends on the feed alone."""
@@ -78,7 +77,7 @@ class Feed:
     norm: np.ndarray
 
     @classmethod
-    def of(cls, bags: Sequence[Bag]) -> Feed:
+    def of(cls, bags: Sequence[Bag]) -> TermIndex:
         packed = np.concatenate([b.terms for b in bags], axis=1) if bags else np.zeros((2, 0), np.int64)
         ends = np.cumsum(np.fromiter((b.terms.shape[1] for b in bags), np.int64, len(bags)))
         running = np.concatenate([[0], np.cumsum(packed[1])])
@@ -90,7 +89,7 @@ class Feed:
         return self.ends.size
 
 
-def _postings(query: list[str], feed: Feed) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+def _postings(query: list[str], feed: TermIndex) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """Where the query's distinct terms occur: each occurrence's column in the feed, its document and its term, and
     each term's document frequency; None when there are no documents or no terms."""
     wanted = np.unique(_hashes(query))
@@ -102,7 +101,7 @@ def _postings(query: list[str], feed: Feed) -> tuple[np.ndarray, np.ndarray, np.
     return hit, owner, term, np.bincount(term, minlength=wanted.size)
 
 
-def bm25(query: list[str], feed: Feed) -> np.ndarray:
+def bm25(query: list[str], feed: TermIndex) -> np.ndarray:
     """BM25 score of each document for the query's distinct terms; 0 for a document sharing none."""
     n = len(feed)
     if (found := _postings(query, feed)) is None:
@@ -112,7 +111,7 @@ def bm25(query: list[str], feed: Feed) -> np.ndarray:
     return np.bincount(owner, weights=weight, minlength=n)
 
 
-def matched(query: list[str], feed: Feed) -> np.ndarray:
+def matched(query: list[str], feed: TermIndex) -> np.ndarray:
     """Each document's share of the query's distinct terms, each weighed by its idf over the documents (BM25's):
     1 for a document holding every query word that some document has, 0 for one holding none (all 0 when no
     document has any). It says how far a document answers the query in words, whatever their counts or its length."""
@@ -127,7 +126,7 @@ def matched(query: list[str], feed: Feed) -> np.ndarray:
 
 def term_weights(n: int, df: np.ndarray, tf: np.ndarray, norm: np.ndarray) -> np.ndarray:
     """BM25's weight of each (document, term) entry: idf from the document frequency among ``n`` documents,
-    times the term count saturated by the document's length normalisation ``Feed.norm``."""
+    times the term count saturated by the document's length normalisation ``TermIndex.norm``."""
     return idf(n, df) * tf * (K1 + 1) / (tf + norm)
 
 
@@ -144,7 +143,7 @@ def standardise(x: np.ndarray) -> np.ndarray:
     return (x - x.mean()) / sd if sd > 1e-12 else np.zeros_like(x)
 
 
-def coverage(query: list[str], feed: Feed) -> float:
+def coverage(query: list[str], feed: TermIndex) -> float:
     """The share of the query's distinct terms that at least one document has; 1 for a query without terms
     (nothing says it is in another language)."""
     wanted = np.unique(_hashes(query))
@@ -152,37 +151,6 @@ def coverage(query: list[str], feed: Feed) -> float:
         return 1.0
     found = np.unique(feed.ids[np.isin(feed.ids, wanted)])  # the feed's side is long: test it against the few
     return found.size / wanted.size
-
-
-def query_scores(
-    cosine: np.ndarray,
-    lexical: np.ndarray | None,
-    weight: float,
-    semantic: np.ndarray | None = None,
-    cover: float = 1.0,
-    semantic_weight: float = 0.0,
-) -> np.ndarray:
-    """What orders the candidates for a query: the relevance cosine, plus BM25 at ``weight`` times the share of
-    the query's words the documents have (``cover``), plus the semantic model's cosine at ``semantic_weight`` times
-    the share they lack, each standardised so no scale decides; the cosine alone when nothing joins it.
-
-    Why the shares: BM25 and the relevance student both learnt a query and its passage in one language, while
-    the semantic student is aligned across languages by parallel text. A query whose words the documents lack is
-    in another language (or words the documents do not use), and there the words BM25 still matches are a few
-    names and the semantic cosine carries the query (bench/EXPERIMENTS.md, "Search across languages: each part
-    weighed by the query's words the documents have"). Within a language, over a corpus, the cover is near 1 and the
-    score is the cosine plus BM25; the weights are ``fusion``'s. BM25 counts by the cover even at
-    ``semantic_weight`` 0."""
-    lexical_share = weight * cover if lexical is not None else 0.0
-    semantic_share = semantic_weight * (1.0 - cover) if semantic is not None else 0.0
-    if not lexical_share and not semantic_share:
-        return cosine
-    out = standardise(cosine)
-    if lexical_share:
-        out = out + lexical_share * standardise(lexical)
-    if semantic_share:
-        out = out + semantic_share * standardise(semantic)
-    return out
 
 
 def has_word(text: str, end: int | None = None) -> bool:

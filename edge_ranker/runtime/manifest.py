@@ -25,7 +25,7 @@ class Manifest:
     dim: int
     max_length: int
     # Windows of ``max_length`` tokens the runtime reads of a long text (1: its first ``max_length`` tokens): a
-    # model trained on sentences reads a document best in sentence-sized pieces (bench/RESULTS.md, "Long documents").
+    # model trained on sentences reads a document best in sentence-sized pieces.
     windows: int = 1
     onnx: str = "model.onnx"
     tokenizer: str = "tokenizer.json"

@@ -35,7 +35,7 @@ WORDS_KEPT = 200_000  # words whose pieces are remembered: most words of a feed 
 
 
 class Model(Protocol):
-    """What a ``Reader`` uses of an ``Encoder``."""
+    """What a ``VocabularyCoverage`` uses of an ``Encoder``."""
 
     tokenizer: Tokenizer
     manifest: Manifest
@@ -43,7 +43,7 @@ class Model(Protocol):
     def cut(self, text: str) -> str: ...
 
 
-class Reader:
+class VocabularyCoverage:
     """Which texts a model can read, each decided once per process (bounded: the oldest go first). A text none of
     whose words can hold a character the vocabulary does not spell is decided by one regular-expression search
     (``unknown_share`` is then 0 whatever the model reads of it); the others word by word."""

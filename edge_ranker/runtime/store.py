@@ -72,7 +72,8 @@ log = logging.getLogger("edge_ranker")
 
 REACTIONS = ("like", "dislike")
 CACHE_WAIT_S = 1.0  # how long saving document vectors, a cache, waits for one
-FORGET_WAIT_S = 10.0  # how long ``forget`` waits for other processes' readers before saying it could not finish
+MEMORY = ":memory:"  # a store that keeps nothing on disk and ends with its process, as SQLite names it
+ERASE_WAIT_S = 10.0  # how long ``erase`` waits for other processes' readers before saying it could not finish
 FUTURE_SLACK_S = DAY  # a device clock may run ahead; a reaction further in the future is refused
 MAX_VIEW_S = DAY  # one view longer than a day is a unit or clock error, and summed it could reach infinity
 VIEW_TIME_CAP = 1e300  # dwell time is read back at most this: a store may hold infinity, which makes scores NaN
@@ -83,8 +84,9 @@ SQL_CHUNK = 500  # host parameters per statement, well under SQLite's limit
 class PreferenceStore:
     """Feedback events and centers of interest; ``model`` tags vectors so a model change never mixes spaces.
 
-    ``PreferenceStore(path)`` opens (or creates) the SQLite file; the default is the user data folder. Use it as a
-    context manager or call ``close()``. Every error is an ``EdgeRankerError`` whose message says what to do.
+    ``PreferenceStore(path)`` opens (or creates) the SQLite file; the default is the user data folder, and
+    ``":memory:"`` keeps nothing on disk. Use it as a context manager or call ``close()``. Every error is an
+    ``EdgeRankerError`` whose message says what to do.
     """
 
     def __init__(
@@ -96,7 +98,15 @@ class PreferenceStore:
     ) -> None:
         """``read_only``: open an existing store without changing it, so that one in a folder or on a mount this
         process cannot write can still be read and exported; every write is then refused."""
-        self.path = user_path(path, "preference database path", database=True) if path is not None else default_path()
+        self.in_memory = isinstance(path, str) and path == MEMORY
+        if self.in_memory and read_only:
+            raise EdgeRankerError(f"a store in memory ({MEMORY!r}) starts empty: there is nothing to open read-only")
+        if self.in_memory:
+            self.path = Path(MEMORY)
+        elif path is None:
+            self.path = default_path()
+        else:
+            self.path = user_path(path, "preference database path", database=True)
         if config is not None and not isinstance(config, CoIConfig):
             raise EdgeRankerError(f"config must be a CoIConfig, got {type(config).__name__}")
         if not isinstance(max_vectors, numbers.Integral) or isinstance(max_vectors, bool) or max_vectors < 1:
@@ -113,6 +123,11 @@ class PreferenceStore:
         self._moved: dict[str, dict[int, np.ndarray]] = {}
         # damaged interest rows the open found: rebuilt from the reactions, or replayed around when read only
         self.damaged_interests = 0
+        if self.in_memory:  # no file: nothing to look at first, to lock or to switch to WAL
+            self._release = lambda: None
+            self._db = connect(MEMORY)
+            self._migrate()
+            return
         try:
             if read_only and holds_nothing(self.path):  # nothing to read, and so nothing for check_path to create
                 raise EdgeRankerError(f"no preference database at {self.path}: nothing is stored there")
@@ -361,7 +376,7 @@ class PreferenceStore:
                 (int(positive), emb.tobytes(), 1, 0.0, ts, model),
             )
 
-    def forget_document(self, doc_id: str) -> int:
+    def undo(self, doc_id: str) -> int:
         """Undo every reaction to ``doc_id``: the events go and the interests are rebuilt from the others, as if
         it had never been liked or disliked. Returns how many events went (0: nothing to undo)."""
         check_id(doc_id, blank_ok=True)
@@ -528,21 +543,23 @@ class PreferenceStore:
             if i >= 0:
                 self._db.execute("UPDATE interests SET view_time = view_time + ? WHERE id=?", (seconds, cois[i].id))
 
-    def forget(self) -> list[Path]:
+    def erase(self) -> list[Path]:
         """Delete everything the user stored ("forget me"), with the copies ``recover`` left; returns those copies.
 
         The rows are deleted and overwritten, the file rebuilt without them and the WAL emptied. While another
-        process holds a read transaction the old pages cannot leave the files: ``forget`` waits up to
-        ``FORGET_WAIT_S`` for it, then raises, saying that copies remain, rather than report a deletion that
+        process holds a read transaction the old pages cannot leave the files: ``erase`` waits up to
+        ``ERASE_WAIT_S`` for it, then raises, saying that copies remain, rather than report a deletion that
         did not happen. Calling it again when the other process is done finishes the job.
         """
         with self._write():
             for table in ("left_out", "feedback", "interests", "vectors"):  # left_out first: no trigger work
                 self._db.execute(f"DELETE FROM {table}")
+        if self.in_memory:
+            return []
         with self._read():
-            self._db.execute(f"PRAGMA busy_timeout={int(FORGET_WAIT_S * 1000)}")
+            self._db.execute(f"PRAGMA busy_timeout={int(ERASE_WAIT_S * 1000)}")
             try:
-                self._until_unlocked(lambda: self._db.execute("VACUUM"), FORGET_WAIT_S)
+                self._until_unlocked(lambda: self._db.execute("VACUUM"), ERASE_WAIT_S)
                 busy = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
             finally:
                 self._db.execute(f"PRAGMA busy_timeout={int(store_sqlite.BUSY_TIMEOUT_S * 1000)}")
@@ -551,7 +568,7 @@ class PreferenceStore:
             raise EdgeRankerError(
                 f"the feedback and interests in {self.path} are deleted, but another process still reads the "
                 "database, so old copies of them remain in its files; close the other apps that use it and run "
-                "`edge-ranker prefs forget` (PreferenceStore.forget) again"
+                "`edge-ranker prefs erase` (PreferenceStore.erase) again"
             )
         copies = self.forget_recovery_copies(self.path)
         log.info("forgot everything stored in %s (and %d recovered copies)", self.path, len(copies))
@@ -721,8 +738,8 @@ class PreferenceStore:
             "left_out": [{"model": m, "rule": r, "event": e} for m, r, e in left],
             # rows of the interests left out above as damaged (a writable open rebuilds them from the reactions)
             "damaged_interests": damaged,
-            # damaged earlier stores ``recover`` moved aside: the user's data too, which ``forget`` deletes
-            "recovery_copies": [str(p) for p in self.recovery_copies(self.path)],
+            # damaged earlier stores ``recover`` moved aside: the user's data too, which ``erase`` deletes
+            "recovery_copies": [] if self.in_memory else [str(p) for p in self.recovery_copies(self.path)],
         }
 
     def export_json(self) -> str:

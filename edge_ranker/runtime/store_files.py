@@ -15,7 +15,7 @@ import weakref
 from collections.abc import Iterator
 from contextlib import suppress
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.store_sqlite import (
@@ -26,10 +26,13 @@ from edge_ranker.runtime.store_sqlite import (
     CorruptedDatabase,
 )
 
-if TYPE_CHECKING:
-    from edge_ranker.runtime.store import PreferenceStore
-
 log = logging.getLogger("edge_ranker")
+
+
+class Stored(Protocol):
+    """What ``hold`` needs of a store: its file (a protocol, so that this module does not import the store's)."""
+
+    path: Path
 
 
 def default_path() -> Path:
@@ -96,7 +99,7 @@ def _identity(st: os.stat_result) -> tuple[int, int] | None:
     return (st.st_dev, st.st_ino) if st.st_ino else None
 
 
-def hold(store: PreferenceStore, box: list[sqlite3.Connection | None]) -> weakref.finalize:
+def hold(store: Stored, box: list[sqlite3.Connection | None]) -> weakref.finalize:
     """Count ``store``'s file as held open until the returned call, made once by ``close`` or when the store is
     collected unclosed. It closes the connection in ``box`` first: a collected store's connection can outlive it
     (Python keeps it in a reference cycle), and its locks must not be dropped by a read while it lives. Not at
@@ -175,7 +178,7 @@ def _head(path: Path) -> bytes:
 def writable_sidecars(path: Path) -> None:
     """SQLite's files beside a store the user can write, which the user owns, become writable by the user too. SQLite
     gives them the main file's mode when it makes them, so reading a store while it was read-only leaves them so, and
-    every later write (``forget`` included) would be refused after the user made the store itself writable again."""
+    every later write (``erase`` included) would be refused after the user made the store itself writable again."""
     if os.access(os.path.realpath(path), os.W_OK):
         for name, mode in _own_files(path, DB_FILE_SUFFIXES[1:]):
             if mode & 0o600 != 0o600:
@@ -259,8 +262,8 @@ def user_path(path: object, what: str, database: bool = False) -> Path:
         raise EdgeRankerError(f"the {what} holds a NUL character, which no file name can: {text!r}")
     if database and text == ":memory:":  # SQLite's name for a database in memory, a file of that name here
         raise EdgeRankerError(
-            f"the {what} is a file path, not a SQLite name ({text!r}): for a store that does not outlive the app, "
-            "give a path in a temporary folder (tempfile.mkdtemp()) and PreferenceStore.forget() it"
+            f"the {what} is a file path, not a SQLite name ({text!r}): a store that does not outlive the app is "
+            "PreferenceStore(':memory:') (or Ranker.load(':memory:')), given as a string"
         )
     if database and text.startswith("file:"):  # SQLite's URI form, which would become folders named file: here
         raise EdgeRankerError(

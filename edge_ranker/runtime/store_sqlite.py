@@ -4,6 +4,7 @@ at read-only before a connection may write to it, and SQLite's errors said in wo
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from pathlib import Path
 
@@ -34,7 +35,7 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX interests_model ON interests(model, positive);
     """,
-    # version 2: document vectors kept across processes (a cache: forget deletes it, nothing else reads it)
+    # version 2: document vectors kept across processes (a cache: erase deletes it, nothing else reads it)
     """
     CREATE TABLE vectors (
         model TEXT NOT NULL,
@@ -81,6 +82,7 @@ MIGRATIONS: list[str] = [
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
+TEMPORARY = re.compile(r"^\s*CREATE (TABLE|TRIGGER)\b")  # a migration's statement, made temporary by shadow_schema
 BUSY_TIMEOUT_S = 30.0  # how long a write waits for another process's transaction
 SQLITE_HEADER = b"SQLite format 3\x00"
 APPLICATION_ID = 0x45524B52  # "ERKR" in the file header: this file is an edge-ranker preference store
@@ -145,13 +147,38 @@ def statements(script: str) -> list[str]:
 def open_read_only(path: Path) -> sqlite3.Connection:
     """A connection that changes nothing. In a folder this process can write, an ordinary one held to reading
     (``query_only``): it removes the WAL files it makes when it closes, where a ``mode=ro`` one would leave them.
-    Elsewhere ``mode=ro``; a WAL database there opens only as immutable (no shared-memory file can be made beside
-    it), which is safe when it has no write-ahead log, which an immutable read would skip, and refused with what to
-    do when it has one."""
+    Elsewhere, or where that one cannot start (a full disk has no room for the shared-memory file), ``mode=ro``; a WAL
+    database there opens only as immutable (no shared-memory file can be made beside it), which is safe when it has
+    no write-ahead log, which an immutable read would skip, and refused with what to do when it has one. A store
+    still being created (no schema yet) reads as empty."""
     if os.access(path.absolute().parent, os.W_OK):
         con = connect(path.absolute())
+        try:
+            con.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return shadow_schema(con, query_only=True)
+        except sqlite3.OperationalError as exc:
+            con.close()
+            if not str(exc).startswith(("disk I/O error", "database or disk is full", "unable to open")):
+                raise
+    return shadow_schema(_read_only_uri(path))
+
+
+def shadow_schema(con: sqlite3.Connection, query_only: bool = False) -> sqlite3.Connection:
+    """``con`` to a store that a first open is still creating (schema version 0, no table yet), with the schema as
+    empty temporary tables, which reads find first: it reads as the empty store it is about to be."""
+    if (
+        con.execute("PRAGMA user_version").fetchone()[0] == 0
+        and not con.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone()
+    ):
+        for script in MIGRATIONS:
+            for stmt in statements(script):
+                con.execute(TEMPORARY.sub(r"CREATE TEMP \1", stmt, count=1))
+    if query_only:
         con.execute("PRAGMA query_only=ON")
-        return con
+    return con
+
+
+def _read_only_uri(path: Path) -> sqlite3.Connection:
     uri = path.absolute().as_uri()
     try:
         return _connect_reading(f"{uri}?mode=ro")

@@ -1,6 +1,6 @@
 """Runtime benchmark of what an app does per request: encode a query, rank an already-embedded (and already
 split into terms) feed against stored interests and a query, with and without the query's BM25 and semantic
-cosine, and embed new documents. ``python -m edge_ranker.bench.ranking``."""
+cosine, and embed new documents. ``python bench/scripts/ranking_speed.py``."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from pathlib import Path
 import numpy as np
 
 from edge_ranker.bench.measure import LONG, latency
+from edge_ranker.runtime.documents import Document
 from edge_ranker.runtime.encoder import Encoder
-from edge_ranker.runtime.ranker import Document, Ranker
+from edge_ranker.runtime.ranker import Ranker
 from edge_ranker.runtime.store import PreferenceStore
 
 

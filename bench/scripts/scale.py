@@ -5,7 +5,7 @@ interests and a query, one thread, each size in its own process (so peak memory 
 earlier commit), side by side in one run. Only the public API both share is used: ``Ranker(semantic,
 relevance, store)``, ``PreferenceStore.add_feedback`` and ``Ranker.rank``.
 
-``python -m edge_ranker.bench.scale --sizes 1000 10000 100000 --compare /tmp/old --out DIR``
+``python bench/scripts/scale.py --sizes 1000 10000 100000 --compare /tmp/old --out DIR``
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ import json, resource, sys, tempfile, time
 from pathlib import Path
 import numpy as np
 from edge_ranker.runtime.encoder import Encoder
-from edge_ranker.runtime.ranker import Document, Ranker
+from edge_ranker.runtime.documents import Document
+from edge_ranker.runtime.ranker import Ranker
 from edge_ranker.runtime.store import PreferenceStore
 
 n, repeats = int(sys.argv[1]), int(sys.argv[2])

@@ -1,5 +1,7 @@
 """Compare quantization variants of one student: size, parity with the torch student, latency, quality.
 
+``python bench/scripts/quantize_compare.py STUDENT --out DIR [--variants ...] [--sts] [--retrieval SET ...]``
+
 Parity inputs are built offline from the demo feed and the golden texts (several scripts, empty, emoji,
 very short and very long by concatenation), a few hundred in all.
 """
@@ -90,3 +92,38 @@ def compare_variants(
         results["variants"][v] = row
         (Path(out_dir) / "comparison.json").write_text(json.dumps(results, indent=2))
     return results
+
+
+def main() -> None:
+    import argparse
+
+    from edge_ranker.datasets.retrieval import check_set_name
+    from edge_ranker.paths import DATA_HELP, cache_root, data_root, output_folder
+
+    p = argparse.ArgumentParser(description="export every quantization variant of a student and measure each")
+    p.add_argument("model_dir", help="a student folder written by distill")
+    p.add_argument("--out", required=True, help="folder for one model folder per variant")
+    p.add_argument("--overwrite", action="store_true", help="write over what --out holds")
+    p.add_argument("--variants", nargs="*", help="variants to compare (default: all)")
+    p.add_argument("--sts", action="store_true", help="also score STS")
+    p.add_argument("--retrieval", nargs="*", default=[], help="also score these retrieval sets")
+    p.add_argument("--split", default="test", choices=["test", "dev"], help="STS split (default test)")
+    p.add_argument("--data", help=DATA_HELP)
+    a = p.parse_args()
+    for name in a.retrieval:  # before every variant is exported
+        check_set_name(name)
+    out = output_folder(a.out, "variants", a.overwrite)
+    evaluate = None
+    if a.sts or a.retrieval:
+        evaluate = {
+            "data_root": data_root(a.data),
+            "cache_dir": cache_root(None),
+            "sts": a.sts,
+            "retrieval": a.retrieval,
+            "split": a.split,
+        }
+    print(json.dumps(compare_variants(a.model_dir, out, a.variants or None, evaluate), indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,194 @@
+"""``eval``: STS, retrieval, translation, the feed and search figures of any encoders, in one run."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+from edge_ranker.cli.common import model_or_none, positive, print_json, weight
+from edge_ranker.errors import EdgeRankerError
+from edge_ranker.paths import DATA_HELP, cache_root, data_root, output_folder
+
+
+def cmd_eval(a: argparse.Namespace) -> None:
+    from edge_ranker.datasets.retrieval import check_set_name
+    from edge_ranker.evaluate.personal import USERS
+    from edge_ranker.evaluate.report import evaluate_models
+
+    if not (a.personal or a.personal_search) and (a.topics_split != "dev" or a.users is not None):
+        raise EdgeRankerError(
+            "--users and --topics-split set up --personal or --personal-search: add --personal or --personal-search"
+        )
+    if not a.personal and a.item_sentences != 1:
+        raise EdgeRankerError("--item-sentences sets up --personal: add --personal")
+    if a.strengths and not a.personal_search:
+        raise EdgeRankerError("--strengths sets up --personal-search: add --personal-search")
+    if a.personal_search and len(a.models) != 2:
+        raise EdgeRankerError(
+            f"--personal-search ranks with a pair of runtime models, SEMANTIC RELEVANCE (e.g. `eval semantic "
+            f"relevance --personal-search`); got {len(a.models)} model{'s' if len(a.models) != 1 else ''}"
+        )
+    others = a.sts or a.retrieval or a.translation or a.personal or a.search or a.bitext
+    if not (others or a.personal_search):
+        raise EdgeRankerError(
+            "nothing to evaluate: give --sts, --retrieval, --translation, --personal, --personal-search, --search or "
+            "--bitext"
+        )
+    for name in a.retrieval or []:
+        check_set_name(name)
+    out = None
+    if a.out is not None:  # checked before the evaluation, which can take an hour
+        if not a.out.strip():
+            raise EdgeRankerError("--out is empty: give a file name for the JSON")
+        out = Path(a.out).expanduser()
+        output_folder(out.parent, "evaluation results", overwrite=True)
+        if out.is_dir():
+            raise EdgeRankerError(f"--out {out} is a folder; give a file name for the JSON")
+        if out.exists() and not a.overwrite:
+            raise EdgeRankerError(f"{out} already exists: give a new file name, or --overwrite to replace it")
+    reads_data = a.sts or a.retrieval or a.translation or a.personal or a.search or a.personal_search
+    res = (
+        {}
+        if not others
+        else evaluate_models(
+            a.models,
+            data_root(a.data) if reads_data else None,
+            cache_root(a.cache),
+            sts=a.sts,
+            retrieval=a.retrieval,
+            docs=a.docs,
+            split=a.split,
+            translation=a.translation,
+            lexical_weight=a.lexical_weight,
+            personal_users=(a.users or USERS) if a.personal else 0,
+            personal_split=a.topics_split,
+            item_sentences=a.item_sentences,
+            search=a.search,
+            bitexts=a.bitext,
+            ranker_semantic=a.ranker_semantic,
+            ranker_relevance=model_or_none(a.ranker_relevance),
+        )
+    )
+    if a.personal_search:
+        from edge_ranker.evaluate.personal_search import USERS, evaluate_personal_search
+        from edge_ranker.runtime.encoder import Encoder
+
+        semantic, relevance = (Encoder.load(m) for m in a.models)
+        res["personal_search"] = evaluate_personal_search(
+            semantic, relevance, data_root(a.data), a.topics_split, a.users or USERS, strengths=tuple(a.strengths)
+        )
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out = out.resolve() if out.is_symlink() else out  # written through a link, as the user linked it
+        partial = out.with_name(f".{out.name}.partial-{os.getpid()}")
+        try:
+            partial.write_text(json.dumps(res, indent=2))
+            os.replace(partial, out)  # whole or not at all: a full disk leaves the earlier file as it was
+        finally:
+            partial.unlink(missing_ok=True)
+    print_json(res)
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """eval"""
+    e = sub.add_parser("eval", help="STS, retrieval and translation-retrieval figures for any encoders, in one run")
+    e.add_argument("models", nargs="+", help="model folder, shipped name, student folder, teacher:NAME, reduced:DIR")
+    e.add_argument("--sts", action="store_true", help="multilingual STS Spearman, 10 languages and 9 en-xx pairs")
+    e.add_argument(
+        "--retrieval",
+        nargs="*",
+        default=[],
+        help="scifact squad-it wikiqa (test); wikiqa-dev, and scifact-dev squad-it-dev for runs trained with "
+        "--hold-dev (to choose between runs)",
+    )
+    e.add_argument(
+        "--translation",
+        nargs="*",
+        default=[],
+        choices=["tatoeba", "flores"],
+        help="translation retrieval accuracy, xx->en and en->xx, 9 languages: LASER Tatoeba test, FLORES devtest",
+    )
+    e.add_argument(
+        "--personal",
+        action="store_true",
+        help="the personalised feed: simulated users like one SIB-200 topic and dislike another (mono, cross- and "
+        "mixed-language), through the Ranker and with a plain max-cosine rule, beside random (nDCG@10)",
+    )
+    e.add_argument(
+        "--users", type=positive, help="simulated users per setting for --personal and --personal-search (default 200)"
+    )
+    e.add_argument(
+        "--topics-split",
+        choices=["dev", "train"],
+        default="dev",
+        help="SIB-200 split of --personal and --personal-search (test is kept out)",
+    )
+    e.add_argument(
+        "--item-sentences",
+        type=positive,
+        default=1,
+        metavar="K",
+        help="--personal items of K sentences of one topic, article-length (K=4 needs --topics-split train: dev has "
+        "too few)",
+    )
+    e.add_argument(
+        "--bitext",
+        action="append",
+        default=[],
+        metavar="XX-YY=FILE",
+        help="translation retrieval accuracy both ways on your own pairs (TSV or XX-YY=XX_FILE,YY_FILE); repeatable",
+    )
+    e.add_argument(
+        "--search",
+        action="store_true",
+        help="search across languages: a FLORES article's first words in one language over the articles' bodies "
+        "in another (xx->en and en->xx; 'avg'), and within each language ('within'), through the Ranker and by "
+        "cosine (nDCG@10)",
+    )
+    e.add_argument(
+        "--personal-search",
+        action="store_true",
+        help="search with a history, MODELS being the Ranker's SEMANTIC RELEVANCE pair: users whose history is about "
+        "other topics search the QA dev sets and SIB-200 across languages (robustness: the share of the empty "
+        "store's nDCG@10 kept), and users whose history favours one topic search a word of several topics "
+        "(usefulness: graded nDCG@10); beside the query alone, the interests alone and reciprocal-rank fusion",
+    )
+    e.add_argument(
+        "--strengths",
+        type=weight,
+        nargs="+",
+        default=[],
+        metavar="W",
+        help="--personal-search also measures the Ranker at these personal weights",
+    )
+    e.add_argument(
+        "--ranker-semantic",
+        default="semantic",
+        metavar="MODEL",
+        help="the semantic model the Ranker holds beside each model in --search (default: the shipped one); its "
+        "cosine joins a query by the share of the query's words no document has",
+    )
+    e.add_argument(
+        "--ranker-relevance",
+        default="relevance",
+        metavar="MODEL",
+        help="the relevance model the Ranker holds beside each model in --personal (default: the shipped one), whose "
+        "passage vectors join the interests; 'none' for interests of the semantic model alone",
+    )
+    e.add_argument("--docs", help="encoder for documents (asymmetric mode), e.g. reduced:DIR")
+    e.add_argument(
+        "--lexical-weight",
+        type=weight,
+        default=0.0,
+        help="also score each retrieval set by cosine + W x BM25, both standardised (reported as SET+lexical; the "
+        "runtime's default W is 1, and it adds the semantic cosine by the share of the query's words no document "
+        "has: bench/scripts/search_fusion.py)",
+    )
+    e.add_argument("--split", default="test", choices=["test", "dev"], help="STS split: test (default) or dev")
+    e.add_argument("--data", help=DATA_HELP)
+    e.add_argument("--cache", help="teacher embedding cache (default $EDGE_RANKER_CACHE or the user cache)")
+    e.add_argument("--out", help="write JSON here")
+    e.add_argument("--overwrite", action="store_true", help="replace the --out file if it exists")
+    e.set_defaults(func=cmd_eval)

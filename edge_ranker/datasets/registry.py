@@ -1,0 +1,120 @@
+"""The data sets the shipped recipes and the evaluations read, where each comes from, and how to get it.
+
+``registry.json`` lists every file of the data folder with its public home (a raw file of the repository and commit
+it was copied from), its sha256 and its size. ``status`` says what a data folder holds of it; ``fetch`` downloads
+what is missing through pooch, which checks each file against its sha256 and keeps a file only once it matches, so a
+broken download leaves nothing behind. ``base_url`` fetches from a mirror with the data folder's own layout instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from edge_ranker.errors import EdgeRankerError
+
+REGISTRY = Path(__file__).with_name("registry.json")
+
+
+@dataclass(frozen=True)
+class DataFile:
+    path: str  # relative to the data folder
+    url: str | None  # its public home; None where none is known (then only a mirror has it)
+    sha256: str
+    bytes: int
+
+
+@dataclass(frozen=True)
+class DataSet:
+    folder: str
+    what: str
+    licence: str
+    source: str  # repository and commit
+    files: tuple[DataFile, ...]
+
+    @property
+    def bytes(self) -> int:
+        return sum(f.bytes for f in self.files)
+
+
+def load_registry(path: Path = REGISTRY) -> list[DataSet]:
+    """The registry's data sets, in its order."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    return [
+        DataSet(d["folder"], d["what"], d["licence"], d["source"], tuple(DataFile(**f) for f in d["files"]))
+        for d in raw["datasets"]
+    ]
+
+
+def chosen(datasets: list[DataSet], names: list[str]) -> list[DataSet]:
+    """The data sets ``names`` give by folder (all when none is given); an unknown name is refused with the list."""
+    if not names:
+        return datasets
+    by_folder = {d.folder: d for d in datasets}
+    unknown = [n for n in names if n.rstrip("/") not in by_folder]
+    if unknown:
+        raise EdgeRankerError(f"no data set {', '.join(unknown)}: choose from {', '.join(by_folder)}")
+    return [by_folder[n.rstrip("/")] for n in names]
+
+
+def present(root: Path, f: DataFile, verify: bool = False) -> bool:
+    """Whether the data folder holds ``f``: by its size, and by its sha256 when ``verify``."""
+    p = root / f.path
+    if not p.is_file() or p.stat().st_size != f.bytes:
+        return False
+    return not verify or _sha256(p) == f.sha256
+
+
+def status(root: Path, datasets: list[DataSet], verify: bool = False) -> list[dict]:
+    """One row per data set: where it comes from, its licence and size, and how many of its files ``root`` holds."""
+    return [
+        {
+            "folder": d.folder,
+            "what": d.what,
+            "source": d.source,
+            "licence": d.licence,
+            "bytes": d.bytes,
+            "files": len(d.files),
+            "present": sum(present(root, f, verify) for f in d.files),
+        }
+        for d in datasets
+    ]
+
+
+def fetch(root: Path, datasets: list[DataSet], base_url: str | None = None, progress: bool = True) -> list[Path]:
+    """Download every file of ``datasets`` that ``root`` lacks, from its public home or from ``base_url`` (a mirror
+    laid out as the data folder), each checked against its sha256; returns the files written."""
+    try:
+        import pooch
+    except ModuleNotFoundError as exc:
+        raise EdgeRankerError("fetching data sets needs pooch: pip install 'edge-ranker[data]'") from exc
+    missing = [f for d in datasets for f in d.files if not present(root, f)]
+    homeless = [f.path for f in missing if f.url is None and base_url is None]
+    if homeless:
+        raise EdgeRankerError(
+            f"{len(homeless)} file(s) have no known public home (e.g. {homeless[0]}): give a mirror with --mirror URL"
+        )
+    written = []
+    for f in missing:
+        url = f"{base_url.rstrip('/')}/{f.path}" if base_url else f.url
+        target = root / f.path
+        try:
+            pooch.retrieve(
+                url, known_hash=f"sha256:{f.sha256}", fname=target.name, path=target.parent, progressbar=progress
+            )
+        except ValueError as exc:  # pooch's word for a hash that does not match: the download was removed
+            raise EdgeRankerError(f"{url} is not the file the registry names ({exc}); nothing was kept of it") from exc
+        except Exception as exc:  # requests' and the file system's errors, said in one line
+            raise EdgeRankerError(f"cannot fetch {url}: {exc}") from exc
+        written.append(target)
+    return written
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
