@@ -32,9 +32,9 @@ def semantic():
 def test_a_single_text_gives_one_vector_and_a_list_a_matrix(semantic):
     one = semantic.encode("Where is the station?")
     many = semantic.encode(["Where is the station?", "Wo ist der Bahnhof?"])
-    assert one.shape == (256,) and many.shape == (2, 256)
+    assert one.shape == (semantic.dim,) and many.shape == (2, semantic.dim) and semantic.dim == 128
     np.testing.assert_allclose(one, many[0], atol=1e-6)
-    assert semantic.encode(b"bytes too").shape == (256,)
+    assert semantic.encode(b"bytes too").shape == (128,)
 
 
 def test_batch_size_per_call_and_a_progress_bar(semantic, capsys):
@@ -70,7 +70,7 @@ def test_encode_query_and_encode_document_take_the_roles_the_model_has(semantic,
 def test_readable_reprs_and_exports(semantic, tmp_path):
     store = PreferenceStore(tmp_path / "p.db")
     ranker = Ranker(semantic, None, store)
-    assert repr(semantic).startswith("Encoder('semantic', dim=256")
+    assert repr(semantic).startswith("Encoder('semantic', dim=128")
     assert "p.db" in repr(store) and repr(ranker).startswith("Ranker(semantic='semantic', relevance=None")
     ranking = ranker.rank([{"id": "a", "text": "x"}, {"id": "b", "text": "y"}])
     assert isinstance(ranking, Ranking) and repr(ranking) == "Ranking(2 documents: 'a', 'b')"
@@ -122,7 +122,7 @@ def test_a_new_semantic_model_re_embeds_the_stored_likes(tiny_model, tmp_path, s
     first.store.close()
     updated = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))  # the app ships a new model
     pos, neg = updated.store.interests(updated.model_key)
-    assert len(pos) == 1 and len(neg) == 1 and pos[0].point.shape == (256,)
+    assert len(pos) == 1 and len(neg) == 1 and pos[0].point.shape == (128,)
     np.testing.assert_allclose(pos[0].point, semantic.encode("rivers and lakes"), atol=1e-5)
     ranked = updated.rank([{"id": "x", "text": "football match"}, {"id": "y", "text": "a lake and a river"}])
     assert ranked.ids == ["y", "x"] and ranked[0].interest["positive_interest"] is not None
@@ -309,7 +309,7 @@ def test_interests_of_another_size_than_the_models_give_are_refused_by_name_and_
     con.execute("UPDATE interests SET point=?", (np.ones(64, np.float32).tobytes(),))
     con.commit()
     con.close()
-    with pytest.raises(CorruptedDatabase, match="interests of 64 numbers .* whose models give 256.*prefs recover"):
+    with pytest.raises(CorruptedDatabase, match="interests of 64 numbers .* whose models give 128.*prefs recover"):
         Ranker(semantic, None, PreferenceStore(tmp_path / "p.db")).rank([{"id": "x", "text": "a lake"}])
     assert PreferenceStore.recover(tmp_path / "p.db").exists() and not (tmp_path / "p.db").exists()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -27,8 +29,9 @@ PAIRS = {
     "tr": ("Havalimanına giden tren her on dakikada bir kalkıyor.", "Büyükannem bahçesinde domates yetiştiriyor."),
 }
 NAMES = ["semantic", "relevance"]
-# The semantic model's 256-d word table is stored in 4-bit blocks to stay under 8 MB (bench/RESULTS.md).
-SHAPES = {"semantic": (256, "int4-weights-block64"), "relevance": (128, "int8-weights")}
+# The product's shape: one transformer layer and 128-d vectors for both models, each graph at most 8,000,000 bytes.
+SHAPE = (1, 128, "int8-weights")
+MAX_BYTES = 8_000_000
 
 
 @pytest.fixture(scope="module", params=NAMES)
@@ -38,10 +41,22 @@ def model(request):
 
 def test_manifest_hashes_and_size(model):
     m = read_manifest(MODELS_DIR / model.manifest.name)  # verifies every sha256 and size
-    assert (m.dim, m.quantization) == SHAPES[m.name]
-    assert (MODELS_DIR / m.name / m.onnx).stat().st_size <= 8 * 1024 * 1024
+    assert (MODELS_DIR / m.name / m.onnx).stat().st_size <= MAX_BYTES
     assert set(m.languages) == set(PAIRS)
     assert m.metrics, "the manifest carries its evaluation figures"
+
+
+def test_the_shipped_graphs_have_one_layer_and_128_d_vectors(model):
+    """Read from the graph itself, not from the manifest that describes it."""
+    import onnx
+
+    m = model.manifest
+    graph = onnx.load(str(MODELS_DIR / m.name / m.onnx)).graph
+    layers = {match.group(1) for node in graph.node if (match := re.search(r"/layer\.(\d+)/", node.name))}
+    (output,) = graph.output
+    width = output.type.tensor_type.shape.dim[-1].dim_value
+    assert (len(layers), width, m.quantization) == SHAPE
+    assert m.dim == width
 
 
 def test_vector_independent_of_batch_neighbours(model):

@@ -576,7 +576,7 @@ public final class GoldenTest {
             {"\"prefixes\": {}", "\"prefixes\": {\"query\": \"q\\ud800: \"}", "got 'query': q"},
             {"\"tokenizer\": \"tokenizer.json\"", "\"tokenizer\": 5", "tokenizer must be a file name"},
             {"\"name\": \"semantic\"", "\"name\": 5", "name must be a string"},
-            {"\"dim\": 256,\n  \"max_length\"", "\"dim\": 128,\n  \"max_length\"", "the manifest says dim=128"},
+            {"\"dim\": 128,\n  \"max_length\"", "\"dim\": 64,\n  \"max_length\"", "the manifest says dim=64"},
             {"{", "\uFEFF{", "byte-order mark"},
             {"\"name\"", "\"name\"\"", "manifest.json is not a JSON object: JSON: "},
         };
