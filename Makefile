@@ -1,6 +1,6 @@
 # Two entry points on a fresh machine (Python 3.10+):
 #   make demo   set up the runtime (numpy, onnxruntime, tokenizers) and rank a feed with the shipped models
-#   make test   set up everything (torch==2.13.0 CPU build first, then the train and dev extras), run ruff,
+#   make test   set up everything (torch==2.13.0 CPU build first, then the train, fetch and dev extras), run ruff,
 #               the Python tests and the Android core's JVM golden test. As root it installs what the tests
 #               need from Debian's packages where missing: strace (privacy test) and a JDK (JVM test).
 PYTHON ?= python3
@@ -24,7 +24,7 @@ setup-dev: $(BIN)/python
 	@command -v strace > /dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y -qq strace > /dev/null; } || echo "strace not found: the process-level privacy test will be skipped"
 	# torch first and pinned: on these machines 2.13.0 is a local CPU build; any other spec pulls CUDA wheels
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e ".[train,dev]"
+	$(BIN)/pip install --quiet -e ".[train,fetch,dev]"
 
 lint: setup-dev
 	$(BIN)/ruff check edge_ranker tests

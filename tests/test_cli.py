@@ -80,7 +80,7 @@ def test_bad_input_messages(exported, tmp_path):
     r = cli("prefs", "recover", "--db", db)
     assert r.returncode == 0 and "moved" in r.stdout
     _one_line_error(cli("prefs", "export", "--db", db), "no preference database")  # moved, not recreated
-    r = cli("prefs", "erase", "--db", db)  # the moved copy holds the user's data: forget deletes it too
+    r = cli("prefs", "erase", "--db", db)  # the moved copy holds the user's data: erase deletes it too
     assert r.returncode == 0 and "deleted the recovered copy" in r.stdout, r.stderr
     assert not list(tmp_path.glob("p.db.corrupt-*"))
     _one_line_error(cli("prefs", "erase", "--db", db), "nothing is stored there")

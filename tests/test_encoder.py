@@ -162,7 +162,8 @@ def test_encode_takes_sentence_transformers_keywords_and_embeds_a_document_witho
     np.testing.assert_array_equal(plain, enc.encode_document(texts))
     kept = enc.encode(texts, batch_size=1, show_progress_bar=False, normalize_embeddings=True, convert_to_numpy=True)
     np.testing.assert_allclose(kept, plain, atol=1e-6)
-    np.testing.assert_array_equal(enc.encode(texts, normalize_embeddings=False), plain)  # unit length either way
+    with pytest.raises(EdgeRankerError, match="unit length by construction"):
+        enc.encode(texts, normalize_embeddings=False)
     rows = enc.encode(texts, convert_to_numpy=False)
     assert isinstance(rows, list) and len(rows) == 2 and np.array_equal(rows[1], plain[1])
     torch = pytest.importorskip("torch")
@@ -196,3 +197,5 @@ def test_similarity_is_the_cosine_of_every_pair(enc):
     )
     with pytest.raises(EdgeRankerError, match="vectors of one size"):
         Encoder.similarity(a, a[:, :3])
+    with pytest.raises(EdgeRankerError, match="similarity takes vectors"):
+        Encoder.similarity(["a"], a)

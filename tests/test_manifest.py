@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 
+import numpy as np
 import pytest
 
 import edge_ranker.runtime.manifest as manifest_module
@@ -161,4 +162,5 @@ def test_the_bytes_verified_are_the_bytes_loaded(broken, tiny_student, tmp_path,
     got = Encoder.load(broken).encode(["a swapped graph"])
     assert (broken / "model.onnx").read_bytes() == other.read_bytes()  # the swap happened
     assert other.read_bytes() != original
+    assert not np.allclose(Encoder.load(other.parent).encode(["a swapped graph"]), want, atol=1e-4)  # tells them apart
     assert (got == want).all()

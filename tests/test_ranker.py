@@ -22,7 +22,7 @@ FEED = [
 
 
 def test_the_api_block_runs_as_written(tmp_path, monkeypatch):
-    """The README's quickstart, line for line: the shipped pair, a store by path, reactions, ranking, erase."""
+    """The issue's API block, line for line: the shipped pair, a store by path, reactions, ranking, erase."""
     monkeypatch.chdir(tmp_path)
     ranker = Ranker.load("prefs.db")
     doc = {"id": "s1", "text": FEED[0]}
@@ -56,9 +56,9 @@ def test_the_readme_quickstart_runs_as_written(tmp_path, monkeypatch, capsys):
 def test_a_store_in_memory_keeps_nothing_on_disk(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     ranker = Ranker.load(":memory:")
-    ranker.like(FEED[4])  # a plain text is its own id
+    ranker.like(("g", FEED[4]))
     assert ranker.rank([("g", FEED[4]), ("m", FEED[3])])[0].id == "g"
-    assert ranker.undo(FEED[4]) == 1
+    assert ranker.undo("g") == 1
     assert not any(tmp_path.iterdir())
     with pytest.raises(EdgeRankerError, match="nothing to open read-only"):
         PreferenceStore(":memory:", read_only=True)
@@ -72,4 +72,6 @@ def test_documents_come_as_documents_dicts_pairs_or_texts_and_nothing_else(tmp_p
         with pytest.raises(EdgeRankerError, match=said):
             ranker.rank(bad)
     with pytest.raises(Unlearnable, match="no word"):
-        ranker.like("   ")
+        ranker.like(("blank", "   "))
+    with pytest.raises(EdgeRankerError, match="a reaction needs the document, with its id"):
+        ranker.like("a1")  # an id where the document belongs is not learnt as a text

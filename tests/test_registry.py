@@ -70,7 +70,7 @@ def test_a_file_that_is_not_the_registrys_is_refused_and_not_kept(registry, mirr
 
 
 def test_without_a_public_home_or_a_mirror_nothing_is_fetched_and_an_unknown_name_is_refused(registry, tmp_path):
-    with pytest.raises(EdgeRankerError, match="no known public home .* --mirror URL"):
+    with pytest.raises(EdgeRankerError, match="fetched 0 file.*2 have no known public home .* --mirror URL"):
         fetch(tmp_path, registry, None, progress=False)
     with pytest.raises(EdgeRankerError, match="no data set sts/nope: choose from sts/tiny, parallel/tiny"):
         chosen(registry, ["sts/nope"])

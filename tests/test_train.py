@@ -161,8 +161,11 @@ def test_distill_resumes_from_checkpoints_in_the_cache_removes_them_when_done_an
     assert not folder.exists()  # only there to resume the run
     assert resumed["digest"] == run("b")["digest"]  # as a run never stopped
     mine = tmp_path / "mine"
-    run("c", with_overrides(recipe, {"checkpoint_dir": str(mine)}))
+    kept = with_overrides(recipe, {"checkpoint_dir": str(mine)})
+    finished = run("c", kept)["digest"]
     assert sorted(p.name for p in mine.iterdir()) == ["run.json", "step-12"]  # a folder given is kept
+    shutil.rmtree(tmp_path / "c")
+    assert run("c", kept)["digest"] == finished == resumed["digest"]  # started again when done: the same student
     with pytest.raises(EdgeRankerError, match="checkpoints of another run"):
         run("c", with_overrides(recipe, {"checkpoint_dir": str(mine), "seed": 1}))
 

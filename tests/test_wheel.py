@@ -155,7 +155,7 @@ def test_bench_without_the_bench_extra(install):
     out_dir = install.tmp / "bench-out"
     out = install.run("bench", "semantic", "teacher:use-multilingual-v3", "--runs", "20", "--out", str(out_dir))
     assert out.returncode == 0, out.stderr
-    assert "p50 ms b1 short" in out.stdout and "semantic (int4-weights-block64)" in out.stdout
+    assert "p50 ms b1 short" in out.stdout and "semantic (int8-weights)" in out.stdout
     assert "chart skipped: it needs matplotlib, which comes with pip install 'edge-ranker[bench]'" in out.stdout
     assert "skipped teacher:use-multilingual-v3: not installed" in out.stdout
     assert "Traceback" not in out.stdout + out.stderr

@@ -22,7 +22,7 @@ import json, resource, sys, tempfile, time
 from pathlib import Path
 import numpy as np
 from edge_ranker.runtime.encoder import Encoder
-from edge_ranker.runtime.documents import Document
+from edge_ranker import Document
 from edge_ranker.runtime.ranker import Ranker
 from edge_ranker.runtime.store import PreferenceStore
 

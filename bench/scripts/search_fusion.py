@@ -29,8 +29,8 @@ from edge_ranker.evaluate.personal import ndcg_at
 from edge_ranker.evaluate.retrieval import cosine_scores, lexical_scores, scores_metrics
 from edge_ranker.paths import data_root
 from edge_ranker.runtime.encoder import Encoder
-from edge_ranker.runtime.fusion import SEMANTIC_QUERY_WEIGHT
-from edge_ranker.runtime.lexical import Bag, TermIndex, bm25, coverage, query_scores, standardise, terms
+from edge_ranker.runtime.fusion import SEMANTIC_QUERY_WEIGHT, query_scores
+from edge_ranker.runtime.lexical import Bag, TermIndex, bm25, coverage, standardise, terms
 
 WEIGHTS = (0.5, 1.0, 2.0)
 RUNTIME_SEMANTIC = (1.0, 2.0, 3.0)  # semantic query weights of the runtime's rule (its default among them)

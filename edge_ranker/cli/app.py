@@ -12,7 +12,7 @@ import sys
 import zlib
 from typing import NoReturn
 
-from edge_ranker.cli import bench, data, distill, evaluate, export, prefs, rank, vocab
+from edge_ranker.cli import bench, data, demo, distill, evaluate, export, prefs, rank, vocab
 from edge_ranker.cli.common import utf8_stream
 from edge_ranker.errors import EdgeRankerError
 
@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = Parser(prog="edge-ranker", description=DESCRIPTION)
     p.add_argument("--version", action="version", version=f"edge-ranker {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
-    for group in (rank, prefs, vocab, data, distill, evaluate, export, bench):  # the order --help lists them in
+    for group in (demo, rank, prefs, vocab, data, distill, evaluate, export, bench):  # the order --help lists them in
         group.add_parsers(sub)
     return p
 
@@ -57,7 +57,7 @@ EXTRAS = {
     "matplotlib": "bench",
     "tensorflow": "teachers",
     "sentence_transformers": "train",
-    "pooch": "data",
+    "pooch": "fetch",
 }
 
 

@@ -1,10 +1,10 @@
-"""``bench`` and ``demo``: speed, size and energy beside the teachers, and the scripted user's feed."""
+"""``bench``: speed, size and energy of the models beside their teachers."""
 
 from __future__ import annotations
 
 import argparse
 
-from edge_ranker.cli.common import SEMANTIC_HELP, count, model_or_none, positive, seconds, shipped, threads
+from edge_ranker.cli.common import positive, seconds, threads
 from edge_ranker.errors import EdgeRankerError
 
 
@@ -37,14 +37,8 @@ def cmd_bench(a: argparse.Namespace) -> None:
         raise EdgeRankerError(f"not benchmarked: {'; '.join(failed)}")
 
 
-def cmd_demo(a: argparse.Namespace) -> None:
-    from edge_ranker.demo import run_demo
-
-    run_demo(shipped(a.semantic, "semantic"), model_or_none(shipped(a.relevance, "relevance")), top=a.top)
-
-
 def add_parsers(sub: argparse._SubParsersAction) -> None:
-    """bench, demo"""
+    """bench"""
     bn = sub.add_parser("bench", help="latency, size, memory, CPU time and energy: students vs teachers")
     bn.add_argument(
         "models",
@@ -68,12 +62,3 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     bn.add_argument("--tag", help="file stem for the JSON and PNG (default: bench-DATE-TIME)")
     bn.add_argument("--overwrite", action="store_true", help="replace results of the same --tag (default: refuse)")
     bn.set_defaults(func=cmd_bench)
-
-    dm = sub.add_parser("demo", help="rank a small multilingual feed for a scripted user with the shipped models")
-    dm.add_argument("--semantic", help=SEMANTIC_HELP)
-    dm.add_argument(
-        "--relevance",
-        help="relevance model folder or shipped name (default: the shipped one; 'none': no query ranking)",
-    )
-    dm.add_argument("--top", type=count, default=8, help="documents shown per ranking (default 8; 0: all)")
-    dm.set_defaults(func=cmd_demo)

@@ -8,11 +8,13 @@ import codecs
 import json
 import math
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from edge_ranker.errors import EdgeRankerError
 
 
-def to_json(obj, **kw) -> str:
+def to_json(obj: object, **kw: Any) -> str:
     """JSON for standard output: its characters as they are where the output is UTF-8, else escaped (\\uXXXX),
     so that no character is lost or crashes an output in another encoding (a Windows console, LANG=C)."""
     return json.dumps(obj, ensure_ascii=not utf8_stream(sys.stdout), **kw)
@@ -29,7 +31,8 @@ def utf8_stream(stream) -> bool:
         return False
 
 
-def print_json(obj) -> None:
+def print_json(obj: object) -> None:
+    """``obj`` as indented JSON on standard output (``to_json``)."""
     print(to_json(obj, indent=2))
 
 
@@ -84,7 +87,8 @@ def seconds(text: str) -> float:
     return number(text, float, lambda v: 0 < v <= 3600, "seconds, more than 0 and at most 3600")
 
 
-def number(text: str, kind: type, ok, what: str):
+def number(text: str, kind: type, ok: Callable[[Any], bool], what: str) -> Any:
+    """``text`` as a ``kind`` that ``ok`` accepts, else argparse's error saying it must be ``what``."""
     try:
         value = kind(text)
     except ValueError:

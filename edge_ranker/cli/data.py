@@ -39,6 +39,6 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     ds = d.add_subparsers(dest="data_command")
     f = ds.add_parser("fetch", help="download the data sets the data folder lacks, each checked by its sha256")
     f.add_argument("names", nargs="*", metavar="FOLDER", help="data sets by folder, e.g. sts/stsb-tr (default: all)")
-    f.add_argument("--data", help=DATA_HELP)
+    f.add_argument("--data", help=DATA_HELP, default=argparse.SUPPRESS)  # given before or after `fetch`
     f.add_argument("--mirror", metavar="URL", help="fetch from this mirror, laid out as the data folder")
     f.set_defaults(func=cmd_data, verify=False, json=False)

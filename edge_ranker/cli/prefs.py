@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from edge_ranker.cli.common import to_json
 from edge_ranker.errors import EdgeRankerError
+
+if TYPE_CHECKING:
+    from edge_ranker.runtime.store import PreferenceStore
 
 
 def cmd_prefs(a: argparse.Namespace) -> None:
@@ -51,7 +55,7 @@ def store_path(db: str | None) -> Path:
     return user_path(db, "preference database path", database=True) if db is not None else default_path()
 
 
-def existing_store(db: str | None, read_only: bool = False):
+def existing_store(db: str | None, read_only: bool = False) -> PreferenceStore:
     """The preference store at ``db`` (default: the user's), refusing to create one: reading or deleting a store
     that is not there should say so, not make an empty one. ``read_only``: opened without writing, so a store
     in a folder the user cannot write can still be exported."""

@@ -9,6 +9,7 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from edge_ranker.cli.common import (
     RELEVANCE_HELP,
@@ -26,6 +27,10 @@ from edge_ranker.cli.common import (
 from edge_ranker.cli.prefs import existing_store, store_path
 from edge_ranker.errors import EdgeRankerError
 
+if TYPE_CHECKING:
+    from edge_ranker.runtime.encoder import Encoder
+    from edge_ranker.runtime.ranker import Ranker
+
 # byte-order marks of the encodings a JSON lines file is not in (UTF-16: what PowerShell 5's > writes); UTF-32's
 # first, as its little-endian mark begins with UTF-16's
 WIDE_BOMS = {
@@ -36,7 +41,7 @@ WIDE_BOMS = {
 }
 
 
-def relevance_model(a: argparse.Namespace):
+def relevance_model(a: argparse.Namespace) -> Encoder | None:
     """The relevance model ``feedback`` and ``rank`` load (``--relevance none``: none)."""
     from edge_ranker.runtime.encoder import Encoder
 
@@ -44,7 +49,7 @@ def relevance_model(a: argparse.Namespace):
     return None if name is None else Encoder.load(name, threads=a.threads)
 
 
-def _ranker(a: argparse.Namespace):
+def _ranker(a: argparse.Namespace) -> Ranker:
     from edge_ranker.runtime.encoder import Encoder
     from edge_ranker.runtime.ranker import Ranker
     from edge_ranker.runtime.store import PreferenceStore

@@ -86,19 +86,14 @@ def status(root: Path, datasets: list[DataSet], verify: bool = False) -> list[di
 def fetch(root: Path, datasets: list[DataSet], base_url: str | None = None, progress: bool = True) -> list[Path]:
     """Download every file of ``datasets`` that ``root`` lacks, from its public home or from ``base_url`` (a mirror
     laid out as the data folder), each checked against its sha256; returns the files written."""
-    try:
-        import pooch
-    except ModuleNotFoundError as exc:
-        raise EdgeRankerError("fetching data sets needs pooch: pip install 'edge-ranker[data]'") from exc
+    import pooch  # the `fetch` extra; the CLI names it when missing
+
     missing = [f for d in datasets for f in d.files if not present(root, f)]
-    homeless = [f.path for f in missing if f.url is None and base_url is None]
-    if homeless:
-        raise EdgeRankerError(
-            f"{len(homeless)} file(s) have no known public home (e.g. {homeless[0]}): give a mirror with --mirror URL"
-        )
     written = []
     for f in missing:
         url = f"{base_url.rstrip('/')}/{f.path}" if base_url else f.url
+        if url is None:
+            continue
         target = root / f.path
         try:
             pooch.retrieve(
@@ -109,6 +104,12 @@ def fetch(root: Path, datasets: list[DataSet], base_url: str | None = None, prog
         except Exception as exc:  # requests' and the file system's errors, said in one line
             raise EdgeRankerError(f"cannot fetch {url}: {exc}") from exc
         written.append(target)
+    homeless = [f.path for f in missing if f.url is None and base_url is None]
+    if homeless:  # the others were fetched and stay
+        raise EdgeRankerError(
+            f"fetched {len(written)} file(s) into {root}; {len(homeless)} have no known public home (e.g. "
+            f"{homeless[0]}): fetch them from a mirror laid out as the data folder, with --mirror URL"
+        )
     return written
 
 

@@ -34,6 +34,7 @@ class Position:
     order: torch.Tensor | None  # the shuffle generator's state when the epoch in progress began (None: a sampler)
     draws: Any  # the collate's random.Random state then (texts drawn per group)
     bank: torch.Tensor  # the bank generator's state at ``step``
+    processes: int  # a resume needs as many: each saved its own random states and its share of the batches
     epoch_losses: list[float] = field(default_factory=list)  # mean loss of each finished epoch
     losses: list[float] = field(default_factory=list)  # each step's loss in the epoch in progress
 
@@ -47,12 +48,14 @@ class DataOrder:
     draws: random.Random
 
     def snapshot(self) -> tuple[torch.Tensor | None, Any]:
+        """The order's state now, to start an epoch from again."""
         return (self.generator.get_state() if self.generator is not None else None, self.draws.getstate())
 
     def restore(self, order: torch.Tensor | None, draws: Any) -> None:
+        """Put the order back to a ``snapshot``."""
         if self.generator is not None and order is not None:
             self.generator.set_state(order)
-        self.draws.setstate(_as_tuples(draws))
+        self.draws.setstate(draws)
 
 
 class Checkpoints:
@@ -82,6 +85,7 @@ class Checkpoints:
             shutil.rmtree(partial, ignore_errors=True)
         self.accelerator.wait_for_everyone()
         self.accelerator.save_state(str(partial))
+        self.accelerator.wait_for_everyone()  # every process's random states written before the folder is renamed
         if self.accelerator.is_main_process:
             torch.save(asdict(position), partial / POSITION)
             final = self.folder / f"{PREFIX}{position.step}"
@@ -93,14 +97,21 @@ class Checkpoints:
         self.accelerator.wait_for_everyone()
 
     def load(self, saved: Path) -> None:
-        self.accelerator.load_state(str(saved))
+        """Take the state saved in ``saved`` (weights, optimiser, schedule, every process's random states)."""
+        try:
+            self.accelerator.load_state(str(saved))
+        except Exception as exc:  # accelerate and torch raise their own kinds for a damaged folder
+            raise EdgeRankerError(f"cannot read the checkpoint {saved} ({exc}): remove it to start again") from exc
 
 
-def run_key(recipe: dict, tokenizer: str, out_dir: str | Path) -> str:
-    """What names a run: everything that decides its training (the recipe's settings, the vocabulary, where it
-    writes), so that the same command finds its checkpoints and a changed one is not trained on from them."""
-    settings = {**recipe, "train": {k: v for k, v in recipe["train"].items() if k != "checkpoint_dir"}}
-    key = json.dumps([settings, tokenizer, str(Path(out_dir).resolve())], sort_keys=True, default=str)
+def run_key(recipe: dict, tokenizer: str, data_root: str | Path | None, out_dir: str | Path) -> str:
+    """What names a run: everything that decides its training (the recipe's settings, the vocabulary, the data
+    folder, where it writes), so that the same command finds its checkpoints and a changed one is not trained on
+    from them. Settings that change no result (threads, where and how often checkpoints go) are left out."""
+    unchanging = {"checkpoint_dir", "checkpoint_steps", "threads"}
+    settings = {**recipe, "train": {k: v for k, v in recipe["train"].items() if k not in unchanging}}
+    root = str(Path(data_root).resolve()) if data_root is not None else None
+    key = json.dumps([settings, tokenizer, root, str(Path(out_dir).resolve())], sort_keys=True, default=str)
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
@@ -128,9 +139,3 @@ def claim(folder: Path, key: str) -> None:
 def _step(path: Path) -> int | None:
     number = path.name[len(PREFIX) :]
     return int(number) if path.name.startswith(PREFIX) and number.isdigit() else None
-
-
-def _as_tuples(state: Any) -> Any:
-    """``random.Random.setstate`` takes tuples; a saved state comes back from torch.load as written, but lists from
-    any other route are turned back."""
-    return tuple(_as_tuples(x) for x in state) if isinstance(state, (list, tuple)) else state

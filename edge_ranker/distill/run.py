@@ -63,7 +63,7 @@ def distill(
             raise EdgeRankerError(f"extra passages file {path} is {what}: give a text file, one passage per line")
     # cpu=True on machines without CUDA: a bare PartialState() there reports one process and gates nothing.
     state = PartialState(cpu=not torch.cuda.is_available())
-    key = run_key(asdict(r), tokenizer.to_str(), out_dir)
+    key = run_key(asdict(r), tokenizer.to_str(), data_root, out_dir)
     named = cfg.checkpoint_dir is None  # then a folder in the cache, named after the run
     if named:
         cfg = replace(cfg, checkpoint_dir=str(Path(cache_dir) / "checkpoints" / key))

@@ -254,8 +254,15 @@ def train_student(
     step = saved[1].step if saved else 0
     losses: list[float] = []
     if saved:
+        if saved[1].processes != accelerator.num_processes:
+            raise EdgeRankerError(
+                f"the checkpoints in {config.checkpoint_dir} are of a run on {saved[1].processes} process(es), this "
+                f"one has {accelerator.num_processes}: start it as that one was, or remove them to start afresh"
+            )
         log["epochs"], losses = list(saved[1].epoch_losses), list(saved[1].losses)
         order.restore(saved[1].order, saved[1].draws)
+        if step >= total:  # a finished run started again: its last state is the student
+            checkpoints.load(saved[0])
     shown = show_progress and accelerator.is_local_main_process
     bar = tqdm(total=total, initial=step, desc="distil", disable=not shown)
     loss_of = Combined(config.losses, config.temperature)
@@ -300,10 +307,11 @@ def train_student(
             if ended:
                 log["epochs"].append(float(np.mean(losses)))
                 losses = []
-            if checkpoints and (ended or (config.checkpoint_steps and step % config.checkpoint_steps == 0)):
+            if checkpoints and (ended or step % config.checkpoint_steps == 0):
                 # at an epoch's end the order's state now is the next epoch's start
                 start = order.snapshot() if ended else epoch_order
-                checkpoints.save(Position(step, *start, bank_generator.get_state(), log["epochs"], losses))
+                bank = bank_generator.get_state()
+                checkpoints.save(Position(step, *start, bank, accelerator.num_processes, log["epochs"], losses))
     bar.close()
     accelerator.wait_for_everyone()
     unwrapped: Student = accelerator.unwrap_model(model)

@@ -35,7 +35,7 @@ class Adoption:
     ) -> tuple[list, list]:
         """The store's interests in these models' space, after adopting the reactions stored in another's: at the
         start, and again when the store has changed since and holds none in this space, since another Ranker of
-        other models on the same store (which the README advises against) moves every reaction into its own, and
+        other models on the same store moves every reaction into its own, and
         this one would rank cold. Checked so, a write of cached vectors costs no look at the reactions. An interest
         of another size than these models' vectors (a store damaged so SQL cannot see) is refused by name."""
         with self._lock:

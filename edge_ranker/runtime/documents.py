@@ -16,7 +16,6 @@ import numpy as np
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.encoder import clean_text
 from edge_ranker.runtime.interests import finite
-from edge_ranker.runtime.store import check_id
 
 
 class Unlearnable(EdgeRankerError):
@@ -131,13 +130,13 @@ def _published(value: object, doc_id: str) -> float | None:
 
 
 def reacted(doc: object) -> Document:
-    """The document of a reaction: as ``rank`` takes one, but a plain text is its own id, so that ``undo(text)``
-    takes it back (in a ranked list of texts, a text's id is its position)."""
+    """The document of a reaction: a ``Document``, a dict or an ``(id, text)`` pair, as ``rank`` takes one. A plain
+    text is refused, since an id given where a document belongs (``like(result.id)``) would be learnt as a text."""
     if isinstance(doc, (str, bytes)):
-        text = clean_text(doc)
-        if not text.strip():
-            raise Unlearnable("the text has no word to learn an interest from (it is empty or blank)")
-        return Document(text, text)
+        raise EdgeRankerError(
+            "a reaction needs the document, with its id: {'id': ..., 'text': ...}, an (id, text) pair or a Document, "
+            "not a plain text"
+        )
     return documents([doc])[0]
 
 
@@ -150,3 +149,14 @@ def unique_ids(docs: list[Document]) -> list[str]:
             if seen.setdefault(d, i) != i:
                 raise EdgeRankerError(f"document id {d!r} appears twice (positions {seen[d] + 1} and {i + 1})")
     return ids
+
+
+def check_id(doc_id: object, blank_ok: bool = False) -> None:
+    """A document id is an identity: a string of valid Unicode, not empty nor (``blank_ok`` aside, which lets an
+    id stored before this check be forgotten) blank, refused (never altered) otherwise."""
+    if not isinstance(doc_id, str) or not doc_id or (not blank_ok and not doc_id.strip()):
+        raise EdgeRankerError(f"a document id must be a non-blank string, got {doc_id!r}")
+    try:
+        doc_id.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise EdgeRankerError(f"document id {doc_id!r} is not valid Unicode (a lone surrogate?)") from exc

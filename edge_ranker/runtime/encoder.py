@@ -268,9 +268,9 @@ class Encoder:
         model without roles refuses one rather than ignore it. ``batch_size``: windows per onnxruntime call (a text
         longer than ``max_length`` is read in its manifest's ``windows``; default the encoder's); a text's vector
         does not depend on it. ``show_progress_bar``: a tqdm bar on stderr when there is more than one batch.
-        ``normalize_embeddings``: taken for compatibility; the graph ends in an L2 normalisation, so the vectors are
-        unit length either way. ``convert_to_tensor``: a torch tensor (torch must be installed);
-        ``convert_to_numpy=False``: a list of one array per text.
+        ``normalize_embeddings``: True, as the graph ends in an L2 normalisation (False is refused).
+        ``convert_to_tensor``: a torch tensor (torch must be installed); ``convert_to_numpy=False``: a list of one
+        array per text.
         """
         if role is not None and not self.manifest.prefixes:
             raise EdgeRankerError(
@@ -285,6 +285,8 @@ class Encoder:
         ):
             if not isinstance(flag, (bool, np.bool_)):
                 raise EdgeRankerError(f"{name} must be True or False, got {flag!r}")
+        if not normalize_embeddings:
+            raise EdgeRankerError("normalize_embeddings=False: these models' vectors are unit length by construction")
         role = role if role is not None or not self.manifest.prefixes else "passage"
         single = isinstance(texts, (str, bytes, bytearray, memoryview))
         items = [texts] if single else text_list(texts)
@@ -343,7 +345,10 @@ class Encoder:
     def similarity(a: Any, b: Any) -> np.ndarray:
         """The cosine of every row of ``a`` with every row of ``b`` (one vector is one row): an (n, m) array, as
         sentence-transformers' ``similarity``."""
-        x, y = (np.atleast_2d(np.asarray(v, dtype=np.float32)) for v in (a, b))
+        try:
+            x, y = (np.atleast_2d(np.asarray(v, dtype=np.float32)) for v in (a, b))
+        except (TypeError, ValueError) as exc:
+            raise EdgeRankerError(f"similarity takes vectors (arrays of numbers): {exc}") from exc
         if x.ndim != 2 or y.ndim != 2 or x.shape[1] != y.shape[1]:
             raise EdgeRankerError(f"similarity takes vectors of one size, got shapes {x.shape} and {y.shape}")
         norms = [np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12) for v in (x, y)]

@@ -32,6 +32,7 @@ import numpy as np
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime import store_sqlite
 from edge_ranker.runtime.cache import text_hash
+from edge_ranker.runtime.documents import check_id
 from edge_ranker.runtime.encoder import clean_text
 from edge_ranker.runtime.interests import DAY, CoI, CoIConfig, closest, react, unit
 from edge_ranker.runtime.store_files import (
@@ -795,17 +796,6 @@ def check_view_time(seconds: object) -> float:
     if not 0 <= seconds <= MAX_VIEW_S:
         raise EdgeRankerError(f"view time must be from 0 to {MAX_VIEW_S:g} seconds (a day), got {seconds!r}")
     return float(seconds)
-
-
-def check_id(doc_id: object, blank_ok: bool = False) -> None:
-    """A document id is an identity: a string of valid Unicode, not empty nor (``blank_ok`` aside, which lets an
-    id stored before this check be forgotten) blank, refused (never altered) otherwise."""
-    if not isinstance(doc_id, str) or not doc_id or (not blank_ok and not doc_id.strip()):
-        raise EdgeRankerError(f"a document id must be a non-blank string, got {doc_id!r}")
-    try:
-        doc_id.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise EdgeRankerError(f"document id {doc_id!r} is not valid Unicode (a lone surrogate?)") from exc
 
 
 def _dwell_to(cois: list[CoI], points: np.ndarray | None, point: np.ndarray, config: CoIConfig) -> int:

@@ -470,7 +470,7 @@ public final class Encoder {
 
     /**
      * The share of the words this model reads of a text (up to windows x (maxLength - 2) pieces) that its vocabulary
-     * can only give as [UNK] (WordPieceTokenizer.unknownShare): Python's Reader.unknown_share. Past
+     * can only give as [UNK] (WordPieceTokenizer.unknownShare): Python's VocabularyCoverage.unknown_share. Past
      * Ranker.UNKNOWN_LIMIT the text's vector says nothing of what it says (a script the vocabulary lacks), and the
      * Ranker ranks it by its words alone.
      */

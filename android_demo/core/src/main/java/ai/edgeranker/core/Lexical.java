@@ -152,7 +152,7 @@ public final class Lexical {
     /**
      * What orders the documents for a query: the relevance cosine, plus BM25 at weight x the share of the
      * query's words the documents have (cover), plus the semantic model's cosine at semanticWeight x the share
-     * they lack, each standardised; the cosine alone when nothing joins it (Python's lexical.query_scores).
+     * they lack, each standardised; the cosine alone when nothing joins it (Python's fusion.query_scores).
      */
     public static double[] queryScores(
             double[] cosine, double[] lexical, double weight, double[] semantic, double cover, double semanticWeight) {

@@ -282,7 +282,7 @@ public final class WordPieceTokenizer {
     /**
      * The share of the words of a text, as far as a model reading at most `pieces` of its pieces reads them, that
      * WordPiece can only give as [UNK]; words without a letter or number count neither way: the Python runtime's
-     * Reader.unknown_share (edge_ranker/runtime/readable.py), which tells a text the model cannot read.
+     * VocabularyCoverage.unknown_share (edge_ranker/runtime/readable.py), which tells a text the model cannot read.
      */
     public double unknownShare(String text, int pieces) {
         int read = 0;
