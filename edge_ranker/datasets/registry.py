@@ -8,12 +8,12 @@ broken download leaves nothing behind. ``base_url`` fetches from a mirror with t
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.runtime.manifest import sha256_file
 
 REGISTRY = Path(__file__).with_name("registry.json")
 
@@ -64,7 +64,7 @@ def present(root: Path, f: DataFile, verify: bool = False) -> bool:
     p = root / f.path
     if not p.is_file() or p.stat().st_size != f.bytes:
         return False
-    return not verify or _sha256(p) == f.sha256
+    return not verify or sha256_file(p) == f.sha256
 
 
 def status(root: Path, datasets: list[DataSet], verify: bool = False) -> list[dict]:
@@ -111,11 +111,3 @@ def fetch(root: Path, datasets: list[DataSet], base_url: str | None = None, prog
             f"{homeless[0]}): fetch them from a mirror laid out as the data folder, with --mirror URL"
         )
     return written
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()

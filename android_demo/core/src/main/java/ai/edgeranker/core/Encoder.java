@@ -525,9 +525,13 @@ public final class Encoder {
         return out;
     }
 
-    /** The unit vector of text: its windows' vectors weighted by their lengths and renormalised (one: as is). */
+    /**
+     * The unit vector of text: its windows' vectors weighted by their lengths and renormalised (one: as is). Without a
+     * role a model with roles embeds a document ("passage"), as Python's Encoder.encode does.
+     */
     public float[] encode(String text, String role) {
-        List<int[]> parts = windowsOf(tokenize(text, role), role);
+        String as = role == null && !prefixes.isEmpty() ? "passage" : role;
+        List<int[]> parts = windowsOf(tokenize(text, as), as);
         if (parts.size() == 1) {
             return forward(parts.get(0));
         }
