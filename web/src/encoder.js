@@ -1,0 +1,179 @@
+// Encoder: text -> unit Float32Array vectors with onnxruntime-web (WASM) and the folder's tokenizer, as the Python
+// runtime's Encoder gives them. A text longer than max_length is read in up to the manifest's windows, its vector
+// their token-weighted mean.
+import * as ort from "onnxruntime-web";
+import { EdgeRankerError } from "./errors.js";
+import { folderOf } from "./files.js";
+import { modelKey, parseManifest, verifiedBytes } from "./manifest.js";
+import { typeName } from "./text.js";
+import { WordPiece, splitWindows } from "./tokenizer.js";
+
+const ROLES = ["query", "passage"];
+
+export class Encoder {
+  /**
+   * Load a model folder: a path in Node, a URL (or a path relative to the page) in the browser. Every file the
+   * manifest lists is checked by size and SHA-256 before use (`verify: false` skips it, for a folder already checked).
+   */
+  static async load(source, { verify = true, batchSize = 32 } = {}) {
+    const folder = folderOf(source);
+    const manifest = parseManifest(await verifiedBytes(folder, { files: {} }, "manifest.json", false));
+    const graph = await verifiedBytes(folder, manifest, manifest.onnx, verify);
+    const vocabulary = await verifiedBytes(folder, manifest, manifest.tokenizer, verify);
+    if (verify) {
+      for (const name of Object.keys(manifest.files)) {
+        if (name !== manifest.onnx && name !== manifest.tokenizer) await verifiedBytes(folder, manifest, name, true);
+      }
+    }
+    let tokenizer;
+    let session;
+    try {
+      tokenizer = new WordPiece(JSON.parse(new TextDecoder().decode(vocabulary)), manifest.maxLength * manifest.windows);
+      ort.env.wasm.numThreads = 1; // one thread, as on a phone; more would need a cross-origin isolated page
+      session = await ort.InferenceSession.create(graph, { executionProviders: ["wasm"] });
+    } catch (err) {
+      throw new EdgeRankerError(`cannot load the model from ${String(folder)}: ${err.message}`);
+    }
+    const inputs = [...session.inputNames].sort().join(",");
+    if (inputs !== "attention_mask,input_ids") {
+      throw new EdgeRankerError(`${String(folder)}: the graph's inputs are ${inputs}, not input_ids and attention_mask`);
+    }
+    return new Encoder(manifest, tokenizer, session, await modelKey(manifest), batchSize);
+  }
+
+  constructor(manifest, tokenizer, session, key, batchSize) {
+    if (!Number.isInteger(batchSize) || batchSize < 1) {
+      throw new EdgeRankerError(`batchSize must be a whole number >= 1, got ${batchSize}`);
+    }
+    this.manifest = manifest;
+    this.name = manifest.name;
+    this.dim = manifest.dim;
+    this.tokenizer = tokenizer;
+    this.session = session;
+    this.key = key;
+    this.batchSize = batchSize;
+    this.prefixTokens = Object.fromEntries(
+      Object.entries(manifest.prefixes).map(([role, prefix]) => [role, tokenizer.encode(prefix).length - 2]),
+    );
+  }
+
+  /** The roles encode takes ("passage", "query"); empty for a symmetric model. */
+  get roles() {
+    return Object.keys(this.manifest.prefixes).sort();
+  }
+
+  /** The part of a text this model reads, which BM25 reads too. */
+  cut(text) {
+    return this.tokenizer.cut(text);
+  }
+
+  /** The share of the words the model reads of a text that its vocabulary can only give as [UNK]. */
+  unknownShare(text) {
+    return this.tokenizer.unknownShare(text, (this.manifest.maxLength - 2) * this.manifest.windows);
+  }
+
+  /** Token ids [CLS] prefix text [SEP] of a text in a role, as far as the model reads. */
+  tokenize(text, role) {
+    return this.tokenizer.encode(text, role ? this.manifest.prefixes[role] : "");
+  }
+
+  /** tokenize's ids as the graph reads them: by the manifest's windows. */
+  windowsOf(ids, role) {
+    return splitWindows(ids, this.manifest.maxLength, this.manifest.windows, role ? this.prefixTokens[role] : 0);
+  }
+
+  /**
+   * Unit-length vectors: one Float32Array for a text, an array of them for an array of texts. `role`: "query" or
+   * "passage" for a model with roles; left out, a text is embedded as a document ("passage"), as the Ranker does.
+   */
+  async encode(texts, { role } = {}) {
+    if (role !== undefined && role !== null) {
+      if (!this.roles.length) {
+        throw new EdgeRankerError(`model '${this.name}' has no roles (it embeds queries and passages alike): call encode without a role`);
+      }
+      if (!ROLES.includes(role)) throw new EdgeRankerError(`role must be 'query' or 'passage', got ${JSON.stringify(role)}`);
+    }
+    const as = role ?? (this.roles.length ? "passage" : undefined);
+    const single = typeof texts === "string";
+    if (!single && !Array.isArray(texts)) {
+      throw new EdgeRankerError(`texts must be a string or an array of strings, got ${typeName(texts)}`);
+    }
+    const items = single ? [texts] : texts;
+    const odd = items.findIndex((t) => typeof t !== "string");
+    if (odd >= 0) throw new EdgeRankerError(`text ${odd} must be a string, got ${typeName(items[odd])}`);
+    const parts = items.map((t) => this.windowsOf(this.tokenize(t, as), as));
+    const windows = parts.flat();
+    const vectors = await this.run(windows);
+    const out = [];
+    let first = 0;
+    for (const p of parts) {
+      out.push(p.length === 1 ? vectors[first] : pooled(p, vectors.slice(first, first + p.length)));
+      first += p.length;
+    }
+    return single ? out[0] : out;
+  }
+
+  /** encode in the query role where the model has roles (sentence-transformers' encode_query). */
+  encodeQuery(texts) {
+    return this.encode(texts, { role: this.roles.length ? "query" : undefined });
+  }
+
+  /** encode in the passage role where the model has roles (sentence-transformers' encode_document). */
+  encodeDocument(texts) {
+    return this.encode(texts, { role: this.roles.length ? "passage" : undefined });
+  }
+
+  /** The graph's vector of each window of ids, in batches of similar length. */
+  async run(windows) {
+    const vectors = new Array(windows.length);
+    const order = windows.map((_, i) => i).sort((a, b) => windows[a].length - windows[b].length || a - b);
+    for (let start = 0; start < order.length; start += this.batchSize) {
+      const idx = order.slice(start, start + this.batchSize);
+      const width = Math.max(...idx.map((i) => windows[i].length));
+      const ids = new BigInt64Array(idx.length * width);
+      const mask = new BigInt64Array(idx.length * width);
+      idx.forEach((i, row) => {
+        windows[i].forEach((id, col) => {
+          ids[row * width + col] = BigInt(id);
+          mask[row * width + col] = 1n;
+        });
+      });
+      const shape = [idx.length, width];
+      const result = await this.session.run({
+        input_ids: new ort.Tensor("int64", ids, shape),
+        attention_mask: new ort.Tensor("int64", mask, shape),
+      });
+      const data = result[this.session.outputNames[0]].data;
+      idx.forEach((i, row) => {
+        vectors[i] = data.slice(row * this.dim, (row + 1) * this.dim);
+      });
+    }
+    return vectors;
+  }
+
+  /** The cosine of every vector of `a` with every vector of `b` (one vector is one row), as sentence-transformers'. */
+  static similarity(a, b) {
+    const rows = (v) => (ArrayBuffer.isView(v) || typeof v[0] === "number" ? [v] : v);
+    const unit = (v) => {
+      const n = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+      return Array.from(v, (x) => x / Math.max(n, 1e-12));
+    };
+    const x = rows(a).map(unit);
+    const y = rows(b).map(unit);
+    if (x.some((v) => v.length !== y[0]?.length) || y.some((v) => v.length !== x[0]?.length)) {
+      throw new EdgeRankerError("similarity takes vectors of one size");
+    }
+    return x.map((u) => y.map((v) => u.reduce((s, ui, i) => s + ui * v[i], 0)));
+  }
+}
+
+/** A text's vector from its windows' unit vectors, weighted by their tokens and renormalised (float64, as numpy). */
+function pooled(windows, vectors) {
+  const dim = vectors[0].length;
+  const mean = new Float64Array(dim);
+  windows.forEach((w, j) => {
+    for (let i = 0; i < dim; i++) mean[i] += w.length * vectors[j][i];
+  });
+  const norm = Math.max(Math.hypot(...mean), 1e-12);
+  return Float32Array.from(mean, (x) => x / norm);
+}

@@ -1,0 +1,66 @@
+// How a query and the interests meet in one score (Python's fusion.py): the query decides what is relevant, the
+// interests order within it; a feed without a query is one order fused as 1 / (k + rank).
+import { standardise } from "./lexical.js";
+
+export const PERSONAL_WEIGHT = 16;
+export const LEXICAL_WEIGHT = 1;
+export const SEMANTIC_QUERY_WEIGHT = 2;
+export const RRF_K = 60;
+
+/** Document indices by score, highest first, ties in input order. */
+export function order(scores) {
+  return scores.map((_, i) => i).sort((a, b) => scores[b] - scores[a] || a - b);
+}
+
+/** Each document's 1 / (k + rank), rank 1 for the highest score. */
+export function rrf(scores, k) {
+  const out = new Array(scores.length);
+  order(scores).forEach((i, r) => {
+    out[i] = 1 / (k + r + 1);
+  });
+  return out;
+}
+
+/**
+ * What orders documents for a query: the relevance cosine, plus BM25 at weight x the share of the query's words the
+ * documents hold, plus the semantic cosine at semanticWeight x the share they lack, each standardised.
+ */
+export function queryScores(cosine, lexical, weight, semantic, cover, semanticWeight) {
+  const lexicalShare = lexical ? weight * cover : 0;
+  const semanticShare = semantic ? semanticWeight * (1 - cover) : 0;
+  if (!lexicalShare && !semanticShare) return cosine;
+  const out = standardise(cosine);
+  const l = lexicalShare ? standardise(lexical) : null;
+  const m = semanticShare ? standardise(semantic) : null;
+  return out.map((v, i) => v + (l ? lexicalShare * l[i] : 0) + (m ? semanticShare * m[i] : 0));
+}
+
+/**
+ * A query's cosines where those that say nothing are neutral: all 0 when the models cannot read the query (blind),
+ * else those of the documents they cannot read at the mean of the others'.
+ */
+export function neutral(cosine, unread, blind) {
+  if (blind) return cosine.map(() => 0);
+  const known = cosine.filter((_, i) => !unread[i]);
+  const mean = known.length ? known.reduce((a, b) => a + b, 0) / known.length : 0;
+  return cosine.map((c, i) => (unread[i] ? mean : c));
+}
+
+/** What the interests add to a query score: weight x the share of the query's words held x (personal - median). */
+export function personalLift(personal, matchedShare, known, weight) {
+  const judged = personal.filter((_, i) => known[i]).sort((a, b) => a - b);
+  if (weight === 0 || !judged.length) return personal.map(() => 0);
+  const h = judged.length >> 1;
+  const median = judged.length % 2 ? judged[h] : (judged[h - 1] + judged[h]) / 2;
+  return personal.map((p, i) => (known[i] ? weight * matchedShare[i] * (p - median) : 0));
+}
+
+/** The query's part of each score; a document without a word one below every other's whole score, so it goes last. */
+export function queryPart(scores, lift, wordless) {
+  let floor = Infinity;
+  scores.forEach((s, i) => {
+    if (!wordless[i]) floor = Math.min(floor, s + lift[i]);
+  });
+  floor = Number.isFinite(floor) ? floor - 1 : 0;
+  return scores.map((s, i) => (wordless[i] ? floor : s));
+}

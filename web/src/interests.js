@@ -1,0 +1,122 @@
+// Centers of interest, as the Python runtime's interests.py: a like or dislike moves the closest interest of its
+// polarity towards the document when their cosine reaches the threshold, else starts one; interests fade with the
+// time since they were last fed; a document's personal score is positiveSimilarity x decay + the interest's
+// relevance - negativeSimilarity x decay.
+import { EdgeRankerError } from "./errors.js";
+
+export const DAY = 86_400;
+
+/** The interests' settings, Python's CoIConfig defaults. */
+export const DEFAULT_CONFIG = Object.freeze({
+  shiftFactor: 0.1,
+  threshold: 0.67,
+  horizonDays: 30,
+  decayRatePerDay: -0.1,
+  minPositiveCois: 1,
+});
+
+export function dot(a, b) {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
+
+/** A vector scaled to unit length, as float32; a zero or non-finite vector is refused. */
+export function unit(v) {
+  const norm = Math.fround(Math.sqrt(dot(v, v)));
+  if (!(norm > 0) || !Number.isFinite(norm)) throw new EdgeRankerError("an embedding must be a finite, non-zero vector");
+  return Float32Array.from(v, (x) => x / norm);
+}
+
+/** The index of the interest closest to v (of those alive, when decays are given) and its cosine; -1 when none. */
+function closest(cois, v, decays) {
+  let best = -1;
+  let sim = -Infinity;
+  cois.forEach((c, i) => {
+    if (decays && decays[i] <= 0) return;
+    const s = dot(c.point, v);
+    if (s > sim) {
+      sim = s;
+      best = i;
+    }
+  });
+  return [best, sim];
+}
+
+/** The interests a reaction leaves: the closest of its polarity moved towards it, or a new one. */
+export function react(interests, vector, positive, ts, config) {
+  const e = unit(vector);
+  const any = interests.positives[0] ?? interests.negatives[0];
+  if (any && any.point.length !== e.length) {
+    throw new EdgeRankerError(
+      `a vector of ${e.length} numbers against interests of ${any.point.length}: replay the reactions from their texts`,
+    );
+  }
+  const cois = positive ? interests.positives : interests.negatives;
+  const [j, sim] = closest(cois, e);
+  if (j >= 0 && sim >= config.threshold) {
+    const c = cois[j];
+    const a = Math.fround(config.shiftFactor);
+    const keep = Math.fround(1 - config.shiftFactor);
+    c.point = unit(c.point.map((p, i) => Math.fround(keep * p) + Math.fround(a * e[i])));
+    c.viewCount += positive ? 1 : 0;
+    c.lastView = Math.max(ts, c.lastView);
+  } else {
+    cois.push({ point: e, viewCount: 1, viewTime: 0, lastView: ts });
+  }
+}
+
+/** Dwell time on a document counts towards the closest liked interest. */
+export function addViewTime(interests, vector, seconds) {
+  const [j] = closest(interests.positives, unit(vector));
+  if (j >= 0) interests.positives[j].viewTime += seconds;
+}
+
+/** How much an interest last fed at lastView still counts at now: 1 at once, 0 past the horizon. */
+export function decay(lastView, now, config) {
+  if (config.horizonDays === 0) return 0;
+  const days = (now - lastView) / DAY;
+  if (days <= 0) return 1;
+  const s = config.decayRatePerDay;
+  const h = config.horizonDays;
+  return Math.max(0, (Math.exp(s * h) - Math.exp(s * days)) / (Math.exp(s * h) - 1));
+}
+
+/** Whether the interests alive at now order a feed; else the ranker starts cold. */
+export function active(interests, now, config) {
+  const living = (cois) => cois.filter((c) => decay(c.lastView, now, config) > 0).length;
+  return living(interests.positives) >= config.minPositiveCois || living(interests.negatives) > 0;
+}
+
+/** Each document's personal score and the parts it is made of (interest indices count from 0). */
+export function personalScores(interests, docs, now, config) {
+  const { positives, negatives } = interests;
+  const pd = positives.map((c) => decay(c.lastView, now, config));
+  const nd = negatives.map((c) => decay(c.lastView, now, config));
+  let views = 0;
+  let time = 0;
+  positives.forEach((c, i) => {
+    if (pd[i] > 0) {
+      views += c.viewCount;
+      time += c.viewTime;
+    }
+  });
+  views = views || 1;
+  time = time || 1;
+  const relevance = positives.map((c, i) => (c.viewCount / views + c.viewTime / time) * pd[i]);
+  return docs.map((doc) => {
+    const [p] = closest(positives, doc, pd);
+    const [n] = closest(negatives, doc, nd);
+    const out = {
+      positiveInterest: p >= 0 ? p : null,
+      positiveSimilarity: p >= 0 ? dot(doc, positives[p].point) : 0,
+      positiveDecay: p >= 0 ? pd[p] : 0,
+      interestRelevance: p >= 0 ? relevance[p] : 0,
+      negativeInterest: n >= 0 ? n : null,
+      negativeSimilarity: n >= 0 ? dot(doc, negatives[n].point) : 0,
+      negativeDecay: n >= 0 ? nd[n] : 0,
+    };
+    out.score = out.positiveSimilarity * out.positiveDecay + out.interestRelevance - out.negativeSimilarity * out.negativeDecay;
+    return out;
+  });
+}

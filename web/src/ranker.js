@@ -1,0 +1,419 @@
+// Ranker: a user's documents ordered by their stored likes and dislikes and, when given, a query, as the Python
+// runtime's Ranker (edge_ranker/runtime/ranker.py) orders them. An interest vector is a document's semantic and
+// passage vectors side by side; a query is scored by the relevance model, BM25 and, across languages, the semantic
+// model, and meets the interests in one score (fusion.js: the query decides what is relevant, the interests order
+// within it). Without a query the interests order the feed; with neither, the newest come first. Each result's
+// contributions add up to its score.
+import { documentId, documents, reacted } from "./documents.js";
+import { Encoder } from "./encoder.js";
+import { EdgeRankerError, Unlearnable } from "./errors.js";
+import * as fusion from "./fusion.js";
+import { DAY, DEFAULT_CONFIG, active, addViewTime, dot, personalScores, react } from "./interests.js";
+import { bm25, counts, coverage, matched } from "./lexical.js";
+import { copyState, emptyState } from "./state.js";
+import { MemoryStore } from "./stores/memory.js";
+import { cleanText, hasWord, strip, terms, typeName } from "./text.js";
+
+/** The semantic model's share of an interest's cosine (the relevance model has the rest), as in Python. */
+export const SEMANTIC_SHARE = 0.65;
+const SEMANTIC_SCALE = Math.fround(Math.sqrt(SEMANTIC_SHARE));
+const PASSAGE_SCALE = Math.fround(Math.sqrt(1 - SEMANTIC_SHARE));
+/** A text with a larger share of words unknown to the semantic vocabulary is one the models cannot read. */
+export const UNKNOWN_LIMIT = 0.5;
+/** Vectors, terms and flags of recently seen texts kept in memory, per kind. */
+const CACHE_ENTRIES = 20_000;
+const MAX_VIEW_S = DAY;
+
+/** A map that forgets its least recently used entries past `limit`. */
+class Cache extends Map {
+  constructor(limit) {
+    super();
+    this.limit = limit;
+  }
+
+  take(key, compute) {
+    if (this.has(key)) {
+      const value = super.get(key);
+      this.delete(key);
+      this.set(key, value);
+      return value;
+    }
+    const value = compute();
+    this.set(key, value);
+    if (this.size > this.limit) this.delete(this.keys().next().value);
+    return value;
+  }
+}
+
+function weight(name, value) {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+    throw new EdgeRankerError(`the ${name} weight must be a finite number >= 0, got ${String(value)}`);
+  }
+  return value;
+}
+
+function seconds(name, value, fallback) {
+  const v = value ?? fallback;
+  if (typeof v !== "number" || !Number.isFinite(v)) throw new EdgeRankerError(`'${name}' must be finite unix seconds, got ${String(v)}`);
+  return v;
+}
+
+const clock = () => Date.now() / 1000;
+
+export class Ranker {
+  /**
+   * A Ranker in one call. `models`: a folder (path or URL) holding the "semantic" and "relevance" model folders, or
+   * {semantic, relevance}, each an Encoder, a folder path or a URL (relevance: null for no queries). `store`: where
+   * the user's reactions are kept (an IndexedDBStore, a FileStore; default a MemoryStore, which keeps nothing).
+   */
+  static async load({ models, store = new MemoryStore(), ...options } = {}) {
+    if (models === undefined || models === null) {
+      throw new EdgeRankerError("Ranker.load needs models: the folder (path or URL) holding 'semantic' and 'relevance', or {semantic, relevance}");
+    }
+    const named = typeof models === "string" || models instanceof URL
+      ? { semantic: join(models, "semantic"), relevance: join(models, "relevance") }
+      : models;
+    const load = (m) => (m instanceof Encoder || m === null || m === undefined ? m ?? null : Encoder.load(m));
+    const [semantic, relevance] = await Promise.all([load(named.semantic), load(named.relevance)]);
+    const ranker = new Ranker(semantic, relevance, store, options);
+    await ranker.open();
+    return ranker;
+  }
+
+  constructor(semantic, relevance, store, options = {}) {
+    if (!(semantic instanceof Encoder)) throw new EdgeRankerError(`the semantic model must be an Encoder, got ${typeName(semantic)}`);
+    if (relevance !== null && !(relevance instanceof Encoder)) {
+      throw new EdgeRankerError(`the relevance model must be an Encoder or null, got ${typeName(relevance)}`);
+    }
+    if (semantic.manifest.kind === "relevance" && relevance?.manifest.kind === "semantic") {
+      throw new EdgeRankerError("the models are swapped: give the semantic model as semantic and the relevance one as relevance");
+    }
+    if (!store || typeof store.load !== "function" || typeof store.save !== "function") {
+      throw new EdgeRankerError(`store must be a MemoryStore, IndexedDBStore or FileStore, got ${typeName(store)}`);
+    }
+    const { personalWeight = fusion.PERSONAL_WEIGHT, lexicalWeight = fusion.LEXICAL_WEIGHT } = options;
+    const { semanticQueryWeight = fusion.SEMANTIC_QUERY_WEIGHT, k = fusion.RRF_K, config = {} } = options;
+    this.semantic = semantic;
+    this.relevance = relevance;
+    this.store = store;
+    this.personalWeight = weight("personal", personalWeight);
+    this.lexicalWeight = weight("lexical", lexicalWeight);
+    this.semanticQueryWeight = weight("semantic query", semanticQueryWeight);
+    if (!Number.isInteger(k) || k < 1 || k > 1e9) throw new EdgeRankerError(`RRF k must be a whole number from 1 to 10**9, got ${k}`);
+    this.k = k;
+    this.config = Object.freeze({ ...DEFAULT_CONFIG, ...config });
+    this.modelKey = relevance ? `${semantic.key}+${relevance.key}@${SEMANTIC_SHARE}` : semantic.key;
+    this.cache = new Cache(CACHE_ENTRIES);
+    this.flags = new Cache(CACHE_ENTRIES);
+    this.state = emptyState(this.modelKey);
+    this.turn = Promise.resolve();
+  }
+
+  /** Reads the store; reactions stored under other models are embedded again from their texts. */
+  async open() {
+    return this.inTurn(async () => {
+      const stored = await this.store.load();
+      if (!stored) return;
+      if (stored.modelKey === this.modelKey) {
+        this.state = stored;
+        return;
+      }
+      const next = await this.adopted(stored);
+      await this.store.save(next);
+      this.state = next;
+    });
+  }
+
+  /** Calls one at a time, in the order made: a like waits for the rank before it, as on the JVM. */
+  inTurn(task) {
+    const run = this.turn.then(task);
+    this.turn = run.catch(() => {});
+    return run;
+  }
+
+  /** A change made on a copy and saved before it counts: a store that fails leaves the user's state as it was. */
+  async change(mutate) {
+    const next = copyState(this.state);
+    const result = await mutate(next);
+    try {
+      await this.store.save(next);
+    } catch (err) {
+      throw new EdgeRankerError(`the store could not save the change, so nothing changed: ${err.message}`);
+    }
+    this.state = next;
+    return result;
+  }
+
+  /** A text's semantic vector. */
+  async embed(text) {
+    return this.vector(this.semantic, "s", cleanText(text));
+  }
+
+  async vector(encoder, kind, text) {
+    const key = `${kind}\u0000${text}`;
+    const hit = this.cache.get(key);
+    if (hit) return hit;
+    const v = await encoder.encode(text, { role: kind === "p" ? "passage" : undefined });
+    return this.cache.take(key, () => v);
+  }
+
+  /** The vectors of many texts, those not cached embedded in batches. */
+  async vectors(encoder, kind, texts) {
+    const missing = [...new Set(texts.filter((t) => !this.cache.has(`${kind}\u0000${t}`)))];
+    if (missing.length) {
+      const found = await encoder.encode(missing, { role: kind === "p" ? "passage" : undefined });
+      missing.forEach((t, i) => this.cache.take(`${kind}\u0000${t}`, () => found[i]));
+    }
+    return Promise.all(texts.map((t) => this.vector(encoder, kind, t)));
+  }
+
+  /** What a like stores and what interests score: the semantic vector, with the passage vector beside it. */
+  async interestVectors(texts) {
+    const sem = await this.vectors(this.semantic, "s", texts);
+    if (!this.relevance) return sem;
+    const pas = await this.vectors(this.relevance, "p", texts);
+    return sem.map((s, i) => {
+      const out = new Float32Array(s.length + pas[i].length);
+      s.forEach((x, j) => { out[j] = Math.fround(x * SEMANTIC_SCALE); });
+      pas[i].forEach((x, j) => { out[s.length + j] = Math.fround(x * PASSAGE_SCALE); });
+      return out;
+    });
+  }
+
+  /** Whether a text holds a word, within what the semantic model reads. */
+  hasWord(text) {
+    return this.flags.take(`w\u0000${text}`, () => hasWord(this.semantic.cut(text)));
+  }
+
+  /** Whether the models can read a text: at most UNKNOWN_LIMIT of its words unknown to the semantic vocabulary. */
+  readable(text) {
+    return this.flags.take(`r\u0000${text}`, () => this.semantic.unknownShare(text) <= UNKNOWN_LIMIT);
+  }
+
+  /** Whether a text can teach an interest: it has a word and the models can read it (as like decides). */
+  learnable(text) {
+    const t = cleanText(text);
+    return this.hasWord(t) && this.readable(t);
+  }
+
+  /** The user liked a document ({id, text} or [id, text]); resolves to the reaction's event number once stored. */
+  like(doc, { ts } = {}) {
+    return this.feedback(doc, "like", ts);
+  }
+
+  /** The user disliked a document; resolves to the reaction's event number once stored. */
+  dislike(doc, { ts } = {}) {
+    return this.feedback(doc, "dislike", ts);
+  }
+
+  feedback(doc, reaction, ts) {
+    return this.inTurn(async () => {
+      const d = reacted(doc);
+      const at = reactionTime(ts);
+      if (!this.hasWord(d.text)) {
+        throw new Unlearnable(`document ${JSON.stringify(d.id)} has no word to learn an interest from (empty, or only punctuation or emoji)`);
+      }
+      if (!this.readable(d.text)) {
+        const share = Math.ceil(100 * this.semantic.unknownShare(d.text) - 1e-9);
+        throw new Unlearnable(
+          `document ${JSON.stringify(d.id)} is not one the models can read: ${share}% of its words are unknown to their ` +
+            "vocabulary (a script it lacks, or symbols within words): no interest is learnt from it",
+        );
+      }
+      const [vector] = await this.interestVectors([d.text]);
+      return this.change((state) => {
+        const event = state.nextEvent++;
+        state.events.push({ event, id: d.id, text: d.text, reaction, ts: at, vector });
+        react(state, vector, reaction === "like", at, this.config);
+        return event;
+      });
+    });
+  }
+
+  /** Time the user spent on a document: it adds to the closest liked interest's weight. */
+  viewed(doc, spent) {
+    return this.inTurn(async () => {
+      const d = reacted(doc);
+      if (typeof spent !== "number" || !(spent >= 0 && spent <= MAX_VIEW_S)) {
+        throw new EdgeRankerError(`view time must be from 0 to ${MAX_VIEW_S} seconds (a day), got ${String(spent)}`);
+      }
+      if (!this.learnable(d.text)) return;
+      const [vector] = await this.interestVectors([d.text]);
+      await this.change((state) => addViewTime(state, vector, spent));
+    });
+  }
+
+  /** Undo the user's reactions to a document: the interests are rebuilt without them; resolves to how many went. */
+  undo(id) {
+    return this.inTurn(async () => {
+      const docId = documentId(id);
+      const gone = this.state.events.filter((e) => e.id === docId).length;
+      if (!gone) return 0;
+      await this.change((state) => {
+        const kept = state.events.filter((e) => e.id !== docId);
+        Object.assign(state, replayed(state, kept, this.config));
+      });
+      return gone;
+    });
+  }
+
+  /** Erase every trace of the user: reactions and interests, in the store and in memory. */
+  erase() {
+    return this.inTurn(async () => {
+      await this.store.erase();
+      this.state = emptyState(this.modelKey);
+      this.cache.clear();
+    });
+  }
+
+  /** How many reactions the store holds. */
+  get reactions() {
+    return this.state.events.length;
+  }
+
+  /**
+   * Rank documents ({id, text, published?} objects, [id, text] pairs or plain texts) by the user's interests and,
+   * when given, a query; resolves to the results, best first. `personalWeight`: how much the interests move this
+   * query's results (0: the query alone); a feed without a query is ordered by the interests.
+   */
+  rank(docs, { query, now, personalWeight } = {}) {
+    return this.inTurn(() => this.ranked(docs, query, now, personalWeight));
+  }
+
+  async ranked(docs, query, now, personalWeight) {
+    const items = documents(docs);
+    const at = seconds("now", now, clock());
+    const strength = personalWeight === undefined ? this.personalWeight : weight("personal", personalWeight);
+    const q = this.queryText(query);
+    const n = items.length;
+    if (!n) return [];
+    const texts = items.map((d) => d.text);
+    const usePersonal = active(this.state, at, this.config);
+    const wordless = texts.map((t) => !this.hasWord(t));
+    const unread = texts.map((t) => (usePersonal || q) && !this.readable(t));
+    const known = texts.map((_, i) => !(wordless[i] || unread[i]));
+    let personal = null;
+    if (usePersonal) personal = personalScores(this.state, await this.interestVectors(texts), at, this.config);
+    const search = q ? await this.search(q, texts, unread) : {};
+    const parts = texts.map(() => ({}));
+    if (search.score) {
+      const lift = personal
+        ? fusion.personalLift(personal.map((p) => p.score), matched(search.words, search.feed), known, strength)
+        : texts.map(() => 0);
+      const part = fusion.queryPart(search.score, lift, wordless);
+      parts.forEach((p, i) => {
+        p.query = part[i];
+        if (personal) p.personal = lift[i];
+      });
+    } else if (personal) {
+      const scores = personal.map((p, i) => (known[i] ? p.score : -Infinity));
+      fusion.rrf(scores, this.k).forEach((c, i) => { parts[i].personal = c; });
+    } else {
+      const recency = items.map((d, i) => (d.published ?? -1e18) - i * 1e-9);
+      fusion.rrf(recency.map((r, i) => (wordless[i] ? -Infinity : r)), this.k).forEach((c, i) => { parts[i].recency = c; });
+    }
+    const total = parts.map((p) => Object.values(p).reduce((a, b) => a + b, 0));
+    return fusion.order(total).map((i, r) => ({
+      id: items[i].id,
+      score: total[i],
+      rank: r + 1,
+      personalScore: personal ? personal[i].score : null,
+      relevanceScore: search.relevance ? search.relevance[i] : null,
+      lexicalScore: search.lexical ? search.lexical[i] : null,
+      semanticScore: search.semantic ? search.semantic[i] : null,
+      queryScore: search.score ? search.score[i] : null,
+      contributions: parts[i],
+      interest: personal ? personal[i] : null,
+    }));
+  }
+
+  /** The query as ranked: cleaned and stripped; null when it holds no word, which nothing can match. */
+  queryText(query) {
+    if (query === undefined || query === null) return null;
+    if (typeof query !== "string") throw new EdgeRankerError(`query must be a string, got ${typeName(query)}`);
+    const q = strip(cleanText(query));
+    if (!q || !this.hasWord(q)) return null;
+    if (!this.relevance) throw new EdgeRankerError("a query needs a relevance model: load the Ranker with one, or rank without the query");
+    return q;
+  }
+
+  /** What the query says of each document: the relevance cosine, BM25, the semantic cosine where its words are missing. */
+  async search(query, texts, unread) {
+    const rel = this.relevance;
+    const passages = await this.vectors(rel, "p", texts);
+    const q = await rel.encode(query, { role: rel.roles.length ? "query" : undefined });
+    const search = { relevance: passages.map((p) => dot(p, q)) };
+    search.words = terms(rel.cut(query));
+    search.feed = texts.map((t) => this.cache.take(`t\u0000${t}`, () => counts(terms(rel.cut(t)))));
+    search.cover = coverage(search.words, search.feed);
+    if (this.lexicalWeight) search.lexical = bm25(search.words, search.feed);
+    if (this.semanticQueryWeight && search.cover < 1) {
+      const sq = await this.semantic.encode(query);
+      search.semantic = (await this.vectors(this.semantic, "s", texts)).map((v) => dot(v, sq));
+    }
+    const blind = !this.readable(query);
+    const score = fusion.queryScores(
+      fusion.neutral(search.relevance, unread, blind),
+      search.lexical,
+      this.lexicalWeight,
+      search.semantic ? fusion.neutral(search.semantic, unread, blind) : null,
+      search.cover,
+      this.semanticQueryWeight,
+    );
+    if (!(blind && score.every((s) => s === score[0]))) search.score = score;
+    return search;
+  }
+
+  /** A stored state of other models, its reactions embedded again from their texts; those these models cannot learn from stay stored, out of the interests. */
+  async adopted(stored) {
+    const events = stored.events.map((e) => ({ ...e, left: !this.learnable(e.text) }));
+    const vectors = await this.interestVectors(events.filter((e) => !e.left).map((e) => e.text));
+    const dwell = stored.positives.filter((c) => c.viewTime > 0).map((c) => {
+      const likes = stored.events.filter((e) => e.reaction === "like" && e.vector.length === c.point.length);
+      const nearest = likes.reduce((best, e) => (best && dot(best.vector, c.point) >= dot(e.vector, c.point) ? best : e), null);
+      return { event: nearest?.event, seconds: c.viewTime };
+    });
+    let j = 0;
+    for (const e of events) if (!e.left) e.vector = vectors[j++];
+    const next = { ...replayed({ positives: [] }, events, this.config), modelKey: this.modelKey, nextEvent: stored.nextEvent };
+    for (const { event, seconds: spent } of dwell) {
+      const like = events.find((e) => e.event === event && !e.left);
+      if (like) moveDwell(next.positives, like.vector, spent, this.config);
+    }
+    return next;
+  }
+}
+
+/** The interests the stored reactions give when replayed in the order they came; dwell time moves to the closest rebuilt liked interest. */
+function replayed(state, events, config) {
+  const out = { events, positives: [], negatives: [] };
+  for (const e of events) if (!e.left) react(out, e.vector, e.reaction === "like", e.ts, config);
+  for (const c of state.positives) if (c.viewTime > 0) moveDwell(out.positives, c.point, c.viewTime, config);
+  return out;
+}
+
+function moveDwell(positives, point, spent, config) {
+  let best = -1;
+  let sim = -Infinity;
+  positives.forEach((c, i) => {
+    const s = c.point.length === point.length ? dot(c.point, point) : -Infinity;
+    if (s > sim) [best, sim] = [i, s];
+  });
+  if (best >= 0 && sim >= config.threshold) positives[best].viewTime += spent;
+}
+
+/** A reaction's time: now by default; refused when not finite or more than a day ahead of the clock. */
+function reactionTime(ts) {
+  const now = clock();
+  if (ts === undefined || ts === null) return now;
+  if (typeof ts !== "number" || !Number.isFinite(ts) || ts < 0) {
+    throw new EdgeRankerError(`feedback time must be finite, non-negative unix seconds, got ${String(ts)}`);
+  }
+  if (ts > now + DAY) throw new EdgeRankerError(`feedback time ${ts} is more than a day in the future (now is ${Math.round(now)})`);
+  return ts;
+}
+
+function join(base, name) {
+  if (base instanceof URL) return new URL(`${name}/`, base.href.endsWith("/") ? base : `${base.href}/`);
+  return `${base.replace(/\/+$/, "")}/${name}`;
+}
