@@ -1,0 +1,118 @@
+// Token ids, unknown shares, windows, vectors and model keys equal to Python's on the golden files; a damaged
+// folder refused in one line.
+import assert from "node:assert/strict";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { moduleText, SOURCE } from "../scripts/unicode-table.js";
+import { Encoder, EdgeRankerError } from "../src/index.js";
+import { modelKey } from "../src/manifest.js";
+import { splitWindows } from "../src/tokenizer.js";
+import { MODELS, floats, rows, text } from "./golden.js";
+
+const encoders = {};
+const load = async (name) => (encoders[name] ??= await Encoder.load(`${MODELS}${name}`));
+
+test("the Unicode table is the JVM core's", async () => {
+  const mine = await readFile(new URL("../src/unicode-table.js", import.meta.url), "utf8");
+  assert.equal(mine, moduleText(await readFile(SOURCE, "utf8")), "run: node scripts/unicode-table.js");
+});
+
+for (const name of ["semantic", "relevance"]) {
+  test(`${name}: token ids identical to Python's on every golden text`, async () => {
+    const enc = await load(name);
+    const golden = rows(`${name}_tokens.tsv`);
+    assert.ok(golden.length > 20);
+    for (const [b64, role, ids] of golden) {
+      assert.equal(enc.tokenize(text(b64), role === "-" ? undefined : role).join(","), ids, JSON.stringify(text(b64)).slice(0, 80));
+    }
+  });
+
+  test(`${name}: unknown shares as Python's`, async () => {
+    const enc = await load(name);
+    for (const [b64, share] of rows(`${name}_unknown.tsv`)) {
+      assert.ok(Math.abs(enc.unknownShare(text(b64)) - Number(share)) <= 1e-12, JSON.stringify(text(b64)).slice(0, 80));
+    }
+  });
+
+  test(`${name}: vectors within 1e-5 of Python's, one text at a time and in a batch`, async () => {
+    const enc = await load(name);
+    const golden = rows(`${name}_embeddings.tsv`);
+    for (const role of new Set(golden.map((r) => r[1]))) {
+      const group = golden.filter((r) => r[1] === role);
+      const as = role === "-" ? undefined : role;
+      const batch = await enc.encode(group.map((r) => text(r[0])), { role: as });
+      for (const [i, [b64, , csv]] of group.entries()) {
+        const one = await enc.encode(text(b64), { role: as });
+        const want = floats(csv);
+        assert.equal(one.length, want.length);
+        for (const v of [one, batch[i]]) {
+          const worst = Math.max(...want.map((x, j) => Math.abs(x - v[j])));
+          assert.ok(worst <= 1e-5, `${JSON.stringify(text(b64)).slice(0, 60)}: ${worst}`);
+        }
+      }
+    }
+  });
+}
+
+test("windows split as Python's split_windows", () => {
+  for (const [maxLength, windows, head, ids, expected] of rows("windows.tsv")) {
+    const got = splitWindows(ids.split(",").map(Number), Number(maxLength), Number(windows), Number(head));
+    assert.equal(got.map((w) => w.join(",")).join(";"), expected);
+  }
+});
+
+test("model keys as Python's, whatever the prefixes", async () => {
+  const enc = await load("relevance");
+  for (const [b64, tokenizer, maxLength, key] of rows("keys.tsv")) {
+    const manifest = { ...enc.manifest, prefixes: JSON.parse(text(b64)), tokenizer, maxLength: Number(maxLength), windows: 1 };
+    assert.equal(await modelKey(manifest), `relevance:${key}`);
+  }
+});
+
+test("roles: a symmetric model refuses one, a relevance model embeds a document as a passage", async () => {
+  const sem = await load("semantic");
+  const rel = await load("relevance");
+  await assert.rejects(sem.encode("x", { role: "query" }), /has no roles/);
+  await assert.rejects(rel.encode("x", { role: "title" }), /role must be 'query' or 'passage'/);
+  assert.deepEqual(await rel.encode("a cat"), await rel.encode("a cat", { role: "passage" }));
+  assert.deepEqual(await rel.encodeQuery("a cat"), await rel.encode("a cat", { role: "query" }));
+  await assert.rejects(sem.encode(null), /texts must be a string or an array/);
+  await assert.rejects(sem.encode(["ok", 3]), /text 1 must be a string/);
+  const [[same, other]] = Encoder.similarity(await sem.encode("a cat"), await sem.encode(["a cat", "tax law"]));
+  assert.ok(Math.abs(same - 1) < 1e-6 && other < same);
+});
+
+test("any text encodes: empty, emoji, lone surrogates, a huge one", async () => {
+  const sem = await load("semantic");
+  const huge = "word ".repeat(200_000);
+  for (const t of ["", "🚀🚀", "\uD800 broken \uDC00", huge, "日本語のテキスト"]) {
+    const v = await sem.encode(t);
+    assert.equal(v.length, 128);
+    assert.ok(Math.abs(Math.hypot(...v) - 1) < 1e-5);
+  }
+});
+
+test("a damaged or incomplete folder is refused in one line, naming the file", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "edge-ranker-"));
+  try {
+    const folder = join(dir, "relevance");
+    await cp(`${MODELS}relevance`, folder, { recursive: true });
+    const tokenizer = join(folder, "tokenizer.json");
+    const original = await readFile(tokenizer);
+    await writeFile(tokenizer, Buffer.concat([original.subarray(0, 100), Buffer.from("x"), original.subarray(101)]));
+    await assert.rejects(Encoder.load(folder), (e) => e instanceof EdgeRankerError && /tokenizer\.json is corrupted/.test(e.message));
+    await writeFile(tokenizer, original.subarray(0, 1000));
+    await assert.rejects(Encoder.load(folder), /tokenizer\.json is truncated or altered: 1000 bytes/);
+    await rm(join(folder, "model.onnx"));
+    await assert.rejects(Encoder.load(folder), /cannot read the model file .*model\.onnx: no such file/);
+    await writeFile(join(folder, "manifest.json"), "{not json");
+    await assert.rejects(Encoder.load(folder), /manifest\.json is corrupted \(not valid JSON/);
+    await writeFile(join(folder, "manifest.json"), JSON.stringify({ schema_version: 9 }));
+    await assert.rejects(Encoder.load(folder), /newer than this edge-ranker understands/);
+    await assert.rejects(Encoder.load(join(dir, "nothing")), /cannot read the model file .*manifest\.json/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,134 @@
+// The Ranker as an app uses it: the Python API's calls and refusals, contributions that add up, a store that fails
+// losing nothing, and reactions stored under other models taken into these.
+import assert from "node:assert/strict";
+import { before, test } from "node:test";
+import { EdgeRankerError, Encoder, MemoryStore, Ranker, Unlearnable } from "../src/index.js";
+import { MODELS } from "./golden.js";
+
+const FEED = [
+  { id: "space-1", text: "NASA launches a new rocket to the Moon with four astronauts on board." },
+  { id: "space-2", text: "Die Raumsonde erreicht den Mars nach einer Reise von sieben Monaten." },
+  { id: "food-1", text: "A simple tomato soup recipe with basil and garlic, ready in twenty minutes." },
+  { id: "food-2", text: "Recette de la tarte aux pommes : pâte brisée, pommes et un peu de cannelle." },
+  { id: "sport-1", text: "The striker scored twice as the home team won the cup final." },
+  { id: "sport-2", text: "Il club ha confermato l'acquisto del nuovo attaccante per la prossima stagione." },
+];
+const NOW = 1_750_000_000;
+let semantic;
+let relevance;
+
+before(async () => {
+  [semantic, relevance] = await Promise.all([Encoder.load(`${MODELS}semantic`), Encoder.load(`${MODELS}relevance`)]);
+});
+
+const fresh = (store = new MemoryStore(), options = {}) => Ranker.load({ models: { semantic, relevance }, store, ...options });
+const ids = (ranked) => ranked.map((r) => r.id);
+
+test("Ranker.load takes the folder of both models; a cold feed keeps the newest first, then input order", async () => {
+  const ranker = await Ranker.load({ models: MODELS });
+  const docs = FEED.map((d, i) => ({ ...d, published: i === 3 ? NOW : null }));
+  const ranked = await ranker.rank(docs, { now: NOW });
+  assert.deepEqual(ids(ranked), ["food-2", "space-1", "space-2", "food-1", "sport-1", "sport-2"]);
+  assert.ok(ranked.every((r) => r.contributions.recency === r.score));
+});
+
+test("likes order the feed: the liked topic first, in every language", async () => {
+  const ranker = await fresh();
+  await ranker.like(FEED[0], { ts: NOW - 60 });
+  await ranker.dislike(["sport-1", FEED[4].text], { ts: NOW - 60 });
+  const ranked = await ranker.rank(FEED, { now: NOW });
+  assert.equal(ranked[0].id, "space-1");
+  assert.equal(ranked[1].id, "space-2", "the German space story follows the English one");
+  assert.equal(ranked.at(-1).id, "sport-1");
+  for (const r of ranked) {
+    assert.ok(Math.abs(Object.values(r.contributions).reduce((a, b) => a + b, 0) - r.score) < 1e-12);
+    assert.equal(typeof r.personalScore, "number");
+  }
+});
+
+test("a query decides what is relevant; the interests order within it; 0 turns them off", async () => {
+  const ranker = await fresh();
+  await ranker.like(FEED[0], { ts: NOW });
+  const found = await ranker.rank(FEED, { query: "tomato soup", now: NOW });
+  assert.equal(found[0].id, "food-1", "the history never buries the answer");
+  assert.ok("query" in found[0].contributions && "personal" in found[0].contributions);
+  const alone = await ranker.rank(FEED, { query: "tomato soup", now: NOW, personalWeight: 0 });
+  assert.ok(alone.every((r) => r.contributions.personal === 0));
+  const across = await ranker.rank(FEED, { query: "Apfelkuchen Rezept", now: NOW });
+  assert.equal(across[0].id, "food-2", "a German query finds the French recipe");
+});
+
+test("plain texts and pairs are documents; a reaction refuses a plain text; ids are identities", async () => {
+  const ranker = await fresh();
+  assert.deepEqual(ids(await ranker.rank(["b", "a"], { now: NOW })), ["0", "1"]);
+  assert.deepEqual(ids(await ranker.rank([["x", "one"], [7, "two"]], { now: NOW })), ["x", "7"]);
+  await assert.rejects(ranker.like("a text"), /a reaction needs the document, with its id/);
+  await assert.rejects(ranker.rank([{ id: "a", text: "x" }, { id: "a", text: "y" }]), /appears twice \(positions 1 and 2\)/);
+  await assert.rejects(ranker.rank([{ id: " ", text: "x" }]), /non-blank string/);
+  await assert.rejects(ranker.rank([{ text: "x" }]), /must be an \{id, text\} object/);
+  await assert.rejects(ranker.rank("not a list"), /docs must be an array/);
+  await assert.rejects(ranker.rank([{ id: "a", text: "x", published: 1e13 }]), /not milliseconds/);
+  await assert.rejects(ranker.rank(FEED, { now: Number.NaN }), /'now' must be finite/);
+  await assert.rejects(ranker.rank(FEED, { query: "x", personalWeight: -1 }), /personal weight must be a finite number >= 0/);
+  await assert.rejects(ranker.like(["a", "🚀 !!!"]), (e) => e instanceof Unlearnable && /no word/.test(e.message));
+  await assert.rejects(ranker.like(FEED[0], { ts: NOW * 10 }), /more than a day in the future/);
+  await assert.rejects(ranker.viewed(FEED[0], -1), /view time must be from 0/);
+  assert.equal(ranker.reactions, 0, "nothing refused was stored");
+  assert.deepEqual(await ranker.rank([], { now: NOW }), []);
+  const wordless = await ranker.rank(FEED, { query: "🚀 !!!", now: NOW });
+  assert.ok(wordless.every((r) => r.queryScore === null), "a query without a word ranks as none");
+});
+
+test("undo takes a document's reactions back; viewed weighs a liked interest; erase leaves nothing", async () => {
+  const store = new MemoryStore();
+  const ranker = await fresh(store);
+  const coldOrder = ids(await ranker.rank(FEED, { now: NOW }));
+  await ranker.like(FEED[2], { ts: NOW });
+  await ranker.like(FEED[0], { ts: NOW });
+  await ranker.viewed(FEED[0], 30);
+  const liked = await ranker.rank(FEED, { now: NOW });
+  assert.equal(liked[0].id, "space-1", "dwell time lifts the space interest above the food one");
+  assert.equal(await ranker.undo("space-1"), 1);
+  assert.equal(await ranker.undo("space-1"), 0);
+  assert.equal((await ranker.rank(FEED, { now: NOW }))[0].id, "food-1");
+  assert.equal((await store.load()).events.length, 1);
+  await ranker.erase();
+  assert.equal(await store.load(), null);
+  assert.deepEqual(ids(await ranker.rank(FEED, { now: NOW })), coldOrder);
+  await assert.rejects(ranker.undo(["space-1"]), /document id must be a non-blank string or an integer/);
+});
+
+test("a store that fails to save changes nothing: the reaction is refused, the earlier ones stay", async () => {
+  const store = new MemoryStore();
+  const ranker = await fresh(store);
+  await ranker.like(FEED[0], { ts: NOW });
+  const before = await ranker.rank(FEED, { now: NOW });
+  store.save = async () => {
+    throw new Error("disk full");
+  };
+  await assert.rejects(ranker.like(FEED[2], { ts: NOW }), /could not save the change, so nothing changed: disk full/);
+  await assert.rejects(ranker.undo("space-1"), /nothing changed/);
+  assert.equal(ranker.reactions, 1);
+  assert.deepEqual(await ranker.rank(FEED, { now: NOW }), before);
+});
+
+test("reactions stored under other models are embedded again from their texts", async () => {
+  const store = new MemoryStore();
+  const both = await fresh(store);
+  await both.like(FEED[0], { ts: NOW });
+  await both.like(["thai", "ภาษาไทย ภาษาไทย"], { ts: NOW }).catch(() => {});
+  const alone = await Ranker.load({ models: { semantic, relevance: null }, store });
+  assert.notEqual(alone.modelKey, both.modelKey);
+  const state = await store.load();
+  assert.equal(state.modelKey, alone.modelKey);
+  assert.equal(state.events[0].vector.length, 128, "the like now lives in the semantic model's space alone");
+  assert.equal((await alone.rank(FEED, { now: NOW }))[0].id, "space-1");
+  await assert.rejects(alone.rank(FEED, { query: "moon" }), /a query needs a relevance model/);
+});
+
+test("the models given the wrong way round, or a store that is none, are refused in words", async () => {
+  await assert.rejects(Ranker.load({ models: { semantic: relevance, relevance: semantic } }), /the models are swapped/);
+  await assert.rejects(Ranker.load({ models: { semantic, relevance }, store: {} }), /store must be/);
+  await assert.rejects(Ranker.load({}), /Ranker.load needs models/);
+  await assert.rejects(Ranker.load({ models: "/no/such/folder" }), EdgeRankerError);
+});

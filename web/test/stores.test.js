@@ -1,0 +1,101 @@
+// Each store keeps what was acknowledged across a restart, undo and erase included: IndexedDB (fake-indexeddb in
+// Node), a file written atomically, memory.
+import "fake-indexeddb/auto";
+import assert from "node:assert/strict";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { FileStore } from "../src/stores/file.js";
+import { Encoder, IndexedDBStore, MemoryStore, Ranker } from "../src/index.js";
+import { MODELS } from "./golden.js";
+
+const NOW = 1_750_000_000;
+const FEED = [
+  { id: "a", text: "The rocket reached orbit with its crew of four." },
+  { id: "b", text: "Slow-cooked beans with smoked paprika and onions." },
+  { id: "c", text: "The goalkeeper saved a penalty in the last minute." },
+];
+let models;
+let dir;
+
+before(async () => {
+  const [semantic, relevance] = await Promise.all([Encoder.load(`${MODELS}semantic`), Encoder.load(`${MODELS}relevance`)]);
+  models = { semantic, relevance };
+  dir = await mkdtemp(join(tmpdir(), "edge-ranker-stores-"));
+});
+after(() => rm(dir, { recursive: true, force: true }));
+
+/** Likes, a restart, an undo, a restart, an erase, a restart: what each restart reads back. */
+async function lifecycle(makeStore, erased = async () => {}) {
+  let ranker = await Ranker.load({ models, store: makeStore() });
+  await ranker.like(FEED[1], { ts: NOW });
+  await ranker.like(FEED[2], { ts: NOW });
+  await ranker.dislike(FEED[0], { ts: NOW });
+  const liked = await ranker.rank(FEED, { now: NOW });
+  ranker = await Ranker.load({ models, store: makeStore() });
+  assert.equal(ranker.reactions, 3, "the acknowledged reactions survive a restart");
+  const again = await ranker.rank(FEED, { now: NOW });
+  assert.deepEqual(again.map((r) => r.id), liked.map((r) => r.id));
+  // a text embedded alone or in a batch differs in the last float bits (padding), in Python too
+  again.forEach((r, i) => assert.ok(Math.abs(r.score - liked[i].score) < 1e-6));
+  assert.equal(await ranker.undo("c"), 1);
+  ranker = await Ranker.load({ models, store: makeStore() });
+  assert.equal(ranker.reactions, 2, "an undo survives a restart");
+  assert.equal((await ranker.rank(FEED, { now: NOW }))[0].id, "b");
+  await ranker.erase();
+  await erased();
+  ranker = await Ranker.load({ models, store: makeStore() });
+  assert.equal(ranker.reactions, 0, "erase leaves nothing");
+}
+
+test("IndexedDBStore: reactions, undo and erase across restarts; erase deletes the database", async () => {
+  await lifecycle(
+    () => new IndexedDBStore("user-1"),
+    async () => {
+      const names = (await indexedDB.databases()).map((d) => d.name);
+      assert.ok(!names.includes("user-1"), `databases left: ${names}`);
+    },
+  );
+});
+
+test("FileStore: reactions, undo and erase across restarts, the file private to its user", async () => {
+  const path = join(dir, "prefs.json");
+  const ranker = await Ranker.load({ models, store: new FileStore(path) });
+  await ranker.like(FEED[0], { ts: NOW });
+  assert.equal((await stat(path)).mode & 0o777, 0o600);
+  await ranker.erase();
+  await lifecycle(
+    () => new FileStore(path),
+    async () => assert.deepEqual(await readdir(dir), [], "no file and no temporary file left"),
+  );
+});
+
+test("FileStore writes atomically: a failed write leaves the last file whole", async () => {
+  const path = join(dir, "atomic.json");
+  const ranker = await Ranker.load({ models, store: new FileStore(path) });
+  await ranker.like(FEED[0], { ts: NOW });
+  const written = await readFile(path, "utf8");
+  const gone = new FileStore(join(dir, "no-such-folder", "prefs.json"));
+  const orphan = await Ranker.load({ models, store: gone });
+  await assert.rejects(orphan.like(FEED[0], { ts: NOW }), /cannot write the preferences file .*no-such-folder/);
+  assert.equal(await readFile(path, "utf8"), written);
+  await ranker.erase();
+});
+
+test("a damaged or newer preferences file is refused in one line, and left as it is", async () => {
+  const path = join(dir, "damaged.json");
+  await writeFile(path, "{half a file");
+  await assert.rejects(Ranker.load({ models, store: new FileStore(path) }), /is not a preferences file \(not JSON\)/);
+  await writeFile(path, JSON.stringify({ schema: 7 }));
+  await assert.rejects(Ranker.load({ models, store: new FileStore(path) }), /written by a newer edge-ranker/);
+  assert.equal(await readFile(path, "utf8"), JSON.stringify({ schema: 7 }));
+  await rm(path);
+});
+
+test("MemoryStore: kept for the life of the object only", async () => {
+  const store = new MemoryStore();
+  await lifecycle(() => store);
+  const other = await Ranker.load({ models, store: new MemoryStore() });
+  assert.equal(other.reactions, 0);
+});
