@@ -39,6 +39,8 @@ def fresh(tmp_path_factory):
         "semantic_config.tsv",
         "relevance_config.tsv",
         "windows.tsv",
+        "steps.tsv",
+        "cold.tsv",
         "semantic_unknown.tsv",
         "relevance_unknown.tsv",
     ],
@@ -74,6 +76,8 @@ def test_vectors_within_tolerance(fresh, name, columns):
         "expected_crossing.tsv",
         "expected_script.tsv",
         "expected_blind.tsv",
+        "expected_steps.tsv",
+        "expected_cold.tsv",
     ],
 )
 def test_rankings_identical(fresh, name):
@@ -106,7 +110,10 @@ def test_golden_scenario_has_no_near_ties_and_crosses_languages():
     assert unread == {UNREADABLE.id}
     by_rule = {WORDLESS.id, *unread}  # ranked last for the interests by rule, not by their scores
     personal = _rows(GOLDEN / "expected_personal.tsv")
-    lists = {"personal": np.array([float(r[3]) for r in personal if r[1] not in by_rule])}
+    lists = {
+        name: np.array([float(r[3]) for r in _rows(GOLDEN / f"expected_{name}.tsv") if r[1] not in by_rule])
+        for name in ("personal", "steps")
+    }
     for name in ("search", "crossing", "script", "blind"):
         rows = _rows(GOLDEN / f"expected_{name}.tsv")
         blind = scenario[f"{name}_blind"] == "1"

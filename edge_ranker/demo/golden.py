@@ -20,6 +20,7 @@ from edge_ranker.runtime.documents import Document
 from edge_ranker.runtime.encoder import Encoder, split_windows
 from edge_ranker.runtime.interests import DAY, CoIConfig
 from edge_ranker.runtime.ranker import Ranker, model_key
+from edge_ranker.runtime.ranking import Ranking
 from edge_ranker.runtime.readable import UNKNOWN_LIMIT, VocabularyCoverage
 from edge_ranker.runtime.store import PreferenceStore
 
@@ -155,6 +156,20 @@ SCRIPT_QUERY = "\u0e1f\u0e38\u0e15\u0e1a\u0e2d\u0e25"  # football
 # A Thai query no document has a word of ("tax"): it adds no order, so the interests alone rank.
 BLIND_QUERY = "\u0e20\u0e32\u0e29\u0e35"
 # "football team wins"
+# After the scenario: time on a liked story, then a liked document's reactions undone (both of its likes), whose
+# interest's dwell time moves to the closest rebuilt one
+STEPS = (("viewed", "space-en-1", 95.0), ("viewed", "cooking-it-1", 40.0), ("undo", "h2", None))
+# Publication times as apps write them: ISO-8601 with a zone, without one (UTC), a date, unix seconds, none
+COLD = [
+    {"id": "c-zone", "text": "The council approved the new bridge.", "published": "2026-11-20T10:30:00+01:00"},
+    {"id": "c-utc", "text": "Die Bahn baut eine neue Strecke.", "published": "2026-11-20T09:45:00"},
+    {"id": "c-z", "text": "Le musée rouvre ses portes.", "published": "2026-11-20T09:40:00Z"},
+    {"id": "c-none", "text": "Nuevo parque en el centro.", "published": None},
+    {"id": "c-date", "text": "Il treno arriva in ritardo.", "published": "2026-11-21"},
+    {"id": "c-words", "text": "\U0001f642 !!", "published": "2026-11-22T00:00:00Z"},
+    {"id": "c-seconds", "text": "Nowy most otwarty.", "published": 1763631000.5},
+    {"id": "c-space", "text": "Yeni köprü açıldı.", "published": "2026-11-20 09:50"},
+]
 UNREADABLE = Document("thai", SCRIPT_QUERY + " \u0e17\u0e35\u0e21\u0e0a\u0e32\u0e15\u0e34 \u0e0a\u0e19\u0e30")
 
 
@@ -177,7 +192,8 @@ def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -
     timed += [(d, reaction, now - (24 - k) * DAY) for k, (d, reaction) in enumerate(events * 2)]
     for d, reaction, ts in timed:
         ranker.feedback(d, reaction, ts=ts)
-        hist.append(f"{reaction}\t{ts!r}\t{_vec(ranker.interest_vectors([d['text']])[0])}\t{_b64(d['text'])}")
+        vector = _vec(ranker.interest_vectors([d["text"]])[0])
+        hist.append(f"{reaction}\t{ts!r}\t{vector}\t{_b64(d['text'])}\t{d['id']}")
     (out / "history.tsv").write_text("\n".join(hist) + "\n", encoding="ascii")
     sem = semantic.encode([d.text for d in docs])
     rel = relevance.encode([d.text for d in docs], role="passage")
@@ -213,16 +229,46 @@ def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -
                 f"{name}_semantic\t{_vec(semantic.encode([query])[0])}\n{name}_coverage\t{ranked.query_coverage!r}\n"
                 f"{name}_blind\t{int(not ranker.reader.readable(query))}\n"
             )
-        (out / f"expected_{name}.tsv").write_text(
-            "\n".join(
-                f"{r.rank}\t{r.id}\t{r.score!r}\t{r.personal_score!r}\t{r.relevance_score!r}\t{r.lexical_score!r}"
-                f"\t{r.semantic_score!r}"
-                for r in ranked
-            )
-            + "\n",
-            encoding="ascii",
-        )
+        (out / f"expected_{name}.tsv").write_text(_ranking_rows(ranked), encoding="ascii")
     (out / "scenario.tsv").write_text(scenario, encoding="ascii")
+    write_steps(ranker, docs, history, now, out)
+    ranker.store.close()
+    write_cold(semantic, relevance, out, tmp)
+
+
+def _ranking_rows(ranked: Ranking) -> str:
+    return "".join(
+        f"{r.rank}\t{r.id}\t{r.score!r}\t{r.personal_score!r}\t{r.relevance_score!r}\t{r.lexical_score!r}"
+        f"\t{r.semantic_score!r}\n"
+        for r in ranked
+    )
+
+
+def write_steps(ranker: Ranker, docs: list[Document], history: dict, now: float, out: Path) -> None:
+    """What an app does next with the scenario's user (``STEPS``: time spent on a document, a document's
+    reactions undone, which rebuilds the interests and moves the dwell time), then the feed ranked again."""
+    texts = {d["id"]: d["text"] for d in [FADED_LIKE, *history["likes"], *history["dislikes"]]}
+    texts |= {d.id: d.text for d in docs}
+    lines = []
+    for step, doc_id, seconds in STEPS:
+        if step == "viewed":
+            ranker.viewed({"id": doc_id, "text": texts[doc_id]}, seconds)
+        else:
+            ranker.undo(doc_id)
+        lines.append(f"{step}\t{doc_id}\t{_b64(texts[doc_id])}\t{seconds!r}\n")
+    (out / "steps.tsv").write_text("".join(lines), encoding="ascii")
+    ranked = ranker.rank([Document(d.id, d.text, d.published) for d in docs], now=now)
+    (out / "expected_steps.tsv").write_text(_ranking_rows(ranked), encoding="ascii")
+
+
+def write_cold(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -> None:
+    """A user with no reactions: ``COLD`` ranked newest first by its publication times, each written as an app may
+    write it, unknown times and the wordless last."""
+    ranker = Ranker(semantic, relevance, PreferenceStore(tmp / "cold.sqlite"))
+    (out / "cold.tsv").write_text(
+        "".join(f"{d['id']}\t{_b64(d['text'])}\t{json.dumps(d['published'])}\n" for d in COLD), encoding="ascii"
+    )
+    (out / "expected_cold.tsv").write_text(_ranking_rows(ranker.rank(COLD, now=1_750_000_000.0)), encoding="ascii")
     ranker.store.close()
 
 

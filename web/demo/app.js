@@ -1,0 +1,94 @@
+// The demo page: the shipped models and the demo feed served from this origin, reactions in IndexedDB, each result
+// with why it is where it is.
+import { IndexedDBStore, Ranker } from "/src/index.js";
+
+const feedEl = document.querySelector("#feed");
+const statusEl = document.querySelector("#status");
+const queryEl = document.querySelector("#query");
+const reactions = new Map(); // id -> "like" | "dislike", as shown on this page
+let ranker;
+let docs;
+
+const fmt = (x) => (x >= 0 ? "+" : "") + x.toFixed(3);
+
+/** Why a result is where it is, from its contributions and scores. */
+function why(r) {
+  const parts = Object.entries(r.contributions).map(([name, v]) => `${name} ${fmt(v)}`);
+  const more = [];
+  if (r.relevanceScore !== null) more.push(`query cosine ${r.relevanceScore.toFixed(2)}`);
+  if (r.lexicalScore) more.push(`BM25 ${r.lexicalScore.toFixed(2)}`);
+  if (r.semanticScore !== null) more.push(`cross-language cosine ${r.semanticScore.toFixed(2)}`);
+  if (r.interest?.positiveInterest !== null && r.interest) more.push(`nearest like ${r.interest.positiveSimilarity.toFixed(2)}`);
+  if (r.interest?.negativeInterest !== null && r.interest) more.push(`nearest dislike ${r.interest.negativeSimilarity.toFixed(2)}`);
+  return `score ${r.score.toFixed(4)} = ${parts.join(" ")}${more.length ? ` · ${more.join(", ")}` : ""}`;
+}
+
+async function render() {
+  const query = queryEl.value.trim() || undefined;
+  const started = performance.now();
+  const ranked = await ranker.rank(docs, { query });
+  const ms = performance.now() - started;
+  const byId = new Map(docs.map((d) => [d.id, d]));
+  feedEl.replaceChildren(
+    ...ranked.map((r) => {
+      const li = document.createElement("li");
+      li.dataset.id = r.id;
+      li.className = reactions.get(r.id) === "like" ? "liked" : reactions.get(r.id) === "dislike" ? "disliked" : "";
+      li.innerHTML = `<span class="rank"></span><div><div class="text"></div><div class="why"></div></div>
+        <span class="actions"><button class="like">Like</button> <button class="dislike">Dislike</button></span>`;
+      li.querySelector(".rank").textContent = String(r.rank);
+      li.querySelector(".text").textContent = byId.get(r.id).text;
+      li.querySelector(".why").textContent = why(r);
+      li.querySelector(".like").setAttribute("aria-pressed", String(reactions.get(r.id) === "like"));
+      li.querySelector(".dislike").setAttribute("aria-pressed", String(reactions.get(r.id) === "dislike"));
+      li.querySelector(".like").onclick = () => react(r.id, "like");
+      li.querySelector(".dislike").onclick = () => react(r.id, "dislike");
+      return li;
+    }),
+  );
+  statusEl.textContent = `${ranked.length} stories ranked in ${ms.toFixed(0)} ms${query ? ` for “${query}”` : ""} · ` +
+    `${ranker.reactions} reaction${ranker.reactions === 1 ? "" : "s"} kept in this browser`;
+  document.body.dataset.ready = String(Number(document.body.dataset.ready ?? 0) + 1);
+}
+
+async function react(id, reaction) {
+  const doc = docs.find((d) => d.id === id);
+  try {
+    if (reactions.has(id)) await ranker.undo(id);
+    if (reactions.get(id) === reaction) {
+      reactions.delete(id);
+    } else {
+      await ranker[reaction](doc);
+      reactions.set(id, reaction);
+    }
+    await render();
+  } catch (err) {
+    statusEl.textContent = err.message;
+  }
+}
+
+async function main() {
+  const response = await fetch("/feed/feed.jsonl");
+  docs = (await response.text()).split("\n").filter(Boolean).map((line) => JSON.parse(line));
+  const store = new IndexedDBStore("edge-ranker-demo");
+  ranker = await Ranker.load({ models: "/models/", store });
+  for (const e of ranker.state.events) reactions.set(e.id, e.reaction);
+  document.querySelector("#search").onsubmit = (event) => {
+    event.preventDefault();
+    render();
+  };
+  document.querySelector("#clear").onclick = () => {
+    queryEl.value = "";
+    render();
+  };
+  document.querySelector("#erase").onclick = async () => {
+    await ranker.erase();
+    reactions.clear();
+    await render();
+  };
+  await render();
+}
+
+main().catch((err) => {
+  statusEl.textContent = `The demo could not start: ${err.message}`;
+});
