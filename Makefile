@@ -1,8 +1,9 @@
 # Two entry points on a fresh machine (Python 3.10+):
 #   make demo   set up the runtime (numpy, onnxruntime, tokenizers) and rank a feed with the shipped models
 #   make test   set up everything (torch==2.13.0 CPU build first, then the train, fetch and dev extras), run ruff,
-#               the Python tests and the Android core's JVM golden test. As root it installs what the tests
-#               need from Debian's packages where missing: strace (privacy test) and a JDK (JVM test).
+#               the Python tests, the Android core's JVM golden test and the web package's tests (npm ci, then
+#               npm test). As root it installs what the tests need from Debian's packages where missing: strace
+#               (privacy test), a JDK (JVM test) and chromium (the web package's browser test).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -32,3 +33,4 @@ lint: setup-dev
 test: setup-dev lint
 	$(BIN)/python -m pytest -q
 	bash android_demo/core/run_tests.sh
+	bash web/scripts/test.sh

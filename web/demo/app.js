@@ -72,7 +72,7 @@ async function main() {
   docs = (await response.text()).split("\n").filter(Boolean).map((line) => JSON.parse(line));
   const store = new IndexedDBStore("edge-ranker-demo");
   ranker = await Ranker.load({ models: "/models/", store });
-  for (const e of ranker.state.events) reactions.set(e.id, e.reaction);
+  for (const e of ranker.history()) reactions.set(e.id, e.reaction);
   document.querySelector("#search").onsubmit = (event) => {
     event.preventDefault();
     render();

@@ -37,7 +37,7 @@ function policy() {
   const inline = [...page.matchAll(/<script type="importmap">([\s\S]*?)<\/script>/g)].map(
     (m) => `'sha256-${createHash("sha256").update(m[1]).digest("base64")}'`,
   );
-  return `default-src 'self'; script-src 'self' 'wasm-unsafe-eval' ${inline.join(" ")}; style-src 'self'`;
+  return `default-src 'self'; script-src 'self' 'wasm-unsafe-eval' ${inline.join(" ")}; style-src 'self'; img-src data:`;
 }
 
 /** The file a URL path names, or null when it names none of the mounts (or climbs out of one). */

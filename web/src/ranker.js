@@ -271,6 +271,11 @@ export class Ranker {
     return this.state.events.length;
   }
 
+  /** The stored reactions, oldest first: what an app shows as liked and disliked. */
+  history() {
+    return this.state.events.map(({ event, id, text, reaction, ts }) => ({ event, id, text, reaction, ts }));
+  }
+
   /**
    * Rank documents ({id, text, published?} objects, [id, text] pairs or plain texts) by the user's interests and,
    * when given, a query; resolves to the results, best first. `personalWeight`: how much the interests move this

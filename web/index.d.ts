@@ -1,0 +1,159 @@
+// Types of the edge-ranker package (src/ is plain ES modules; these mirror it).
+
+/** What edge-ranker refuses, in one line that says what is wrong and what to do. */
+export class EdgeRankerError extends Error {}
+/** A reaction refused because no interest can be learnt from its text; nothing was stored. */
+export class Unlearnable extends EdgeRankerError {}
+
+/** A model folder: a path in Node, a URL (or a path relative to the page) in the browser. */
+export type ModelSource = string | URL;
+export type Role = "query" | "passage";
+
+export interface Manifest {
+  name: string;
+  kind: "semantic" | "relevance";
+  dim: number;
+  maxLength: number;
+  windows: number;
+  onnx: string;
+  tokenizer: string;
+  vocab: string;
+  prefixes: Partial<Record<Role, string>>;
+  files: Record<string, { sha256: string; bytes: number }>;
+}
+
+export class Encoder {
+  /** Loads a model folder; every file the manifest lists is checked by size and SHA-256 first. */
+  static load(source: ModelSource, options?: { verify?: boolean; batchSize?: number }): Promise<Encoder>;
+  /** The cosine of every vector of a with every vector of b. */
+  static similarity(a: ArrayLike<number> | ArrayLike<number>[], b: ArrayLike<number> | ArrayLike<number>[]): number[][];
+  readonly name: string;
+  readonly dim: number;
+  readonly key: string;
+  readonly manifest: Manifest;
+  readonly roles: Role[];
+  encode(text: string, options?: { role?: Role }): Promise<Float32Array>;
+  encode(texts: string[], options?: { role?: Role }): Promise<Float32Array[]>;
+  encodeQuery(text: string): Promise<Float32Array>;
+  encodeQuery(texts: string[]): Promise<Float32Array[]>;
+  encodeDocument(text: string): Promise<Float32Array>;
+  encodeDocument(texts: string[]): Promise<Float32Array[]>;
+  tokenize(text: string, role?: Role): number[];
+  cut(text: string): string;
+  unknownShare(text: string): number;
+}
+
+/** A document: an object, an [id, text] pair, or (to rank) a plain text whose id is its position. */
+export interface DocumentObject {
+  id: string | number;
+  text: string | null;
+  /** Unix seconds, an ISO-8601 string (UTC when it names no zone) or a Date. */
+  published?: number | string | Date | null;
+}
+export type DocumentLike = DocumentObject | [string | number, string];
+
+export interface InterestScore {
+  score: number;
+  positiveInterest: number | null;
+  positiveSimilarity: number;
+  positiveDecay: number;
+  interestRelevance: number;
+  negativeInterest: number | null;
+  negativeSimilarity: number;
+  negativeDecay: number;
+}
+
+export interface Ranked {
+  id: string;
+  score: number;
+  rank: number;
+  personalScore: number | null;
+  relevanceScore: number | null;
+  lexicalScore: number | null;
+  semanticScore: number | null;
+  queryScore: number | null;
+  /** What each part added: they add up to score ("query" and "personal" with a query, else "personal" or "recency"). */
+  contributions: Partial<Record<"query" | "personal" | "recency", number>>;
+  interest: InterestScore | null;
+}
+
+export interface InterestConfig {
+  shiftFactor: number;
+  threshold: number;
+  horizonDays: number;
+  decayRatePerDay: number;
+  minPositiveCois: number;
+}
+
+export interface RankerOptions {
+  personalWeight?: number;
+  lexicalWeight?: number;
+  semanticQueryWeight?: number;
+  k?: number;
+  config?: Partial<InterestConfig>;
+}
+
+/** Where a user's reactions are kept. */
+export interface Store {
+  load(): Promise<unknown | null>;
+  save(state: unknown): Promise<void>;
+  erase(): Promise<void>;
+}
+
+export class MemoryStore implements Store {
+  load(): Promise<unknown | null>;
+  save(state: unknown): Promise<void>;
+  erase(): Promise<void>;
+}
+
+export class IndexedDBStore implements Store {
+  /** @param name the database's name: one per user of the page */
+  constructor(name?: string);
+  load(): Promise<unknown | null>;
+  save(state: unknown): Promise<void>;
+  /** Deletes the whole database. */
+  erase(): Promise<void>;
+  close(): void;
+}
+
+export const SEMANTIC_SHARE: number;
+export const UNKNOWN_LIMIT: number;
+
+export class Ranker {
+  /**
+   * `models`: the folder holding "semantic" and "relevance", or each (an Encoder, a folder; relevance null for no
+   * queries). `store`: default a MemoryStore.
+   */
+  static load(
+    options: {
+      models: ModelSource | { semantic: Encoder | ModelSource; relevance?: Encoder | ModelSource | null };
+      store?: Store;
+    } & RankerOptions,
+  ): Promise<Ranker>;
+  constructor(semantic: Encoder, relevance: Encoder | null, store: Store, options?: RankerOptions);
+  readonly semantic: Encoder;
+  readonly relevance: Encoder | null;
+  readonly modelKey: string;
+  personalWeight: number;
+  lexicalWeight: number;
+  semanticQueryWeight: number;
+  k: number;
+  /** How many reactions the store holds. */
+  readonly reactions: number;
+  open(): Promise<void>;
+  /** The stored reactions, oldest first. */
+  history(): Array<{ event: number; id: string; text: string; reaction: "like" | "dislike"; ts: number }>;
+  /** Resolves to the reaction's event number once the store holds it. */
+  like(doc: DocumentLike, options?: { ts?: number }): Promise<number>;
+  dislike(doc: DocumentLike, options?: { ts?: number }): Promise<number>;
+  viewed(doc: DocumentLike, seconds: number): Promise<void>;
+  /** Resolves to how many reactions to the document were undone. */
+  undo(id: string | number): Promise<number>;
+  erase(): Promise<void>;
+  learnable(text: string): boolean;
+  embed(text: string): Promise<Float32Array>;
+  rank(
+    docs: Array<DocumentLike | string>,
+    options?: { query?: string | null; now?: number; personalWeight?: number },
+  ): Promise<Ranked[]>;
+}

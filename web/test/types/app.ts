@@ -1,0 +1,23 @@
+// An app's use of the package, type-checked by test/types.test.js against index.d.ts.
+import { Encoder, IndexedDBStore, MemoryStore, Ranker, type Ranked } from "edge-ranker";
+import { FileStore } from "edge-ranker/file-store";
+
+export async function feed(): Promise<string[]> {
+  const ranker = await Ranker.load({ models: "/models/", store: new IndexedDBStore("me") });
+  await ranker.like({ id: "a", text: "A story about the Moon", published: "2026-11-20" });
+  await ranker.dislike(["b", "Football results"], { ts: 1_750_000_000 });
+  await ranker.viewed(["a", "A story about the Moon"], 30);
+  const ranked: Ranked[] = await ranker.rank(["one", { id: 2, text: "two" }], { query: "moon", personalWeight: 4 });
+  const why: number | undefined = ranked[0].contributions.query;
+  await ranker.undo("a");
+  await ranker.erase();
+  return ranked.map((r) => `${r.id} ${r.score} ${why ?? 0} ${ranker.history().length}`);
+}
+
+export async function vectors(): Promise<number[][]> {
+  const relevance = await Encoder.load(new URL("https://example.invalid/models/relevance/"));
+  const [query, doc] = await Promise.all([relevance.encodeQuery("moon"), relevance.encode(["a story"], { role: "passage" })]);
+  const ranker = new Ranker(await Encoder.load("models/semantic"), relevance, new FileStore("prefs.json"));
+  await ranker.open();
+  return Encoder.similarity(query, doc).concat([[ranker.reactions]], [[new MemoryStore() ? 1 : 0]]);
+}
