@@ -1,9 +1,10 @@
-"""Where the data sets and the teacher cache live: one rule for the CLI, the library and the scripts."""
+"""Where the data sets and the teacher cache live, and how a file is written whole or not at all: one rule for the
+CLI, the library and the scripts."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import secrets
 from pathlib import Path
 
 from edge_ranker.errors import EdgeRankerError
@@ -61,14 +62,19 @@ def output_folder(path: str | Path, what: str, overwrite: bool = False) -> Path:
     return folder
 
 
-def write_together(files: dict[Path, Callable[[Path], object]]) -> None:
-    """Each of ``files`` made by its writer under a hidden partial name beside it (its suffix kept, which a chart's
-    format is read from), then all moved into place: a failure (a full disk, a chart that cannot be drawn) replaces
-    none of them, and the partial files go either way."""
-    partial = {final: final.with_name(f".{final.stem}.partial{final.suffix}") for final in files}
+def write_files(files: dict[Path, bytes], mode: int = 0o666) -> None:
+    """Each of ``files`` written whole or not at all, and all of them or none: each goes to a hidden partial file
+    beside it (created with ``mode``, less the umask; 0o600 keeps it private), flushed to disk, then all are renamed
+    over their names. A failure (a full disk, a folder that is gone) changes none of them, and the partial files go
+    either way. The one way edge-ranker writes a file a user keeps: a store's export, a report, a vocabulary."""
+    partial = {final: final.with_name(f".{final.name}.{secrets.token_hex(4)}.partial") for final in files}
     try:
-        for final, write in files.items():
-            write(partial[final])
+        for final, data in files.items():
+            fd = os.open(partial[final], os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
         for final in files:
             os.replace(partial[final], final)
     finally:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -198,15 +199,15 @@ def test_a_vocabulary_is_written_whole_or_not_at_all(corpora, tmp_path, monkeypa
     }
     (out / "report.json").rmdir()
     (out / "report.json").write_bytes(before["report.json"])
-    real_write = Path.write_text
+    real_open = os.open
 
-    def full_disk(self, text, *args, **kwargs):  # the last file fails to write, the others were written
-        if self.name.startswith(".report."):
+    def full_disk(path, *args, **kwargs):  # the last file fails to write, the others were written
+        if Path(path).name.startswith(".report.json."):
             raise OSError(28, "No space left on device")
-        return real_write(self, text, *args, **kwargs)
+        return real_open(path, *args, **kwargs)
 
     with monkeypatch.context() as m:
-        m.setattr(Path, "write_text", full_disk)
+        m.setattr(os, "open", full_disk)
         with pytest.raises(OSError, match="No space left"):
             build_vocab(corpora, out, vocab_size=150, budget_chars=20_000, show_progress=False)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # no partial file left either

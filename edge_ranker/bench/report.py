@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import io
 
 
 def _fmt_q(d: dict | None, scale: float = 1.0, digits: int = 2) -> str:
@@ -79,8 +79,8 @@ def notes(result: dict) -> list[str]:
     return lines
 
 
-def chart(result: dict, path: str | Path) -> Path:
-    """Bar charts (log scale) of batch-1 latency and, where measured, energy or CPU time per inference."""
+def chart(result: dict) -> bytes:
+    """Bar charts (log scale) of batch-1 latency and, where measured, energy or CPU time per inference, as PNG."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -125,9 +125,10 @@ def chart(result: dict, path: str | Path) -> Path:
         "red: teachers, blue: students"
     )
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    png = io.BytesIO()
+    fig.savefig(png, dpi=110, format="png")
     plt.close(fig)
-    return Path(path)
+    return png.getvalue()
 
 
 def ratios(result: dict, pairs: list[tuple[str, str]]) -> dict[str, float]:

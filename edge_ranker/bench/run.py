@@ -10,12 +10,11 @@ import platform
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from edge_ranker.bench.energy import EnergyUnavailable, open_meter
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.paths import output_folder, write_together
+from edge_ranker.paths import output_folder, write_files
 from edge_ranker.runtime.encoder import resolve_model_path
 
 DEFAULT_MODELS = ["semantic", "teacher:use-multilingual-v3", "relevance", "teacher:multilingual-e5-small"]
@@ -144,15 +143,15 @@ def has_matplotlib() -> bool:
 
 
 def _write(result: dict, out: Path, stem: str) -> dict[str, str | None]:
-    """The JSON always; the PNG chart only where matplotlib is installed; written together (``write_together``)."""
+    """The JSON always; the PNG chart only where matplotlib is installed; written together (``write_files``)."""
     out.mkdir(parents=True, exist_ok=True)
     json_path, png = out / f"{stem}.json", out / f"{stem}.png"
-    made: dict[Path, Callable[[Path], object]] = {json_path: lambda path: path.write_text(json.dumps(result, indent=2))}
+    made = {json_path: json.dumps(result, indent=2).encode("utf-8")}
     if has_matplotlib():
         from edge_ranker.bench.report import chart
 
-        made[png] = lambda path: chart(result, path)
-    write_together(made)
+        made[png] = chart(result)
+    write_files(made)
     if png not in made:  # an earlier run's chart would stand beside these results as theirs
         png.unlink(missing_ok=True)
     return {"json": str(json_path), "png": str(png) if png in made else None}

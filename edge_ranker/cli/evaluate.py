@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from pathlib import Path
 
 from edge_ranker.cli.common import model_or_none, positive, print_json, weight
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.paths import DATA_HELP, cache_root, data_root, output_folder
+from edge_ranker.paths import DATA_HELP, cache_root, data_root, output_folder, write_files
 
 
 def cmd_eval(a: argparse.Namespace) -> None:
@@ -82,12 +81,7 @@ def cmd_eval(a: argparse.Namespace) -> None:
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
         out = out.resolve() if out.is_symlink() else out  # written through a link, as the user linked it
-        partial = out.with_name(f".{out.name}.partial-{os.getpid()}")
-        try:
-            partial.write_text(json.dumps(res, indent=2))
-            os.replace(partial, out)  # whole or not at all: a full disk leaves the earlier file as it was
-        finally:
-            partial.unlink(missing_ok=True)
+        write_files({out: json.dumps(res, indent=2).encode("utf-8")})  # a full disk leaves the earlier file as it was
     print_json(res)
 
 

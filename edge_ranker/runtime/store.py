@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.paths import write_files
 from edge_ranker.runtime import store_sqlite
 from edge_ranker.runtime.cache import text_hash
 from edge_ranker.runtime.documents import check_id
@@ -43,7 +44,6 @@ from edge_ranker.runtime.store_files import (
     hold,
     holds_nothing,
     is_sqlite,
-    replace_file,
     user_path,
     writable_sidecars,
 )
@@ -774,7 +774,7 @@ class PreferenceStore:
                 with open(target, "wb") as fh:
                     fh.write(data)
             else:
-                replace_file(target, data)
+                write_files({target: data}, mode=0o600)
         except OSError as exc:
             raise EdgeRankerError(f"cannot write {target}: {exc.strerror or exc}{kept}") from exc
         return target

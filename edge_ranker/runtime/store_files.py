@@ -9,7 +9,6 @@ import os
 import shutil
 import sqlite3
 import stat
-import tempfile
 import threading
 import weakref
 from collections.abc import Iterator
@@ -213,23 +212,6 @@ def _set_mode(name: str, mode: int, what: str) -> None:
         os.chmod(name, mode)
     except OSError:
         log.info("could not make %s %s", name, what)
-
-
-def replace_file(path: Path, data: bytes) -> None:
-    """``path`` made to hold ``data`` (mode 0600) by a renamed temporary file, removed again on any failure."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    done = False
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-        done = True
-    finally:
-        if not done:
-            with suppress(OSError):
-                os.unlink(tmp)
 
 
 def is_sqlite(path: Path) -> bool:

@@ -23,7 +23,7 @@ from pathlib import Path
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.paths import write_together
+from edge_ranker.paths import write_files
 from edge_ranker.textio import ReadStats, read_json, read_lines
 from edge_ranker.vocab.sampling import sample_to_budget, smoothed_weights
 
@@ -250,15 +250,13 @@ def build_vocab(
 
 
 def _write_folder(out: Path, files: dict[str, str]) -> None:
-    """``files`` (name: UTF-8 text) written into ``out`` together (``write_together``), so a failure (a full disk, a
+    """``files`` (name: UTF-8 text) written into ``out`` together (``write_files``), so a failure (a full disk, a
     file that cannot be written) leaves an earlier vocabulary whole."""
     out.mkdir(parents=True, exist_ok=True)
     for name in files:
         if (out / name).exists() and not (out / name).is_file():
             raise EdgeRankerError(f"{out / name} is not a file the vocabulary can be written to; nothing was changed")
-    write_together(
-        {out / name: lambda path, text=text: path.write_text(text, encoding="utf-8") for name, text in files.items()}
-    )
+    write_files({out / name: text.encode("utf-8") for name, text in files.items()})
 
 
 def load_recipe(path: str | Path, data_root: str | Path) -> dict[str, list[str | Path]]:
