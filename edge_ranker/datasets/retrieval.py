@@ -12,9 +12,8 @@ encoder is scored on the same sample.
 ``training_remainder`` gives the part of each set that its evaluation sample never touches, so a student may
 train on it while every evaluated query and document stays held out. ``scifact-dev`` and ``squad-it-dev`` are
 passage retrieval dev splits drawn from that remainder; a run trained with ``hold_dev`` never sees them, so they
-can choose between relevance recipes (wikiqa-dev alone, 126 questions over answer sentences, disagreed with both
-passage test sets on passage-side options: bench/EXPERIMENTS.md, "Passage sentences as queries" and "A 4-bit
-word table").
+can choose between relevance recipes (wikiqa-dev alone, questions over answer sentences, cannot judge the options
+that change how passages are read).
 """
 
 from __future__ import annotations

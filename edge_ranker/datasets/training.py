@@ -263,8 +263,8 @@ def news_mono_groups(
 ) -> list[list[str]]:
     """Single news sentences of the WMT test sets' non-English sides (every year here, most without their
     English side), up to ``per_lang`` per language, minus ``exclude`` (sentences already in a parallel group):
-    monolingual text with the teacher's own embedding as target; on the semantic subset, 10k Wikipedia
-    sentences per language were worth +4.3 STS points, cross-lingual pairs included (bench/RESULTS.md)."""
+    monolingual text with the teacher's own embedding as target: topical sentences in each language teach the
+    student directions that translated pairs alone do not, across languages too."""
     rng = random.Random(seed)
     out: list[list[str]] = []
     for lang in langs:

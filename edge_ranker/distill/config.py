@@ -35,15 +35,14 @@ class TrainConfig:
     )
     temperature: float = setting(TEMPERATURE, help="softmax temperature of the in-batch losses")
     # Whose similarities the relational and pairwise losses match: "pca", the PCA targets', or "full", the
-    # teacher's full-dimension vectors (centred on the PCA mean), which keep the ranking PCA-128 loses. "full"
-    # gained nothing on the relevance recipe (bench/EXPERIMENTS.md, "The full teacher's similarities"), so "pca" stays.
+    # teacher's full-dimension vectors (centred on the PCA mean), which keep the ranking PCA-128 loses. "pca" is the
+    # default: "full" did not rank better on the relevance recipe.
     teacher_scores: str = setting(
         "pca", help="similarities the relational/pairwise losses match", choices=TEACHER_SCORES
     )
     # Std of the teacher-initialised word embeddings, beside the random position embeddings (std 0.02) that
-    # are added to them before the embedding LayerNorm. 0.02 won on a small subset but not on the full semantic
-    # recipe, so 0.05 is the default; the relevance recipe sets 0.02 (bench/EXPERIMENTS.md, "The scale of the
-    # teacher-initialised word embeddings").
+    # are added to them before the embedding LayerNorm: large enough that the words, not the positions, lead
+    # at the start. The relevance recipe sets 0.02.
     init_std: float = setting(0.05, help="std of the teacher-initialised word embeddings")
     hidden: int = 128  # the student's width: always the recipe's pca_dim (``with_overrides`` keeps them equal)
     heads: int = setting(2, help="attention heads")
@@ -57,24 +56,22 @@ class TrainConfig:
         None, help="keep the training state here (weights, optimiser, data order) to resume a stopped run from"
     )
     checkpoint_steps: int = setting(200, help="save the training state every this many steps, and at each epoch's end")
-    # Per process; None: the machine's cores shared evenly among the processes. The relevance recipe's 256-token
-    # passages train 1.8x faster on 2 threads than on 1 (bench/EXPERIMENTS.md, "e5 in torch").
+    # Per process; None: the machine's cores shared evenly among the processes, since long passages train faster on
+    # several threads.
     threads: int | None = setting(None, help="training threads per process (default: the cores shared among them)")
     # The student's forward runs each batch in this many length-sorted pieces, each cut to its own longest row:
-    # the same loss and gradient (to float rounding), 2x faster on a semantic batch, where Tatoeba sentences
-    # share the padding of 64-token news and Wikipedia sentences (bench/EXPERIMENTS.md, "Padding out of the training
-    # step").
+    # the same loss and gradient (to float rounding) without the padding short sentences would otherwise share with
+    # 64-token news and Wikipedia sentences.
     chunks: int = setting(4, help="length-sorted pieces each batch's forward pass runs in")
-    # Batches of similar length: 5x faster when passages mix with short sentences, but ~2 STS points worse
-    # on sentence-only data (bench/RESULTS.md), so only the relevance recipe turns it on.
+    # Batches of similar length: much faster when passages mix with short sentences, but batches of one length
+    # hold fewer kinds of sentence to contrast, which cost STS on sentence data; only the relevance recipe uses it.
     bucket_by_length: bool = setting(False, help="batches of similar text length", flag="--bucket")
     pooling: str = setting(
         "mean", help="masked mean or a learnt softmax over the tokens (student.py says why)", choices=POOLINGS
     )
     # Where the weighted pooling's token logits start: "zero" (the plain mean) or "sif" (each piece's smooth inverse
-    # frequency in the training texts: rare words weigh more from the first step, as BM25's IDF does). Measured for
-    # relevance at two seeds: squad-it-dev -1.4 / -1.1 nDCG@10, FLORES -5 / -6 (bench/EXPERIMENTS.md, "Weighted
-    # pooling alone").
+    # frequency in the training texts: rare words weigh more from the first step, as BM25's IDF does); "sif"
+    # ranked worse for relevance.
     pooling_init: str = setting(
         "zero",
         help="weighted pooling's start: the plain mean or each piece's smooth inverse frequency",
@@ -89,9 +86,8 @@ class TrainConfig:
     # batch-mates (and a random bank) hardly contain.
     neighbours: int = setting(0, help="each batch target brings its k nearest targets as extra in-batch columns")
     # A group of one sentence in ten languages costs a step ten texts for one target: 54% of the semantic recipe's
-    # tokens are in the 11% of its groups that hold nine or ten languages. Three texts a group for a third epoch in the
-    # same hour: the feed -2.3 / -1.0 points, STS dev -0.33 (bench/EXPERIMENTS.md, "Passes bought by reading fewer
-    # translations"), so both recipes keep every text.
+    # tokens are in the 11% of its groups that hold nine or ten languages. Fewer texts a group buy passes, but
+    # the translations taught more than the passes did, so both recipes keep every text.
     texts_per_group: int = setting(
         0, help="texts a group trains on per step: its first and others drawn at random (0: all)"
     )
@@ -99,14 +95,12 @@ class TrainConfig:
     # word row (0.48 against a median 0.53 in the relevance student) and are nearly orthogonal per position (adjacent
     # cosine -0.14), while rows of words rarely seen in training keep their small initial norm: on new text the
     # embedding LayerNorm then hands the layer mostly position. Without them it keeps each word's direction, but
-    # the relevance student ranks worse at two seeds (bench/EXPERIMENTS.md, "No position embeddings"), so they stay on.
+    # the relevance student ranks worse, so they stay on.
     positions: bool = setting(True, help="train position embeddings (--no-positions: a bag of words)")
     # Weight of BM25 in the relational loss's teacher similarities: each batch target's text, as a query, scores
     # every batch target's text, standardised per row and added to the teacher's cosines in units of their
     # spread, as the runtime fuses a query's cosine and BM25: it teaches the ranking the runtime ships, not the
-    # dense teacher's alone. At weight 1 the relevance student ranked no better, alone or fused (squad-it-dev
-    # +0.2 / -0.2 nDCG@10 at two seeds, wikiqa-dev -0.7 / -0.7; bench/EXPERIMENTS.md, "BM25 beside the student"), so
-    # it stays 0.
+    # dense teacher's alone. It stays 0: the relevance student ranked no better with it, alone or fused.
     lexical: float = setting(0.0, help="weight of BM25 beside the teacher's cosines in the relational loss")
 
     def __post_init__(self) -> None:

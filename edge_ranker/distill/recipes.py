@@ -66,8 +66,8 @@ class Recipe:
     # PCA sample: "sources" (the first role's Tatoeba sentences), "passages" (passage-length text), "wikipedia"
     # (the Leipzig sentences of --mono) or "targets" (every training target). Conversational Tatoeba sentences miss
     # topical directions that news and encyclopaedic text keep; the student trains on every target, so a basis fitted
-    # on all of them is the one it sees most of. The relevance recipe keeps "sources": fitted on passages its student
-    # lost SciFact nDCG although its teacher gained (bench/EXPERIMENTS.md, "The feed: what limits the student").
+    # on all of them is the one it sees most of. The relevance recipe keeps "sources": a basis fitted on passages
+    # suited its teacher but not its student, which ranked worse with it.
     pca_fit: str = setting(
         "sources",
         help="fit the PCA on short sentences, passages, Wikipedia sentences or every training target",

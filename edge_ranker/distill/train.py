@@ -124,8 +124,7 @@ def target_bm25(groups: list[Group], n_targets: int, tokenizer: Tokenizer):
     query; columns: the batch's target texts as the documents, statistics from them alone, as the runtime ranks
     a feed), each row standardised; a target's text is the first of its group, the one the teacher embedded.
     Row i equals ``runtime.lexical.bm25`` of text i over the batch, computed for all rows at once as a sparse
-    product: 21 ms for 386 texts, where one call per row took 0.7 s (bench/EXPERIMENTS.md, "BM25 beside the
-    student")."""
+    product, since one call per row would cost more than the step it serves."""
     words: list[list[str]] = [[] for _ in range(n_targets)]
     for g in groups:
         for m in g.members():
@@ -235,9 +234,7 @@ def train_student(
     opt = torch.optim.AdamW(
         [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
         lr=config.lr,
-        # one kernel for all parameters: the per-tensor loop spent 75 ms of a 0.7-s step on the 6.4M-weight
-        # embedding table on one CPU thread, the fused kernel 10 ms (bench/EXPERIMENTS.md, "Padding out of the
-        # training step")
+        # one kernel for all parameters: the per-tensor loop updates the large word table on one CPU thread
         fused=accelerator.device.type in ("cpu", "cuda"),
     )
     model, opt, loader = accelerator.prepare(model, opt, loader)

@@ -13,7 +13,7 @@ onnxruntime build, Android's included, runs them.
 in fp32: the weights are dequantised by Cast and Mul, which onnxruntime folds into constants when it loads the
 graph. Dynamic activation quantization takes one scale per batch (a text's vector then depends on the texts
 beside it) and its integer kernels differ between CPUs (VNNI or not); with fp32 activations a text gets the
-same vector in any batch, to float rounding, on any x86 or ARM CPU (bench/RESULTS.md, "Quantization").
+same vector in any batch, to float rounding, on any x86 or ARM CPU.
 """
 
 from __future__ import annotations

@@ -3,8 +3,7 @@
 int8-weights (the default) keeps an int8 word table and int8 weights but computes every MatMul in fp32, so a
 text's vector does not depend on its batch; int8-rowwise quantizes the activations too; int4-block* store the
 table in 4-bit blocks (with int8-rowwise's MatMuls); int4-weights-block* are int8-weights with the table in 4-bit
-blocks, which a 256-d student needs to stay under 8 MB; the others are the ablations of bench/RESULTS.md,
-"Quantization".
+blocks, which a 256-d student needs to stay under 8 MB; the others are kept to compare against.
 """
 
 from __future__ import annotations

@@ -2,18 +2,15 @@
 pooling, L2 normalisation.
 
 Defaults: hidden 128, 2 heads of 64 (BERT's per-head width; 4 heads of 32 cost the same FLOPs with
-thinner heads), FFN 512 (the usual 4x; 1024 fits the relevance student's training texts a little better
-but ranks no better at two seeds, and trains 43% slower: bench/EXPERIMENTS.md, "No position embeddings"). At this
-size the
+thinner heads), FFN 512 (the usual 4x; a wider one trains slower and ranks no better). At this size the
 word-embedding table is ~95% of the weights, so the encoder's shape barely changes size.
 
 Pooling "weighted" replaces the plain mean with a softmax over the tokens of a learnt logit per vocabulary
 piece plus one read from the token's output. BERT's output LayerNorm gives every token the same norm, so a
 plain mean weighs "the" like a rare name; a 12-layer teacher can learn to ignore a token, one layer mostly
 cannot. The logits start at 0, i.e. as the plain mean, or (``sif_token_logits``) at each piece's smooth inverse
-frequency in the training texts, so that a rare word outweighs a function word from the first step. Neither
-start beat the mean for the relevance student (bench/EXPERIMENTS.md, "Weighted pooling alone"): e5 itself pools by
-the mean.
+frequency in the training texts, so that a rare word outweighs a function word from the first step. The mean
+stays the default: neither start ranked better for the relevance student, whose teacher, e5, pools by the mean.
 """
 
 from __future__ import annotations
@@ -104,12 +101,10 @@ class Student(nn.Module):
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, chunks: int = 1) -> torch.Tensor:
         """Pooled vectors of right-padded rows.
 
-        ``chunks`` > 1 sorts the rows by length and runs them in that many pieces, each cut to its own longest
-        row: the same vectors (to float rounding) for about half the compute when short sentences share a
-        batch with 64-token ones, as they do in the semantic recipe (bench/EXPERIMENTS.md, "Padding out of the
-        training step"). The word vectors are looked up once for the whole batch: the table's gradient is
-        dense, and one lookup per piece made the backward pass fill and sum a 50k-row gradient per piece.
-        """
+        ``chunks`` > 1 sorts the rows by length and runs them in that many pieces, each cut to its own longest row: the
+        same vectors (to float rounding) for about half the compute when short sentences share a batch with 64-token
+        ones, as they do in the semantic recipe. The word vectors are looked up once for the whole batch: the table's
+        gradient is dense, and one lookup per piece made the backward pass fill and sum a 50k-row gradient per piece."""
         words = self.bert.embeddings.word_embeddings(input_ids)
         if chunks <= 1 or len(input_ids) < 2:
             return self._pooled(input_ids, words, attention_mask)

