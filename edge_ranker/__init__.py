@@ -32,8 +32,8 @@ _LAZY = {
     "Ranked": "edge_ranker.runtime.ranking",
     "Ranking": "edge_ranker.runtime.ranking",
     "PreferenceStore": "edge_ranker.runtime.store",
-    "CorruptedDatabase": "edge_ranker.runtime.store_sqlite",
-    "LockedDatabase": "edge_ranker.runtime.store_sqlite",
+    "CorruptedDatabase": "edge_ranker.runtime.store",
+    "LockedDatabase": "edge_ranker.runtime.store",
     "Unlearnable": "edge_ranker.runtime.documents",
     "EdgeRankerError": "edge_ranker.errors",
     "build_vocab": "edge_ranker.vocab.builder",
@@ -53,9 +53,9 @@ if TYPE_CHECKING:  # type checkers see the real names; at run time they load on 
     from edge_ranker.runtime.ranker import Ranker as Ranker
     from edge_ranker.runtime.ranking import Ranked as Ranked
     from edge_ranker.runtime.ranking import Ranking as Ranking
+    from edge_ranker.runtime.store import CorruptedDatabase as CorruptedDatabase
+    from edge_ranker.runtime.store import LockedDatabase as LockedDatabase
     from edge_ranker.runtime.store import PreferenceStore as PreferenceStore
-    from edge_ranker.runtime.store_sqlite import CorruptedDatabase as CorruptedDatabase
-    from edge_ranker.runtime.store_sqlite import LockedDatabase as LockedDatabase
     from edge_ranker.vocab.builder import build_vocab as build_vocab
 
 

@@ -315,7 +315,7 @@ def test_interests_of_another_size_than_the_models_give_are_refused_by_name_and_
 
 
 def test_a_failed_adoption_is_tried_again_at_the_next_rank(tiny_model, semantic, tmp_path, monkeypatch):
-    from edge_ranker.runtime.store_sqlite import LockedDatabase
+    from edge_ranker.runtime.store import LockedDatabase
 
     tiny = Encoder.load(tiny_model)
     first = Ranker(semantic, tiny, PreferenceStore(tmp_path / "p.db"))

@@ -322,7 +322,7 @@ def _bytes_of(p: Path, needle: bytes) -> int:
 
 
 def test_forget_never_reports_success_while_another_process_reads(tmp_path, monkeypatch):
-    monkeypatch.setattr("edge_ranker.runtime.store.ERASE_WAIT_S", 0.5)
+    monkeypatch.setattr("edge_ranker.runtime.store.preferences.ERASE_WAIT_S", 0.5)
     p = tmp_path / "p.db"
     s = PreferenceStore(p)
     for i in range(50):
@@ -593,40 +593,6 @@ def test_256d_vectors_take_about_their_size_on_disk(tmp_path):
     s.save_vectors("semantic:0123456789abcdef:8w", "", [i.to_bytes(16, "big") for i in range(2000)], vectors)
     s.close()
     assert (tmp_path / "v.db").stat().st_size < 1.6 * vectors.nbytes
-
-
-def test_a_version_2_store_keeps_its_reactions_and_starts_its_vector_cache_again(tmp_path):
-    path = tmp_path / "v2.db"
-    s = PreferenceStore(path)
-    s.add_feedback("d", vec(1, 0), "like", "m")
-    s.close()
-    con = sqlite3.connect(path)  # the version-2 vectors table, holding a vector
-    con.executescript(
-        "DROP TRIGGER left_out_follows_feedback; DROP TABLE left_out; DROP TABLE vectors; "
-        "CREATE TABLE vectors (model TEXT NOT NULL, role TEXT NOT NULL, text_hash BLOB NOT NULL, "
-        "vector BLOB NOT NULL, used REAL NOT NULL, PRIMARY KEY (model, role, text_hash)) WITHOUT ROWID; "
-        "CREATE INDEX vectors_used ON vectors(used); INSERT INTO vectors VALUES ('m', '', x'01', x'0000803f', 0); "
-        "PRAGMA user_version=2;"
-    )
-    con.close()
-    s = PreferenceStore(path)
-    assert s.feedback_count() == 1 and s.load_vectors("m", "", [b"\x01"]) == {}
-    s.save_vectors("m", "", [b"\x01"], np.ones((1, 2), np.float32))
-    assert list(s.load_vectors("m", "", [b"\x01"])) == [b"\x01"]
-    assert s.export()["schema_version"] == SCHEMA_VERSION == 5
-
-
-def test_a_version_3_store_read_only_lists_its_reactions_to_move(tmp_path):
-    """Read-only keeps the schema: a store from before the left_out table still says what could move."""
-    s = PreferenceStore(tmp_path / "p.db")
-    s.add_feedback("a", vec(1, 0), "like", "m", text="rivers")
-    s.close()
-    con = sqlite3.connect(tmp_path / "p.db")
-    con.executescript("DROP TRIGGER left_out_follows_feedback; DROP TABLE left_out; PRAGMA user_version=3;")
-    con.close()
-    r = PreferenceStore(tmp_path / "p.db", read_only=True)
-    assert [t for _, t in r.stale_texts("other", "rule")] == ["rivers"] and r.stale_texts("m", "rule") == []
-    r.close()
 
 
 def test_leaving_out_a_reaction_forgotten_meanwhile_stores_nothing(tmp_path):
@@ -955,10 +921,10 @@ def test_values_past_a_float_or_not_numbers_are_refused_in_words(tmp_path):
 def test_a_lock_held_elsewhere_costs_a_cache_write_little_and_a_reaction_one_wait(tmp_path, monkeypatch):
     """Saving document vectors is a cache's write: it gives up after ``CACHE_WAIT_S``, so that a reaction behind it
     waits ``BUSY_TIMEOUT_S`` once, not once per step."""
-    from edge_ranker.runtime import store, store_sqlite
+    from edge_ranker.runtime.store import preferences, sqlite
 
-    monkeypatch.setattr(store_sqlite, "BUSY_TIMEOUT_S", 1.0)
-    monkeypatch.setattr(store, "CACHE_WAIT_S", 0.1)
+    monkeypatch.setattr(sqlite, "BUSY_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(preferences, "CACHE_WAIT_S", 0.1)
     db = tmp_path / "p.db"
     s = PreferenceStore(db)
     holder = sqlite3.connect(db, isolation_level=None)
@@ -1037,7 +1003,7 @@ def test_a_second_store_on_an_open_file_keeps_the_first_ones_locks_and_so_its_wr
 
 
 def test_a_pipe_put_where_a_store_was_is_not_waited_on(tmp_path):
-    from edge_ranker.runtime.store_files import _head
+    from edge_ranker.runtime.store.files import _head
 
     os.mkfifo(tmp_path / "pipe")
     got: list[bytes] = []
@@ -1055,7 +1021,7 @@ def test_stores_collected_unclosed_in_any_code_let_go_without_a_deadlock(tmp_pat
     code = """
 import gc, sys
 from pathlib import Path
-from edge_ranker.runtime import store as st, store_files as files
+from edge_ranker.runtime.store import files, preferences as st
 paths = [Path(sys.argv[1]) / f"{i}.db" for i in range(2)]
 for p in paths:
     st.PreferenceStore(p).close()

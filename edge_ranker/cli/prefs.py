@@ -37,7 +37,7 @@ def _erase(db: str | None) -> None:
     """Erase the store at ``db`` and the copies ``recover`` left beside it; copies alone (a store recovered and
     never used again) are the user's data too, so they go even when no database is there."""
     from edge_ranker.runtime.store import PreferenceStore
-    from edge_ranker.runtime.store_files import holds_nothing
+    from edge_ranker.runtime.store.files import holds_nothing
 
     path = store_path(db)
     if not holds_nothing(path) or not (copies := PreferenceStore.forget_recovery_copies(path)):
@@ -50,7 +50,7 @@ def _erase(db: str | None) -> None:
 
 def store_path(db: str | None) -> Path:
     """The preference store's path: ``db``, else the user's default."""
-    from edge_ranker.runtime.store_files import default_path, user_path
+    from edge_ranker.runtime.store.files import default_path, user_path
 
     return user_path(db, "preference database path", database=True) if db is not None else default_path()
 
@@ -60,7 +60,7 @@ def existing_store(db: str | None, read_only: bool = False) -> PreferenceStore:
     that is not there should say so, not make an empty one. ``read_only``: opened without writing, so a store
     in a folder the user cannot write can still be exported."""
     from edge_ranker.runtime.store import PreferenceStore
-    from edge_ranker.runtime.store_files import holds_nothing
+    from edge_ranker.runtime.store.files import holds_nothing
 
     path = store_path(db)
     if holds_nothing(path):  # an empty file too, which opening would make a store of

@@ -12,7 +12,7 @@ import numpy as np
 
 from edge_ranker.runtime.readable import UNKNOWN_LIMIT
 from edge_ranker.runtime.store import PreferenceStore
-from edge_ranker.runtime.store_sqlite import damaged_store
+from edge_ranker.runtime.store.sqlite import damaged_store
 
 log = logging.getLogger("edge_ranker")
 # What the Ranker's ``_learnable`` decides by, stored with the reactions a start leaves out (``leave_out``), so that

@@ -4,7 +4,7 @@ Positive and negative points in embedding space. On feedback the closest CoI of 
 towards the document (``(1-a)*p + a*e``, a = 0.1, re-normalised) when its cosine is at least 0.67, else a
 new CoI is created. Each CoI decays with time since its last view:
 ``decay = max(0, (e^{s*H} - e^{s*dt}) / (e^{s*H} - 1))``, s = -0.1/day, H = 30 days (1 at dt = 0, 0 at H).
-The legacy "context" formula that mixed distances and similarities is deliberately not used.
+Xayn's earlier "context" formula, which mixed distances and similarities, is not used.
 """
 
 from __future__ import annotations

@@ -3,13 +3,14 @@
 WAL journal with ``synchronous=FULL``: a feedback call returns only after its transaction (event row and
 CoI update together) is durable, so a killed process never loses an acknowledged write nor leaves half
 of one. One connection guarded by a lock serves many threads, and processes share the file through SQLite's
-locks. The schema is versioned with ``PRAGMA user_version`` and migrated forward on open, inside a write
-transaction so that processes opening a new file at once migrate it once. The file and a folder it creates are
+locks. The schema is versioned with ``PRAGMA user_version`` and created on the first open, inside a write
+transaction so that processes opening a new file at once create it once. The file and a folder it creates are
 private to the user (0600 / 0700), and deleted rows are overwritten (``secure_delete``).
 
 Errors say what is wrong: a file is called corrupted only when SQLite says so (then ``recover`` moves it aside,
 never deletes it); a full disk, a read-only file, a folder, a lock held by another process are named as such.
-What is asked of SQLite is in ``store_sqlite``, what is done with the files themselves in ``store_files``.
+What is asked of SQLite is in ``sqlite``, what is done with the files themselves in ``files``, and how reactions
+are checked and replayed into interests in ``events``.
 """
 
 from __future__ import annotations
@@ -17,13 +18,12 @@ from __future__ import annotations
 import glob
 import json
 import logging
-import math
 import numbers
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -31,12 +31,20 @@ import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.paths import write_files
-from edge_ranker.runtime import store_sqlite
 from edge_ranker.runtime.cache import text_hash
 from edge_ranker.runtime.documents import check_id
 from edge_ranker.runtime.encoder import clean_text
-from edge_ranker.runtime.interests import DAY, CoI, CoIConfig, closest, react, unit
-from edge_ranker.runtime.store_files import (
+from edge_ranker.runtime.interests import CoI, CoIConfig, closest, react, unit
+from edge_ranker.runtime.store import sqlite as store_sqlite
+from edge_ranker.runtime.store.events import (
+    as_vector,
+    check_size,
+    check_view_time,
+    dwell_to,
+    reaction_time,
+    replay,
+)
+from edge_ranker.runtime.store.files import (
     check_path,
     copy_new,
     default_path,
@@ -47,12 +55,12 @@ from edge_ranker.runtime.store_files import (
     user_path,
     writable_sidecars,
 )
-from edge_ranker.runtime.store_sqlite import (
+from edge_ranker.runtime.store.sqlite import (
     APPLICATION_ID,
     DAMAGE,
     DB_FILE_SUFFIXES,
     DERIVED,
-    MIGRATIONS,
+    SCHEMA,
     SCHEMA_VERSION,
     CorruptedDatabase,
     connect,
@@ -67,7 +75,6 @@ from edge_ranker.runtime.store_sqlite import (
     statements,
     whole_floats,
 )
-from edge_ranker.runtime.store_sqlite import LockedDatabase as LockedDatabase  # public: callers catch it here
 
 log = logging.getLogger("edge_ranker")
 
@@ -75,8 +82,6 @@ REACTIONS = ("like", "dislike")
 CACHE_WAIT_S = 1.0  # how long saving document vectors, a cache, waits for one
 MEMORY = ":memory:"  # a store that keeps nothing on disk and ends with its process, as SQLite names it
 ERASE_WAIT_S = 10.0  # how long ``erase`` waits for other processes' readers before saying it could not finish
-FUTURE_SLACK_S = DAY  # a device clock may run ahead; a reaction further in the future is refused
-MAX_VIEW_S = DAY  # one view longer than a day is a unit or clock error, and summed it could reach infinity
 VIEW_TIME_CAP = 1e300  # dwell time is read back at most this: a store may hold infinity, which makes scores NaN
 MAX_VECTORS = 100_000  # document vectors kept (10,000 fill 6.7 MB at 128-d, 14.5 MB at 256-d); the least recent go
 SQL_CHUNK = 500  # host parameters per statement, well under SQLite's limit
@@ -127,7 +132,7 @@ class PreferenceStore:
         if self.in_memory:  # no file: nothing to look at first, to lock or to switch to WAL
             self._release = lambda: None
             self._db = connect(MEMORY)
-            self._migrate()
+            self._create()
             return
         try:
             if read_only and holds_nothing(self.path):  # nothing to read, and so nothing for check_path to create
@@ -166,8 +171,8 @@ class PreferenceStore:
                 self._db.execute("PRAGMA synchronous=FULL")
                 self.damaged_interests = damaged or 0
                 if damaged:
-                    self._check_rebuildable()  # before a migration changes the file
-                self._migrate()
+                    self._check_rebuildable()  # before anything changes the file
+                self._create()
                 if damaged:
                     self._repair_interests()
         except BaseException as exc:
@@ -218,17 +223,18 @@ class PreferenceStore:
             except sqlite3.Error as exc:
                 raise describe(exc, self.path) from exc
 
-    def _migrate(self) -> None:
+    def _create(self) -> None:
+        """A new file gets the schema, inside a write so that processes opening it at once create it once; one of
+        another version is checked."""
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
-        stamped = self._db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
-        if version < SCHEMA_VERSION or not stamped:
-            with self._write():  # read again under the lock: another process may have migrated meanwhile
-                version = self._db.execute("PRAGMA user_version").fetchone()[0]
-                for v in range(version, SCHEMA_VERSION):
-                    for stmt in statements(MIGRATIONS[v]):
+        if version == 0:
+            with self._write():  # read again under the lock: another process may have created it meanwhile
+                if self._db.execute("PRAGMA user_version").fetchone()[0] == 0:
+                    for stmt in statements(SCHEMA):
                         self._db.execute(stmt)
-                    self._db.execute(f"PRAGMA user_version={v + 1}")
-                self._db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+                    self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                    self._db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+            return
         self._check_version(version)
 
     def _check_rebuildable(self) -> None:
@@ -350,7 +356,7 @@ class PreferenceStore:
             raise EdgeRankerError(f"reaction must be one of {REACTIONS}, got {reaction!r}")
         check_id(doc_id)
         text = None if text is None else clean_text(text)
-        emb = unit(_vector(embedding))
+        emb = unit(as_vector(embedding))
         ts = reaction_time(ts)
         positive = reaction == "like"
         with self._write():
@@ -364,7 +370,7 @@ class PreferenceStore:
     def _update_interests(self, emb: np.ndarray, positive: bool, ts: float, model: str) -> None:
         """Store what ``interests.react`` decides: an existing interest moved, or a new one."""
         cois = self._interests(model, positive)
-        _check_size(cois or self._interests(model, not positive), emb, model)  # likes and dislikes alike
+        check_size(cois or self._interests(model, not positive), emb, model)  # likes and dislikes alike
         moved = react(cois, emb, positive, ts, self.config)
         if moved is not None:
             self._db.execute(
@@ -396,15 +402,10 @@ class PreferenceStore:
         """Reactions stored in another model's space that ``model`` has not left out by ``rule`` (``leave_out``), as
         (event id, stored text or None when stored without one, which cannot move)."""
         with self._read():
-            # a store read-only from before version 4 has no left_out table
-            kept = (
-                "AND id NOT IN (SELECT event FROM left_out WHERE model = ? AND rule = ?)"
-                if self._has("left_out")
-                else ""
-            )
             return self._db.execute(
-                f"SELECT id, text FROM feedback WHERE model != ? {kept} ORDER BY id",
-                (model, model, rule) if kept else (model,),
+                "SELECT id, text FROM feedback WHERE model != ? "
+                "AND id NOT IN (SELECT event FROM left_out WHERE model = ? AND rule = ?) ORDER BY id",
+                (model, model, rule),
             ).fetchall()
 
     def leave_out(self, model: str, rule: str, events: list[int]) -> None:
@@ -415,10 +416,6 @@ class PreferenceStore:
                 "INSERT OR IGNORE INTO left_out SELECT ?, ?, id FROM feedback WHERE id = ?",
                 [(model, rule, e) for e in events],
             )
-
-    def _has(self, table: str) -> bool:
-        """Whether the store has ``table``: a store opened read-only keeps the schema it was written with."""
-        return self._db.execute("SELECT 1 FROM sqlite_master WHERE name=?", (table,)).fetchone() is not None
 
     def move_to_model(self, model: str, events: list[int], vectors: np.ndarray) -> None:
         """Give ``events`` their vectors in ``model``'s space and rebuild the interests: after a model update the
@@ -507,7 +504,7 @@ class PreferenceStore:
                 cois = self._interests(model, True)
                 liked[model] = (cois, np.stack([c.point for c in cois]) if cois else None)
             cois, points = liked[model]
-            j = _dwell_to(cois, points, np.frombuffer(point, dtype=np.float32), self.config)
+            j = dwell_to(cois, points, np.frombuffer(point, dtype=np.float32), self.config)
             if j >= 0:
                 self._db.execute("UPDATE interests SET view_time = view_time + ? WHERE id=?", (seconds, cois[j].id))
 
@@ -526,7 +523,7 @@ class PreferenceStore:
         reaction is quadratic (3,000 likes: 41 s against 3.6 s)."""
         events = self._db.execute("SELECT embedding, reaction, ts, model FROM feedback ORDER BY id").fetchall()
         vectors = ((np.frombuffer(e, dtype=np.float32), r, ts, m) for e, r, ts, m in events)
-        built, created = _replay(vectors, self.config)
+        built, created = replay(vectors, self.config)
         rows = []
         for model, positive, j in created:
             c = built[(model, positive)][j]
@@ -536,10 +533,10 @@ class PreferenceStore:
     def add_view_time(self, embedding: np.ndarray, seconds: float, model: str) -> None:
         """Dwell time counts towards the closest positive interest."""
         seconds = check_view_time(seconds)
-        emb = unit(_vector(embedding))
+        emb = unit(as_vector(embedding))
         with self._write():
             cois = self._interests(model, True)
-            _check_size(cois or self._interests(model, False), emb, model)
+            check_size(cois or self._interests(model, False), emb, model)
             i, _ = closest(cois, emb)
             if i >= 0:
                 self._db.execute("UPDATE interests SET view_time = view_time + ? WHERE id=?", (seconds, cois[i].id))
@@ -652,7 +649,7 @@ class PreferenceStore:
             if i in moved or space == model
         )
         with self._replay_refused():
-            built, _ = _replay(vectors, self.config)
+            built, _ = replay(vectors, self.config)
         liked = built.get((model, True), [])
         dwell = self._db.execute(
             "SELECT point, MIN(view_time, ?) FROM interests WHERE positive=1 AND view_time > 0 AND model=? "
@@ -661,7 +658,7 @@ class PreferenceStore:
         ).fetchall()
         points = np.stack([c.point for c in liked]) if liked else None
         for point, seconds in dwell:
-            j = _dwell_to(liked, points, np.frombuffer(point, dtype=np.float32), self.config)
+            j = dwell_to(liked, points, np.frombuffer(point, dtype=np.float32), self.config)
             if j >= 0:
                 liked[j].view_time += seconds
         return liked, built.get((model, False), [])
@@ -719,15 +716,9 @@ class PreferenceStore:
                 for r in it
             ]
             damaged = damaged_rows(self._db, {DERIVED}).get(DERIVED, 0)
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]  # a store read as it is has its own
-            seen = (  # schema 1 has no vectors table, schemas before 4 no left_out table
-                self._db.execute("SELECT model, role, text_hash, used FROM vectors ORDER BY used").fetchall()
-                if self._has("vectors")
-                else []
-            )
-            left = (
-                self._db.execute("SELECT model, rule, event FROM left_out").fetchall() if self._has("left_out") else []
-            )
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            seen = self._db.execute("SELECT model, role, text_hash, used FROM vectors ORDER BY used").fetchall()
+            left = self._db.execute("SELECT model, rule, event FROM left_out").fetchall()
         # cached document vectors are derived from documents the user was shown: listed by text hash, not copied
         vectors = [{"model": m, "role": r, "text_hash": h.hex(), "saved": u} for m, r, h, u in seen]
         return {
@@ -778,84 +769,3 @@ class PreferenceStore:
         except OSError as exc:
             raise EdgeRankerError(f"cannot write {target}: {exc.strerror or exc}{kept}") from exc
         return target
-
-
-def _check_size(cois: list[CoI], emb: np.ndarray, model: str) -> None:
-    """A vector of another size than ``model``'s interests (another model's) is refused in words, not by numpy."""
-    if cois and cois[0].point.size != emb.size:
-        raise EdgeRankerError(
-            f"a vector of {emb.size} numbers for interests of {cois[0].point.size} under {model!r}: embed it with "
-            "that model (Ranker.interest_vectors)"
-        )
-
-
-def check_view_time(seconds: object) -> float:
-    """One view's dwell time: seconds from 0 to ``MAX_VIEW_S``, any real number (numpy's too) as a float."""
-    if isinstance(seconds, (bool, np.bool_)) or not isinstance(seconds, numbers.Real):
-        raise EdgeRankerError(f"view time must be a number of seconds, got {type(seconds).__name__}")
-    if not 0 <= seconds <= MAX_VIEW_S:
-        raise EdgeRankerError(f"view time must be from 0 to {MAX_VIEW_S:g} seconds (a day), got {seconds!r}")
-    return float(seconds)
-
-
-def _dwell_to(cois: list[CoI], points: np.ndarray | None, point: np.ndarray, config: CoIConfig) -> int:
-    """Which rebuilt liked interest dwell time spent on an interest at ``point`` goes to: the closest, when their
-    cosine reaches the merge threshold; -1 (the time goes with its interest) when none does or ``point`` is of
-    another size than theirs."""
-    if not cois or points is None or point.size != points.shape[1]:
-        return -1
-    j, sim = closest(cois, point, points)
-    return j if sim >= config.threshold else -1
-
-
-def _replay(
-    events: Iterable[tuple[np.ndarray, str, float, str]], config: CoIConfig
-) -> tuple[dict[tuple[str, bool], list[CoI]], list[tuple[str, bool, int]]]:
-    """Reactions (vector, reaction, time, model) replayed in order into interests per (model, liked); with, in the
-    order they were created, where each interest is in its list."""
-    built: dict[tuple[str, bool], list[CoI]] = {}
-    created: list[tuple[str, bool, int]] = []
-    sizes: dict[str, int] = {}  # each model's interest size, liked and disliked alike
-    for vector, reaction, ts, model in events:
-        positive = reaction == "like"
-        cois = built.setdefault((model, positive), [])
-        if vector.size != sizes.setdefault(model, vector.size):
-            raise EdgeRankerError(
-                f"a stored reaction of {vector.size} numbers beside others of {sizes[model]} under {model!r}"
-            )
-        if not np.isfinite(vector).all():  # bytes the store never writes: NaN would spread to every score
-            raise EdgeRankerError(f"a stored reaction under {model!r} holds a value that is not a finite number")
-        moved = react(cois, vector, positive, ts, config)
-        if moved is None:
-            created.append((model, positive, len(cois)))
-            cois.append(CoI(len(cois), positive, vector, 1, 0.0, ts))
-        else:
-            cois[moved.id] = moved
-    return built, created
-
-
-def _vector(embedding: object) -> np.ndarray:
-    """An embedding given to the store, as a flat float32 array; what is not numbers is refused in words."""
-    try:
-        return np.asarray(embedding, dtype=np.float32).reshape(-1)
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise EdgeRankerError(f"an embedding must be an array of numbers, got {type(embedding).__name__}") from exc
-
-
-def reaction_time(ts: float | None) -> float:
-    """A reaction's unix time: now by default; refused when not a finite time or more than a day ahead of the
-    clock, since a time in the future would keep its interest from decaying until then."""
-    now = time.time()
-    if ts is None:
-        return now
-    if isinstance(ts, (bool, np.bool_, str, bytes)):  # float() would take True as 1970 and "123" as a time
-        raise EdgeRankerError(f"feedback time must be unix seconds (a number), got {ts!r}")
-    try:
-        ts = float(ts)
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise EdgeRankerError(f"feedback time must be unix seconds, got {ts!r}") from exc
-    if not math.isfinite(ts) or ts < 0:
-        raise EdgeRankerError(f"feedback time must be finite, non-negative unix seconds, got {ts}")
-    if ts > now + FUTURE_SLACK_S:
-        raise EdgeRankerError(f"feedback time {ts} is more than a day in the future (now is {now:.0f})")
-    return ts

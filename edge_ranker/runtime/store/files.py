@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.runtime.store_sqlite import (
+from edge_ranker.runtime.store.sqlite import (
     DB_FILE_SUFFIXES,
     JOURNAL_MAGIC,
     SQLITE_HEADER,

@@ -1,4 +1,4 @@
-"""What the preference store asks of SQLite: the schema and its migrations, the connections it opens, a file looked
+"""What the preference store asks of SQLite: the schema, the connections it opens, a file looked
 at read-only before a connection may write to it, and SQLite's errors said in words the user can act on."""
 
 from __future__ import annotations
@@ -12,77 +12,53 @@ import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
 
-MIGRATIONS: list[str] = [
-    # version 1
-    """
-    CREATE TABLE feedback (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        doc_id TEXT NOT NULL,
-        text TEXT,
-        embedding BLOB NOT NULL,
-        reaction TEXT NOT NULL CHECK (reaction IN ('like', 'dislike')),
-        ts REAL NOT NULL,
-        model TEXT NOT NULL
-    );
-    CREATE TABLE interests (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        positive INTEGER NOT NULL,
-        point BLOB NOT NULL,
-        view_count INTEGER NOT NULL,
-        view_time REAL NOT NULL,
-        last_view REAL NOT NULL,
-        model TEXT NOT NULL
-    );
-    CREATE INDEX interests_model ON interests(model, positive);
-    """,
-    # version 2: document vectors kept across processes (a cache: erase deletes it, nothing else reads it)
-    """
-    CREATE TABLE vectors (
-        model TEXT NOT NULL,
-        role TEXT NOT NULL,
-        text_hash BLOB NOT NULL,
-        vector BLOB NOT NULL,
-        used REAL NOT NULL,
-        PRIMARY KEY (model, role, text_hash)
-    ) WITHOUT ROWID;
-    CREATE INDEX vectors_used ON vectors(used);
-    """,
-    # version 3: the vectors in a rowid table. A WITHOUT ROWID row keeps at most about 1,000 bytes in its page, so
-    # each 256-d vector (1,024 bytes) spilled into a 4 KB overflow page of its own: 4.7x the vectors' size on disk.
-    # A cache, so it starts empty.
-    """
-    DROP TABLE vectors;
-    CREATE TABLE vectors (
-        model TEXT NOT NULL,
-        role TEXT NOT NULL,
-        text_hash BLOB NOT NULL,
-        vector BLOB NOT NULL,
-        used REAL NOT NULL,
-        UNIQUE (model, role, text_hash)
-    );
-    CREATE INDEX vectors_used ON vectors(used);
-    """,
-    # version 4: reactions a model key left out of its interests by a rule (texts its models cannot learn from), so
-    # that each start does not look at them again; another key, whose models may read them, or another rule looks once
-    """
-    CREATE TABLE left_out (
-        model TEXT NOT NULL,
-        rule TEXT NOT NULL,
-        event INTEGER NOT NULL,
-        PRIMARY KEY (model, rule, event)
-    ) WITHOUT ROWID;
-    """,
-    # version 5: a reaction's left_out rows go with it, whatever code deletes it: a process of an earlier release,
-    # open on the store since before version 4, deletes reactions without knowing the table
-    """
-    CREATE INDEX left_out_event ON left_out(event);
-    CREATE TRIGGER left_out_follows_feedback AFTER DELETE ON feedback BEGIN
-        DELETE FROM left_out WHERE event = old.id;
-    END;
-    """,
-]
-SCHEMA_VERSION = len(MIGRATIONS)
-TEMPORARY = re.compile(r"^\s*CREATE (TABLE|TRIGGER)\b")  # a migration's statement, made temporary by shadow_schema
+# Reactions (feedback: the events, in the order they came) are the truth; interests are rebuilt from them; vectors
+# is a cache of document vectors kept across processes (erase deletes it, nothing else reads it); left_out holds the
+# reactions a model key left out of its interests by a rule (texts its models cannot learn from), so that each start
+# does not look at them again, and its rows go with their reaction whatever deletes it.
+SCHEMA = """
+CREATE TABLE feedback (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    doc_id TEXT NOT NULL,
+    text TEXT,
+    embedding BLOB NOT NULL,
+    reaction TEXT NOT NULL CHECK (reaction IN ('like', 'dislike')),
+    ts REAL NOT NULL,
+    model TEXT NOT NULL
+);
+CREATE TABLE interests (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    positive INTEGER NOT NULL,
+    point BLOB NOT NULL,
+    view_count INTEGER NOT NULL,
+    view_time REAL NOT NULL,
+    last_view REAL NOT NULL,
+    model TEXT NOT NULL
+);
+CREATE INDEX interests_model ON interests(model, positive);
+CREATE TABLE vectors (
+    model TEXT NOT NULL,
+    role TEXT NOT NULL,
+    text_hash BLOB NOT NULL,
+    vector BLOB NOT NULL,
+    used REAL NOT NULL,
+    UNIQUE (model, role, text_hash)
+);
+CREATE INDEX vectors_used ON vectors(used);
+CREATE TABLE left_out (
+    model TEXT NOT NULL,
+    rule TEXT NOT NULL,
+    event INTEGER NOT NULL,
+    PRIMARY KEY (model, rule, event)
+) WITHOUT ROWID;
+CREATE INDEX left_out_event ON left_out(event);
+CREATE TRIGGER left_out_follows_feedback AFTER DELETE ON feedback BEGIN
+    DELETE FROM left_out WHERE event = old.id;
+END;
+"""
+SCHEMA_VERSION = 1  # PRAGMA user_version of a store with SCHEMA; a later schema migrates from it
+
+TEMPORARY = re.compile(r"^\s*CREATE (TABLE|TRIGGER)\b")  # a schema statement, made temporary by shadow_schema
 BUSY_TIMEOUT_S = 30.0  # how long a write waits for another process's transaction
 SQLITE_HEADER = b"SQLite format 3\x00"
 APPLICATION_ID = 0x45524B52  # "ERKR" in the file header: this file is an edge-ranker preference store
@@ -132,7 +108,7 @@ def describe(exc: sqlite3.Error | str, path: Path) -> EdgeRankerError:
 
 
 def statements(script: str) -> list[str]:
-    """A migration's SQL statements, each whole: a trigger's body holds semicolons of its own."""
+    """A script's SQL statements, each whole: a trigger's body holds semicolons of its own."""
     out: list[str] = []
     pending = ""
     for piece in script.split(";"):
@@ -170,9 +146,8 @@ def shadow_schema(con: sqlite3.Connection, query_only: bool = False) -> sqlite3.
         con.execute("PRAGMA user_version").fetchone()[0] == 0
         and not con.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone()
     ):
-        for script in MIGRATIONS:
-            for stmt in statements(script):
-                con.execute(TEMPORARY.sub(r"CREATE TEMP \1", stmt, count=1))
+        for stmt in statements(SCHEMA):
+            con.execute(TEMPORARY.sub(r"CREATE TEMP \1", stmt, count=1))
     if query_only:
         con.execute("PRAGMA query_only=ON")
     return con
@@ -255,8 +230,8 @@ def inspect_file(path: Path) -> int | None:
         return None
     finally:
         con.close()
-    legacy = app == 0 and ((version == 0 and not tables) or {"feedback", "interests"} <= tables)
-    if app != APPLICATION_ID and not legacy:
+    creating = app == 0 and version == 0 and not tables  # another process's first open, between its two steps
+    if app != APPLICATION_ID and not creating:
         raise EdgeRankerError(
             f"{path} is another application's SQLite database, not an edge-ranker preference store; give another path"
         )
