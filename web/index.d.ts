@@ -39,6 +39,8 @@ export class Encoder {
   encodeDocument(text: string): Promise<Float32Array>;
   encodeDocument(texts: string[]): Promise<Float32Array[]>;
   tokenize(text: string, role?: Role): number[];
+  /** Frees the model's inference session; the Encoder cannot encode after. */
+  release(): Promise<void>;
   cut(text: string): string;
   unknownShare(text: string): number;
 }
@@ -47,7 +49,7 @@ export class Encoder {
 export interface DocumentObject {
   id: string | number;
   text: string | null;
-  /** Unix seconds, an ISO-8601 string (UTC when it names no zone) or a Date. */
+  /** Unix seconds, a Date, or ISO-8601 as YYYY-MM-DD[THH:MM[:SS[.ffffff]]][Z|+HH:MM] (UTC when it names no zone). */
   published?: number | string | Date | null;
 }
 export type DocumentLike = DocumentObject | [string | number, string];
@@ -93,24 +95,30 @@ export interface RankerOptions {
   config?: Partial<InterestConfig>;
 }
 
-/** Where a user's reactions are kept. */
+/** What a store keeps of a user (its fields are the package's own). */
+export type StoredState = object;
+
+/**
+ * Where a user's reactions are kept. `update` reads the stored state and writes what `change` makes of it as one
+ * step, so that several Rankers (tabs, processes) on one store add to each other's reactions.
+ */
 export interface Store {
-  load(): Promise<unknown | null>;
-  save(state: unknown): Promise<void>;
+  load(): Promise<StoredState | null>;
+  update(change: (stored: StoredState | null) => StoredState): Promise<StoredState>;
   erase(): Promise<void>;
 }
 
 export class MemoryStore implements Store {
-  load(): Promise<unknown | null>;
-  save(state: unknown): Promise<void>;
+  load(): Promise<StoredState | null>;
+  update(change: (stored: StoredState | null) => StoredState): Promise<StoredState>;
   erase(): Promise<void>;
 }
 
 export class IndexedDBStore implements Store {
   /** @param name the database's name: one per user of the page */
   constructor(name?: string);
-  load(): Promise<unknown | null>;
-  save(state: unknown): Promise<void>;
+  load(): Promise<StoredState | null>;
+  update(change: (stored: StoredState | null) => StoredState): Promise<StoredState>;
   /** Deletes the whole database. */
   erase(): Promise<void>;
   close(): void;
@@ -126,7 +134,7 @@ export class Ranker {
    */
   static load(
     options: {
-      models: ModelSource | { semantic: Encoder | ModelSource; relevance?: Encoder | ModelSource | null };
+      models: ModelSource | { semantic: Encoder | ModelSource; relevance: Encoder | ModelSource | null };
       store?: Store;
     } & RankerOptions,
   ): Promise<Ranker>;

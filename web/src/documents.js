@@ -2,23 +2,26 @@
 // published?}, an [id, text] pair or a plain text (its id is then its position); an id is an identity, refused
 // rather than altered.
 import { EdgeRankerError } from "./errors.js";
-import { cleanText, strip, typeName } from "./text.js";
+import { cleanText, show, strip, typeName } from "./text.js";
 
 /** 9999-12-31T23:59:59Z: a later publication time is a unit mistake (milliseconds). */
 const LAST_SECOND = 253_402_300_799;
 
 function checkId(id) {
-  if (typeof id === "number" && Number.isSafeInteger(id)) id = String(id);
-  if (typeof id !== "string" || !strip(id)) {
-    throw new EdgeRankerError(`a document id must be a non-blank string or an integer, got ${JSON.stringify(id) ?? typeName(id)}`);
+  if (typeof id === "number" && Number.isInteger(id) && !Number.isSafeInteger(id)) {
+    throw new EdgeRankerError(`document id ${id} is past 2**53, where numbers lose digits: give it as a string`);
   }
-  if (!id.isWellFormed()) throw new EdgeRankerError(`document id ${JSON.stringify(id)} is not valid Unicode (a lone surrogate)`);
+  if ((typeof id === "number" && Number.isSafeInteger(id)) || typeof id === "bigint") id = String(id);
+  if (typeof id !== "string" || !strip(id)) {
+    throw new EdgeRankerError(`a document id must be a non-blank string or an integer, got ${show(id)}`);
+  }
+  if (!id.isWellFormed()) throw new EdgeRankerError(`document id ${show(id)} is not valid Unicode (a lone surrogate)`);
   return id;
 }
 
 function published(value, id) {
   if (value === undefined || value === null) return null;
-  const seconds = value instanceof Date ? value.getTime() / 1000 : typeof value === "string" ? isoSeconds(value) : value;
+  const seconds = value instanceof Date ? value.getTime() / 1000 : typeof value === "string" ? isoSeconds(value, id) : value;
   if (typeof seconds !== "number" || !Number.isFinite(seconds)) {
     throw new EdgeRankerError(`document ${id}: 'published' must be unix seconds, an ISO-8601 string or a Date`);
   }
@@ -28,10 +31,25 @@ function published(value, id) {
   return seconds;
 }
 
-/** ISO-8601 as unix seconds; one without a time zone is UTC, as in Python (JavaScript would take local time). */
-function isoSeconds(text) {
-  const t = text.trim().replace(/^(\d{4}-\d\d-\d\d) (?=\d)/, "$1T");
-  return Date.parse(/T.*(?:Z|[+-]\d\d:?\d\d)$/i.test(t) || !t.includes("T") ? t : `${t}Z`) / 1000;
+/**
+ * ISO-8601's extended form as unix seconds: a date, then optionally "T" or a space and a time to the minute, second
+ * or fraction, then optionally "Z" or an offset (+HH:MM). One without a zone is UTC, as in Python (Date.parse would
+ * take local time); any other form is refused rather than guessed. Python takes a few more (week dates, basic form).
+ */
+const ISO = /^(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(\.\d{1,6})?)?(Z|[+-]\d\d:\d\d)?)?$/;
+
+function isoSeconds(text, id) {
+  const m = ISO.exec(text);
+  const [, y, mo, d, h = "00", mi = "00", sec = "00", frac = "", zone = "Z"] = m ?? [];
+  const ms = m && Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${sec}${frac.padEnd(frac ? 4 : 0, "0").slice(0, 4)}${zone}`);
+  const exact = m && new Date(Date.UTC(+y, +mo - 1, +d)).getUTCDate() === +d && +h < 24 && +mi < 60 && +sec < 60;
+  if (!exact || !Number.isFinite(ms)) {
+    throw new EdgeRankerError(
+      `document ${id}: 'published' is not an ISO-8601 time (YYYY-MM-DD, then optionally THH:MM[:SS] and Z or ` +
+        `+HH:MM): ${show(text)}`,
+    );
+  }
+  return ms / 1000 + (frac.length > 4 ? Number(`0.000${frac.slice(4)}`) : 0);
 }
 
 /** One document as {id, text, published}. */
@@ -53,11 +71,14 @@ export function documents(docs) {
   if (!Array.isArray(docs)) {
     throw new EdgeRankerError(`docs must be an array of documents ({id, text} objects, [id, text] pairs or texts), got ${typeName(docs)}`);
   }
+  for (let i = 0; i < docs.length; i++) {
+    if (!(i in docs)) throw new EdgeRankerError(`docs has a hole at position ${i}: every position must hold a document`);
+  }
   const out = docs.map(toDocument);
   const seen = new Map();
   out.forEach((d, i) => {
     if (seen.has(d.id)) {
-      throw new EdgeRankerError(`document id ${JSON.stringify(d.id)} appears twice (positions ${seen.get(d.id) + 1} and ${i + 1})`);
+      throw new EdgeRankerError(`document id ${show(d.id)} appears twice (positions ${seen.get(d.id) + 1} and ${i + 1})`);
     }
     seen.set(d.id, i);
   });

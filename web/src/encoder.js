@@ -5,7 +5,7 @@ import * as ort from "onnxruntime-web";
 import { EdgeRankerError } from "./errors.js";
 import { folderOf } from "./files.js";
 import { modelKey, parseManifest, verifiedBytes } from "./manifest.js";
-import { typeName } from "./text.js";
+import { cleanText, show, typeName } from "./text.js";
 import { WordPiece, splitWindows } from "./tokenizer.js";
 
 const ROLES = ["query", "passage"];
@@ -15,7 +15,11 @@ export class Encoder {
    * Load a model folder: a path in Node, a URL (or a path relative to the page) in the browser. Every file the
    * manifest lists is checked by size and SHA-256 before use (`verify: false` skips it, for a folder already checked).
    */
-  static async load(source, { verify = true, batchSize = 32 } = {}) {
+  static async load(source, options) {
+    if (options !== undefined && options !== null && typeof options !== "object") {
+      throw new EdgeRankerError(`Encoder.load's options must be an object, got ${typeName(options)}`);
+    }
+    const { verify = true, batchSize = 32 } = options ?? {};
     const folder = folderOf(source);
     const manifest = parseManifest(await verifiedBytes(folder, { files: {} }, "manifest.json", false));
     const graph = await verifiedBytes(folder, manifest, manifest.onnx, verify);
@@ -38,7 +42,42 @@ export class Encoder {
     if (inputs !== "attention_mask,input_ids") {
       throw new EdgeRankerError(`${String(folder)}: the graph's inputs are ${inputs}, not input_ids and attention_mask`);
     }
-    return new Encoder(manifest, tokenizer, session, await modelKey(manifest), batchSize);
+    const encoder = new Encoder(manifest, tokenizer, session, await modelKey(manifest), batchSize);
+    await encoder.checkGraph(String(folder));
+    return encoder;
+  }
+
+  /**
+   * Two runs that name a folder whose manifest does not fit its graph at load, not at the first text that meets the
+   * fault (as Python's Encoder does): the tokenizer's largest id, then max_length tokens, each a finite vector of
+   * the manifest's dim; and room beside [CLS], [SEP] and the longest role prefix for text.
+   */
+  async checkGraph(where) {
+    const longest = Math.max(0, ...Object.values(this.prefixTokens));
+    if (longest + 2 >= this.manifest.maxLength) {
+      throw new EdgeRankerError(
+        `${where}: max_length=${this.manifest.maxLength} leaves no room for text beside [CLS], [SEP] and a ` +
+          `${longest}-token role prefix: every text would get the same vector`,
+      );
+    }
+    const top = Math.max(...this.tokenizer.library.get_vocab(true).values());
+    const pad = this.tokenizer.library.token_to_id("[PAD]") ?? 0;
+    for (const [ids, what] of [
+      [[top], `tokenizer.json's ids (up to ${top})`],
+      [new Array(this.manifest.maxLength).fill(pad), `max_length=${this.manifest.maxLength} tokens, as the manifest says`],
+    ]) {
+      let out;
+      try {
+        const t = (values) => new ort.Tensor("int64", BigInt64Array.from(values, BigInt), [1, values.length]);
+        out = (await this.session.run({ input_ids: t(ids), attention_mask: t(ids.map(() => 1)) }))[this.session.outputNames[0]];
+      } catch (err) {
+        throw new EdgeRankerError(`${where}: the graph cannot read ${what} (${String(err.message).slice(0, 200)})`);
+      }
+      if (out.dims.length !== 2 || out.dims[1] !== this.dim) {
+        throw new EdgeRankerError(`${where}: the graph gives vectors of shape [${out.dims.slice(1)}], the manifest says dim=${this.dim}`);
+      }
+      if (!out.data.every(Number.isFinite)) throw new EdgeRankerError(`${where}: the graph gives vectors that are not finite`);
+    }
   }
 
   constructor(manifest, tokenizer, session, key, batchSize) {
@@ -64,36 +103,45 @@ export class Encoder {
 
   /** The part of a text this model reads, which BM25 reads too. */
   cut(text) {
-    return this.tokenizer.cut(text);
+    return this.tokenizer.cut(cleanText(text));
   }
 
   /** The share of the words the model reads of a text that its vocabulary can only give as [UNK]. */
   unknownShare(text) {
-    return this.tokenizer.unknownShare(text, (this.manifest.maxLength - 2) * this.manifest.windows);
+    return this.tokenizer.unknownShare(cleanText(text), (this.manifest.maxLength - 2) * this.manifest.windows);
+  }
+
+  /** A role this model has ("query", "passage"), or none. */
+  role(role) {
+    if (role === undefined || role === null) return undefined;
+    if (!ROLES.includes(role)) throw new EdgeRankerError(`role must be 'query' or 'passage', got ${show(role)}`);
+    if (!this.roles.length) {
+      throw new EdgeRankerError(`model '${this.name}' has no roles (it embeds queries and passages alike): call encode without a role`);
+    }
+    return role;
   }
 
   /** Token ids [CLS] prefix text [SEP] of a text in a role, as far as the model reads. */
   tokenize(text, role) {
-    return this.tokenizer.encode(text, role ? this.manifest.prefixes[role] : "");
+    const as = this.role(role);
+    return this.tokenizer.encode(cleanText(text), as ? this.manifest.prefixes[as] : "");
   }
 
   /** tokenize's ids as the graph reads them: by the manifest's windows. */
   windowsOf(ids, role) {
-    return splitWindows(ids, this.manifest.maxLength, this.manifest.windows, role ? this.prefixTokens[role] : 0);
+    const as = this.role(role);
+    return splitWindows(ids, this.manifest.maxLength, this.manifest.windows, as ? this.prefixTokens[as] : 0);
   }
 
   /**
    * Unit-length vectors: one Float32Array for a text, an array of them for an array of texts. `role`: "query" or
    * "passage" for a model with roles; left out, a text is embedded as a document ("passage"), as the Ranker does.
    */
-  async encode(texts, { role } = {}) {
-    if (role !== undefined && role !== null) {
-      if (!this.roles.length) {
-        throw new EdgeRankerError(`model '${this.name}' has no roles (it embeds queries and passages alike): call encode without a role`);
-      }
-      if (!ROLES.includes(role)) throw new EdgeRankerError(`role must be 'query' or 'passage', got ${JSON.stringify(role)}`);
+  async encode(texts, options) {
+    if (options !== undefined && options !== null && typeof options !== "object") {
+      throw new EdgeRankerError(`encode's options must be an object, got ${typeName(options)}`);
     }
-    const as = role ?? (this.roles.length ? "passage" : undefined);
+    const as = this.role(options?.role) ?? (this.roles.length ? "passage" : undefined);
     const single = typeof texts === "string";
     if (!single && !Array.isArray(texts)) {
       throw new EdgeRankerError(`texts must be a string or an array of strings, got ${typeName(texts)}`);
@@ -151,9 +199,21 @@ export class Encoder {
     return vectors;
   }
 
+  /** Frees the model's inference session (its WebAssembly memory); the Encoder cannot encode after. */
+  async release() {
+    await this.session.release();
+  }
+
   /** The cosine of every vector of `a` with every vector of `b` (one vector is one row), as sentence-transformers'. */
   static similarity(a, b) {
-    const rows = (v) => (ArrayBuffer.isView(v) || typeof v[0] === "number" ? [v] : v);
+    const vector = (v) => (ArrayBuffer.isView(v) || Array.isArray(v)) && v.length > 0 && Array.from(v).every(Number.isFinite);
+    const rows = (v) => {
+      const out = vector(v) ? [v] : v;
+      if (!Array.isArray(out) || !out.length || !out.every(vector)) {
+        throw new EdgeRankerError(`similarity takes vectors (arrays of numbers) or lists of them, got ${typeName(v)}`);
+      }
+      return out;
+    };
     const unit = (v) => {
       const n = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
       return Array.from(v, (x) => x / Math.max(n, 1e-12));

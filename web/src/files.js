@@ -18,6 +18,9 @@ export function folderOf(source) {
 
 /** The bytes of a file in a folder (folderOf's). */
 export async function readBytes(folder, name) {
+  if (typeof folder !== "string" && !new URL(name, folder).href.startsWith(folder.href)) {
+    throw new EdgeRankerError(`manifest.json names ${name}, which is not a file inside the model folder ${folder}`);
+  }
   if (typeof folder === "string" || folder.protocol === "file:") {
     const { readFile } = await import("node:fs/promises");
     const { join } = await import("node:path");

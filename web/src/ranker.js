@@ -10,9 +10,9 @@ import { EdgeRankerError, Unlearnable } from "./errors.js";
 import * as fusion from "./fusion.js";
 import { DAY, DEFAULT_CONFIG, active, addViewTime, dot, personalScores, react } from "./interests.js";
 import { bm25, counts, coverage, matched } from "./lexical.js";
-import { copyState, emptyState } from "./state.js";
+import { emptyState } from "./state.js";
 import { MemoryStore } from "./stores/memory.js";
-import { cleanText, hasWord, strip, terms, typeName } from "./text.js";
+import { cleanText, hasWord, show, strip, terms, typeName } from "./text.js";
 
 /** The semantic model's share of an interest's cosine (the relevance model has the rest), as in Python. */
 export const SEMANTIC_SHARE = 0.65;
@@ -20,8 +20,8 @@ const SEMANTIC_SCALE = Math.fround(Math.sqrt(SEMANTIC_SHARE));
 const PASSAGE_SCALE = Math.fround(Math.sqrt(1 - SEMANTIC_SHARE));
 /** A text with a larger share of words unknown to the semantic vocabulary is one the models cannot read. */
 export const UNKNOWN_LIMIT = 0.5;
-/** Vectors, terms and flags of recently seen texts kept in memory, per kind. */
-const CACHE_ENTRIES = 20_000;
+/** Vectors (per model), terms and flags of recently seen texts kept in memory, each. */
+const CACHE_ENTRIES = 100_000;
 const MAX_VIEW_S = DAY;
 
 /** A map that forgets its least recently used entries past `limit`. */
@@ -47,15 +47,42 @@ class Cache extends Map {
 
 function weight(name, value) {
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-    throw new EdgeRankerError(`the ${name} weight must be a finite number >= 0, got ${String(value)}`);
+    throw new EdgeRankerError(`the ${name} weight must be a finite number >= 0, got ${show(value)}`);
   }
   return value;
 }
 
 function seconds(name, value, fallback) {
   const v = value ?? fallback;
-  if (typeof v !== "number" || !Number.isFinite(v)) throw new EdgeRankerError(`'${name}' must be finite unix seconds, got ${String(v)}`);
+  if (typeof v !== "number" || !Number.isFinite(v)) throw new EdgeRankerError(`'${name}' must be finite unix seconds, got ${show(v)}`);
   return v;
+}
+
+/** A call's options: an object, or nothing for the defaults. */
+function given(options, call) {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== "object" || Array.isArray(options)) {
+    throw new EdgeRankerError(`${call}'s options must be an object, got ${typeName(options)}`);
+  }
+  return options;
+}
+
+/** The interests' settings over the defaults, checked as Python's CoIConfig checks them. */
+function interestConfig(config) {
+  const out = { ...DEFAULT_CONFIG, ...given(config, "config") };
+  const unknown = Object.keys(out).filter((k) => !(k in DEFAULT_CONFIG));
+  if (unknown.length) throw new EdgeRankerError(`config has no setting ${unknown.join(", ")}; it has ${Object.keys(DEFAULT_CONFIG).join(", ")}`);
+  for (const name of ["shiftFactor", "threshold", "horizonDays", "decayRatePerDay"]) {
+    if (typeof out[name] !== "number" || !Number.isFinite(out[name])) {
+      throw new EdgeRankerError(`config.${name} must be a finite number, got ${show(out[name])}`);
+    }
+  }
+  if (!Number.isInteger(out.minPositiveCois)) throw new EdgeRankerError(`config.minPositiveCois must be a whole number, got ${show(out.minPositiveCois)}`);
+  if (!(out.shiftFactor > 0 && out.shiftFactor <= 1)) throw new EdgeRankerError(`config.shiftFactor must be in (0, 1], got ${out.shiftFactor}`);
+  if (!(out.threshold >= -1 && out.threshold <= 1)) throw new EdgeRankerError(`config.threshold must be a cosine in [-1, 1], got ${out.threshold}`);
+  if (out.horizonDays < 0) throw new EdgeRankerError(`config.horizonDays must be >= 0, got ${out.horizonDays}`);
+  if (out.decayRatePerDay >= 0) throw new EdgeRankerError(`config.decayRatePerDay must be negative, got ${out.decayRatePerDay}`);
+  return Object.freeze(out);
 }
 
 const clock = () => Date.now() / 1000;
@@ -66,16 +93,19 @@ export class Ranker {
    * {semantic, relevance}, each an Encoder, a folder path or a URL (relevance: null for no queries). `store`: where
    * the user's reactions are kept (an IndexedDBStore, a FileStore; default a MemoryStore, which keeps nothing).
    */
-  static async load({ models, store = new MemoryStore(), ...options } = {}) {
-    if (models === undefined || models === null) {
-      throw new EdgeRankerError("Ranker.load needs models: the folder (path or URL) holding 'semantic' and 'relevance', or {semantic, relevance}");
+  static async load(options) {
+    const { models, store = new MemoryStore(), ...rest } = given(options, "Ranker.load");
+    const folder = (typeof models === "string" && models) || models instanceof URL;
+    if (!folder && (typeof models !== "object" || models === null || !("semantic" in models) || !("relevance" in models))) {
+      throw new EdgeRankerError(
+        "Ranker.load needs models: the folder (path or URL) holding 'semantic' and 'relevance', or {semantic, relevance} " +
+          `(relevance: null for a feed without search), got ${show(models)}`,
+      );
     }
-    const named = typeof models === "string" || models instanceof URL
-      ? { semantic: join(models, "semantic"), relevance: join(models, "relevance") }
-      : models;
+    const named = folder ? { semantic: join(models, "semantic"), relevance: join(models, "relevance") } : models;
     const load = (m) => (m instanceof Encoder || m === null || m === undefined ? m ?? null : Encoder.load(m));
     const [semantic, relevance] = await Promise.all([load(named.semantic), load(named.relevance)]);
-    const ranker = new Ranker(semantic, relevance, store, options);
+    const ranker = new Ranker(semantic, relevance, store, rest);
     await ranker.open();
     return ranker;
   }
@@ -88,11 +118,11 @@ export class Ranker {
     if (semantic.manifest.kind === "relevance" && relevance?.manifest.kind === "semantic") {
       throw new EdgeRankerError("the models are swapped: give the semantic model as semantic and the relevance one as relevance");
     }
-    if (!store || typeof store.load !== "function" || typeof store.save !== "function") {
+    if (!store || typeof store.load !== "function" || typeof store.update !== "function") {
       throw new EdgeRankerError(`store must be a MemoryStore, IndexedDBStore or FileStore, got ${typeName(store)}`);
     }
-    const { personalWeight = fusion.PERSONAL_WEIGHT, lexicalWeight = fusion.LEXICAL_WEIGHT } = options;
-    const { semanticQueryWeight = fusion.SEMANTIC_QUERY_WEIGHT, k = fusion.RRF_K, config = {} } = options;
+    const { personalWeight = fusion.PERSONAL_WEIGHT, lexicalWeight = fusion.LEXICAL_WEIGHT } = given(options, "Ranker");
+    const { semanticQueryWeight = fusion.SEMANTIC_QUERY_WEIGHT, k = fusion.RRF_K, config } = given(options, "Ranker");
     this.semantic = semantic;
     this.relevance = relevance;
     this.store = store;
@@ -101,27 +131,30 @@ export class Ranker {
     this.semanticQueryWeight = weight("semantic query", semanticQueryWeight);
     if (!Number.isInteger(k) || k < 1 || k > 1e9) throw new EdgeRankerError(`RRF k must be a whole number from 1 to 10**9, got ${k}`);
     this.k = k;
-    this.config = Object.freeze({ ...DEFAULT_CONFIG, ...config });
+    this.config = interestConfig(config);
     this.modelKey = relevance ? `${semantic.key}+${relevance.key}@${SEMANTIC_SHARE}` : semantic.key;
-    this.cache = new Cache(CACHE_ENTRIES);
+    this.caches = { s: new Cache(CACHE_ENTRIES), p: new Cache(CACHE_ENTRIES), t: new Cache(CACHE_ENTRIES) };
     this.flags = new Cache(CACHE_ENTRIES);
     this.state = emptyState(this.modelKey);
     this.turn = Promise.resolve();
   }
 
   /** Reads the store; reactions stored under other models are embedded again from their texts. */
-  async open() {
-    return this.inTurn(async () => {
-      const stored = await this.store.load();
-      if (!stored) return;
-      if (stored.modelKey === this.modelKey) {
-        this.state = stored;
-        return;
-      }
-      const next = await this.adopted(stored);
-      await this.store.save(next);
-      this.state = next;
-    });
+  open() {
+    return this.inTurn(() => this.refresh());
+  }
+
+  /** The stored state, read again (another tab or process may have changed it), taken into these models' space. */
+  async refresh() {
+    const stored = await this.store.load();
+    if (stored && stored.modelKey !== this.modelKey) {
+      const adopted = await this.adopted(stored);
+      const same = (now) => now?.modelKey === stored.modelKey && now.nextEvent === stored.nextEvent;
+      this.state = await this.store.update((now) => (same(now) ? adopted : now ?? emptyState(this.modelKey)));
+      if (this.state?.modelKey !== this.modelKey) return this.refresh(); // changed meanwhile: adopt what is there now
+    } else {
+      this.state = stored ?? emptyState(this.modelKey);
+    }
   }
 
   /** Calls one at a time, in the order made: a like waits for the rank before it, as on the JVM. */
@@ -131,40 +164,43 @@ export class Ranker {
     return run;
   }
 
-  /** A change made on a copy and saved before it counts: a store that fails leaves the user's state as it was. */
+  /**
+   * A change made on the stored state as it is now (another Ranker on the same store may have added to it) and saved
+   * before it counts: a store that fails leaves the user's state as it was.
+   */
   async change(mutate) {
-    const next = copyState(this.state);
-    const result = await mutate(next);
+    let result;
     try {
-      await this.store.save(next);
+      this.state = await this.store.update((stored) => {
+        const state = stored ?? emptyState(this.modelKey);
+        if (state.modelKey !== this.modelKey) {
+          throw new EdgeRankerError("the store was changed by a Ranker of other models meanwhile: load the Ranker again");
+        }
+        result = mutate(state);
+        return state;
+      });
     } catch (err) {
+      if (err instanceof EdgeRankerError && err.message.startsWith("the store was changed")) throw err;
       throw new EdgeRankerError(`the store could not save the change, so nothing changed: ${err.message}`);
     }
-    this.state = next;
     return result;
   }
 
-  /** A text's semantic vector. */
+  /** A text's semantic vector, as rank uses it. */
   async embed(text) {
-    return this.vector(this.semantic, "s", cleanText(text));
+    return (await this.vectors(this.semantic, "s", [cleanText(text)]))[0];
   }
 
-  async vector(encoder, kind, text) {
-    const key = `${kind}\u0000${text}`;
-    const hit = this.cache.get(key);
-    if (hit) return hit;
-    const v = await encoder.encode(text, { role: kind === "p" ? "passage" : undefined });
-    return this.cache.take(key, () => v);
-  }
-
-  /** The vectors of many texts, those not cached embedded in batches. */
+  /** The vectors of texts ("s": semantic, "p": passage), those not cached embedded in batches. */
   async vectors(encoder, kind, texts) {
-    const missing = [...new Set(texts.filter((t) => !this.cache.has(`${kind}\u0000${t}`)))];
+    const cache = this.caches[kind];
+    const found = new Map(texts.filter((t) => cache.has(t)).map((t) => [t, cache.take(t)]));
+    const missing = [...new Set(texts.filter((t) => !found.has(t)))];
     if (missing.length) {
-      const found = await encoder.encode(missing, { role: kind === "p" ? "passage" : undefined });
-      missing.forEach((t, i) => this.cache.take(`${kind}\u0000${t}`, () => found[i]));
+      const made = await encoder.encode(missing, { role: kind === "p" ? "passage" : undefined });
+      missing.forEach((t, i) => found.set(t, cache.take(t, () => made[i])));
     }
-    return Promise.all(texts.map((t) => this.vector(encoder, kind, t)));
+    return texts.map((t) => found.get(t));
   }
 
   /** What a like stores and what interests score: the semantic vector, with the passage vector beside it. */
@@ -197,26 +233,26 @@ export class Ranker {
   }
 
   /** The user liked a document ({id, text} or [id, text]); resolves to the reaction's event number once stored. */
-  like(doc, { ts } = {}) {
-    return this.feedback(doc, "like", ts);
+  like(doc, options) {
+    return this.feedback(doc, "like", options);
   }
 
   /** The user disliked a document; resolves to the reaction's event number once stored. */
-  dislike(doc, { ts } = {}) {
-    return this.feedback(doc, "dislike", ts);
+  dislike(doc, options) {
+    return this.feedback(doc, "dislike", options);
   }
 
-  feedback(doc, reaction, ts) {
+  feedback(doc, reaction, options) {
     return this.inTurn(async () => {
       const d = reacted(doc);
-      const at = reactionTime(ts);
+      const at = reactionTime(given(options, reaction).ts);
       if (!this.hasWord(d.text)) {
-        throw new Unlearnable(`document ${JSON.stringify(d.id)} has no word to learn an interest from (empty, or only punctuation or emoji)`);
+        throw new Unlearnable(`document ${show(d.id)} has no word to learn an interest from (empty, or only punctuation or emoji)`);
       }
       if (!this.readable(d.text)) {
         const share = Math.ceil(100 * this.semantic.unknownShare(d.text) - 1e-9);
         throw new Unlearnable(
-          `document ${JSON.stringify(d.id)} is not one the models can read: ${share}% of its words are unknown to their ` +
+          `document ${show(d.id)} is not one the models can read: ${share}% of its words are unknown to their ` +
             "vocabulary (a script it lacks, or symbols within words): no interest is learnt from it",
         );
       }
@@ -235,7 +271,7 @@ export class Ranker {
     return this.inTurn(async () => {
       const d = reacted(doc);
       if (typeof spent !== "number" || !(spent >= 0 && spent <= MAX_VIEW_S)) {
-        throw new EdgeRankerError(`view time must be from 0 to ${MAX_VIEW_S} seconds (a day), got ${String(spent)}`);
+        throw new EdgeRankerError(`view time must be from 0 to ${MAX_VIEW_S} seconds (a day), got ${show(spent)}`);
       }
       if (!this.learnable(d.text)) return;
       const [vector] = await this.interestVectors([d.text]);
@@ -247,13 +283,12 @@ export class Ranker {
   undo(id) {
     return this.inTurn(async () => {
       const docId = documentId(id);
-      const gone = this.state.events.filter((e) => e.id === docId).length;
-      if (!gone) return 0;
-      await this.change((state) => {
+      return this.change((state) => {
         const kept = state.events.filter((e) => e.id !== docId);
-        Object.assign(state, replayed(state, kept, this.config));
+        const gone = state.events.length - kept.length;
+        if (gone) Object.assign(state, replayed(state, kept, this.config));
+        return gone;
       });
-      return gone;
     });
   }
 
@@ -262,7 +297,8 @@ export class Ranker {
     return this.inTurn(async () => {
       await this.store.erase();
       this.state = emptyState(this.modelKey);
-      this.cache.clear();
+      Object.values(this.caches).forEach((c) => c.clear());
+      this.flags.clear();
     });
   }
 
@@ -281,8 +317,12 @@ export class Ranker {
    * when given, a query; resolves to the results, best first. `personalWeight`: how much the interests move this
    * query's results (0: the query alone); a feed without a query is ordered by the interests.
    */
-  rank(docs, { query, now, personalWeight } = {}) {
-    return this.inTurn(() => this.ranked(docs, query, now, personalWeight));
+  rank(docs, options) {
+    return this.inTurn(async () => {
+      const { query, now, personalWeight } = given(options, "rank");
+      await this.refresh();
+      return this.ranked(docs, query, now, personalWeight);
+    });
   }
 
   async ranked(docs, query, now, personalWeight) {
@@ -349,7 +389,7 @@ export class Ranker {
     const q = await rel.encode(query, { role: rel.roles.length ? "query" : undefined });
     const search = { relevance: passages.map((p) => dot(p, q)) };
     search.words = terms(rel.cut(query));
-    search.feed = texts.map((t) => this.cache.take(`t\u0000${t}`, () => counts(terms(rel.cut(t)))));
+    search.feed = texts.map((t) => this.caches.t.take(t, () => counts(terms(rel.cut(t)))));
     search.cover = coverage(search.words, search.feed);
     if (this.lexicalWeight) search.lexical = bm25(search.words, search.feed);
     if (this.semanticQueryWeight && search.cover < 1) {
@@ -383,7 +423,7 @@ export class Ranker {
     const next = { ...replayed({ positives: [] }, events, this.config), modelKey: this.modelKey, nextEvent: stored.nextEvent };
     for (const { event, seconds: spent } of dwell) {
       const like = events.find((e) => e.event === event && !e.left);
-      if (like) moveDwell(next.positives, like.vector, spent, this.config);
+      if (like) moveDwell(next.positives, like.vector, spent, -Infinity); // to the like's own interest, as Python
     }
     return next;
   }
@@ -393,18 +433,19 @@ export class Ranker {
 function replayed(state, events, config) {
   const out = { events, positives: [], negatives: [] };
   for (const e of events) if (!e.left) react(out, e.vector, e.reaction === "like", e.ts, config);
-  for (const c of state.positives) if (c.viewTime > 0) moveDwell(out.positives, c.point, c.viewTime, config);
+  for (const c of state.positives) if (c.viewTime > 0) moveDwell(out.positives, c.point, c.viewTime, config.threshold);
   return out;
 }
 
-function moveDwell(positives, point, spent, config) {
+/** Dwell time to the closest liked interest, when their cosine reaches `threshold`. */
+function moveDwell(positives, point, spent, threshold) {
   let best = -1;
   let sim = -Infinity;
   positives.forEach((c, i) => {
     const s = c.point.length === point.length ? dot(c.point, point) : -Infinity;
     if (s > sim) [best, sim] = [i, s];
   });
-  if (best >= 0 && sim >= config.threshold) positives[best].viewTime += spent;
+  if (best >= 0 && sim >= threshold) positives[best].viewTime += spent;
 }
 
 /** A reaction's time: now by default; refused when not finite or more than a day ahead of the clock. */
@@ -412,7 +453,7 @@ function reactionTime(ts) {
   const now = clock();
   if (ts === undefined || ts === null) return now;
   if (typeof ts !== "number" || !Number.isFinite(ts) || ts < 0) {
-    throw new EdgeRankerError(`feedback time must be finite, non-negative unix seconds, got ${String(ts)}`);
+    throw new EdgeRankerError(`feedback time must be finite, non-negative unix seconds, got ${show(ts)}`);
   }
   if (ts > now + DAY) throw new EdgeRankerError(`feedback time ${ts} is more than a day in the future (now is ${Math.round(now)})`);
   return ts;

@@ -2,6 +2,7 @@
 // tokenizers library drops, spaces, splits off or lowercases, from the table the JVM core reads too. The table, not
 // the JavaScript engine's Unicode classes: an engine knows another Unicode version than the tokenizers library, and
 // @huggingface/tokenizers' own normaliser split "Dash⹃with" where the Rust library keeps one word.
+import { EdgeRankerError } from "./errors.js";
 import TABLE from "./unicode-table.js";
 
 const ranges = { first: [], last: [], kind: [] };
@@ -62,7 +63,7 @@ function isPunctuation(c) {
 /** Any value as a text: null and undefined are empty, lone surrogates become "?" (Python's encode "replace"). */
 export function cleanText(text) {
   if (text === null || text === undefined) return "";
-  if (typeof text !== "string") throw new TypeError(`a text must be a string, got ${typeName(text)}`);
+  if (typeof text !== "string") throw new EdgeRankerError(`a text must be a string, got ${typeName(text)}`);
   return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "?");
 }
 
@@ -87,14 +88,13 @@ function isSpace(c) {
   );
 }
 
-/** Python's str.strip(): without leading and trailing white space. */
+/** Python's str.strip(): without leading and trailing white space (every such character is one UTF-16 unit). */
 export function strip(text) {
-  const cps = Array.from(text, (ch) => ch.codePointAt(0));
   let a = 0;
-  let b = cps.length;
-  while (a < b && isSpace(cps[a])) a++;
-  while (b > a && isSpace(cps[b - 1])) b--;
-  return String.fromCodePoint(...cps.slice(a, b));
+  let b = text.length;
+  while (a < b && isSpace(text.charCodeAt(a))) a++;
+  while (b > a && isSpace(text.charCodeAt(b - 1))) b--;
+  return text.slice(a, b);
 }
 
 /** Whether a text holds a letter or number: one without holds nothing interests or a query can match. */
@@ -154,4 +154,12 @@ export function typeName(value) {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   return typeof value === "object" ? value.constructor?.name ?? "object" : typeof value;
+}
+
+/** A value as an error message shows it: short, and never itself a failure (a BigInt, a cycle). */
+export function show(value) {
+  if (typeof value === "string") return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+  if (typeof value === "number" || typeof value === "boolean" || value === null || value === undefined) return String(value);
+  if (typeof value === "bigint") return `${value}n`;
+  return typeName(value);
 }

@@ -107,6 +107,17 @@ test("a damaged or incomplete folder is refused in one line, naming the file", a
     await assert.rejects(Encoder.load(folder), /tokenizer\.json is truncated or altered: 1000 bytes/);
     await rm(join(folder, "model.onnx"));
     await assert.rejects(Encoder.load(folder), /cannot read the model file .*model\.onnx: no such file/);
+    const manifest = JSON.parse(await readFile(join(`${MODELS}relevance`, "manifest.json"), "utf8"));
+    await writeFile(tokenizer, original);
+    await cp(join(`${MODELS}relevance`, "model.onnx"), join(folder, "model.onnx"));
+    for (const [change, said] of [
+      [{ dim: 64 }, /the graph gives vectors of shape \[128\], the manifest says dim=64/],
+      [{ max_length: 3 }, /max_length=3 leaves no room for text beside \[CLS\], \[SEP\] and a \d+-token role prefix/],
+      [{ onnx: "%2e%2e/semantic/model.onnx" }, /not a file inside the model folder/],
+    ]) {
+      await writeFile(join(folder, "manifest.json"), JSON.stringify({ ...manifest, ...change }));
+      await assert.rejects(Encoder.load(new URL(`file://${folder}/`)), said);
+    }
     await writeFile(join(folder, "manifest.json"), "{not json");
     await assert.rejects(Encoder.load(folder), /manifest\.json is corrupted \(not valid JSON/);
     await writeFile(join(folder, "manifest.json"), JSON.stringify({ schema_version: 9 }));

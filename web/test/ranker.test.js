@@ -103,7 +103,7 @@ test("a store that fails to save changes nothing: the reaction is refused, the e
   const ranker = await fresh(store);
   await ranker.like(FEED[0], { ts: NOW });
   const before = await ranker.rank(FEED, { now: NOW });
-  store.save = async () => {
+  store.update = async () => {
     throw new Error("disk full");
   };
   await assert.rejects(ranker.like(FEED[2], { ts: NOW }), /could not save the change, so nothing changed: disk full/);
@@ -124,6 +124,27 @@ test("reactions stored under other models are embedded again from their texts", 
   assert.equal(state.events[0].vector.length, 128, "the like now lives in the semantic model's space alone");
   assert.equal((await alone.rank(FEED, { now: NOW }))[0].id, "space-1");
   await assert.rejects(alone.rank(FEED, { query: "moon" }), /a query needs a relevance model/);
+});
+
+test("options, settings and texts an app may get wrong are refused in words, as rejected promises", async () => {
+  const ranker = await fresh();
+  await assert.rejects(ranker.like(FEED[0], 5), /like's options must be an object/);
+  await assert.rejects(ranker.rank(FEED, "soup"), /rank's options must be an object/);
+  assert.deepEqual(ids(await ranker.rank(FEED, null)).length, 6, "null options are the defaults");
+  await assert.rejects(ranker.like({ id: 2n ** 70n, text: "The rocket reached orbit." }, { ts: "123" }), /feedback time must be .* got "123"/);
+  await assert.rejects(ranker.rank([{ id: 1e20, text: "x" }]), /past 2\*\*53.*give it as a string/);
+  await assert.rejects(ranker.rank(new Array(2)), /docs has a hole at position 0/);
+  await assert.rejects(ranker.rank([{ id: "a", text: "x", published: "2024/01/01 12:30" }]), /not an ISO-8601 time/);
+  await assert.rejects(ranker.embed(42), /a text must be a string, got number/);
+  const long = "word ".repeat(40_000);
+  assert.equal((await ranker.rank(FEED, { query: `  ${long}` })).length, 6, "a 200,000-character query is ranked");
+  await assert.rejects(Ranker.load({ models: { semantic, relevance }, config: { decayRatePerDay: 0 } }), /decayRatePerDay must be negative/);
+  await assert.rejects(Ranker.load({ models: { semantic, relevance }, config: { treshold: 0.5 } }), /config has no setting treshold/);
+  await assert.rejects(Ranker.load({ models: { semantic } }), /relevance: null for a feed without search/);
+  await assert.rejects(Ranker.load({ models: "" }), /Ranker.load needs models/);
+  assert.throws(() => Encoder.similarity(null, [1, 2]), /similarity takes vectors/);
+  await assert.rejects(semantic.encode("x", "query"), /encode's options must be an object/);
+  assert.throws(() => relevance.tokenize("x", "constructor"), /role must be 'query' or 'passage'/);
 });
 
 test("the models given the wrong way round, or a store that is none, are refused in words", async () => {

@@ -71,6 +71,25 @@ test("FileStore: reactions, undo and erase across restarts, the file private to 
   );
 });
 
+test("two Rankers on one store add to each other's reactions; an erase in one holds in the other", async () => {
+  for (const make of [() => new FileStore(join(dir, "shared.json")), () => new IndexedDBStore("shared")]) {
+    const [a, b] = [await Ranker.load({ models, store: make() }), await Ranker.load({ models, store: make() })];
+    await a.like(FEED[0], { ts: NOW });
+    await b.like(FEED[1], { ts: NOW });
+    await a.dislike(FEED[2], { ts: NOW });
+    const seen = (await Ranker.load({ models, store: make() })).history().map((e) => e.id);
+    assert.deepEqual(seen, ["a", "b", "c"]);
+    await Promise.all([...Array(20)].map((_, i) => (i % 2 ? a : b).like([`x${i}`, `Story number ${i} about rockets`], { ts: NOW })));
+    assert.equal((await Ranker.load({ models, store: make() })).reactions, 23, "twenty likes at once from two Rankers, all kept");
+    await b.erase();
+    await a.like(FEED[1], { ts: NOW });
+    const after = (await Ranker.load({ models, store: make() })).history().map((e) => e.id);
+    assert.deepEqual(after, ["b"], "the erase holds: only the like made after it is stored");
+    assert.equal((await a.rank(FEED, { now: NOW }))[0].id, "b", "a ranks by what the store holds now");
+    await a.erase();
+  }
+});
+
 test("FileStore writes atomically: a failed write leaves the last file whole", async () => {
   const path = join(dir, "atomic.json");
   const ranker = await Ranker.load({ models, store: new FileStore(path) });
@@ -78,7 +97,7 @@ test("FileStore writes atomically: a failed write leaves the last file whole", a
   const written = await readFile(path, "utf8");
   const gone = new FileStore(join(dir, "no-such-folder", "prefs.json"));
   const orphan = await Ranker.load({ models, store: gone });
-  await assert.rejects(orphan.like(FEED[0], { ts: NOW }), /cannot write the preferences file .*no-such-folder/);
+  await assert.rejects(orphan.like(FEED[0], { ts: NOW }), /cannot lock the preferences file .*no-such-folder/);
   assert.equal(await readFile(path, "utf8"), written);
   await ranker.erase();
 });
@@ -87,6 +106,24 @@ test("a damaged or newer preferences file is refused in one line, and left as it
   const path = join(dir, "damaged.json");
   await writeFile(path, "{half a file");
   await assert.rejects(Ranker.load({ models, store: new FileStore(path) }), /is not a preferences file \(not JSON\)/);
+  const good = join(dir, "good.json");
+  const ranker = await Ranker.load({ models, store: new FileStore(good) });
+  await ranker.like(FEED[0], { ts: NOW });
+  await ranker.like(FEED[1], { ts: NOW });
+  const record = JSON.parse(await readFile(good, "utf8"));
+  const damages = {
+    "positive interest 0 is not one": (r) => { r.positives[0] = null; },
+    "reaction 0 is not one": (r) => { r.events[0].text = 42; },
+    "has 2 numbers beside others": (r) => { r.positives[0].point = "AACAPwAAgD8="; },
+    "liked interest 0 is not one": (r) => { r.positives[0].viewCount = "x"; },
+  };
+  for (const [said, damage] of Object.entries(damages)) {
+    const copy = structuredClone(record);
+    damage(copy);
+    await writeFile(path, JSON.stringify(copy));
+    await assert.rejects(Ranker.load({ models, store: new FileStore(path) }), new RegExp(`${said.replace("positive", "liked")}|${said}`));
+  }
+  await rm(good);
   await writeFile(path, JSON.stringify({ schema: 7 }));
   await assert.rejects(Ranker.load({ models, store: new FileStore(path) }), /written by a newer edge-ranker/);
   assert.equal(await readFile(path, "utf8"), JSON.stringify({ schema: 7 }));

@@ -1,23 +1,41 @@
 // Node's store: the user's reactions in one JSON file, written atomically (a temporary file beside it, flushed,
-// then renamed over it), so that a crash leaves the old file or the new one, never half of one.
-import { open, readFile, rename, rm } from "node:fs/promises";
+// then renamed over it), so that a crash leaves the old file or the new one, never half of one. A change reads the
+// file and writes it under a lock file beside it, so that Rankers in several processes (or one) add to each other's
+// reactions instead of writing over them.
+import { randomUUID } from "node:crypto";
+import { open, readFile, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { EdgeRankerError } from "../errors.js";
 import { fromRecord, toRecord } from "../state.js";
+
+const LOCK_WAIT_MS = 10_000;
+/** Changes to one file from this process, one after another (the lock file orders processes). */
+const queues = new Map();
 
 export class FileStore {
   /** @param {string} path the JSON file of one user's preferences (created at the first reaction) */
   constructor(path) {
     if (typeof path !== "string" || !path) throw new EdgeRankerError("a FileStore needs the path of its file");
     this.path = path;
+    this.lock = join(dirname(path), `.${basename(path)}.lock`);
+    this.seen = null; // the file's identity and state when last read: an unchanged file is not parsed again
   }
 
+  /** The stored state (null: none yet). One read before, of an unchanged file, is given again: it is not changed. */
   async load() {
+    let info;
+    try {
+      info = await stat(this.path);
+    } catch (err) {
+      if (err.code === "ENOENT") return null;
+      throw new EdgeRankerError(`cannot read the preferences file ${this.path}: ${err.message}`);
+    }
+    const identity = `${info.ino}:${info.size}:${info.mtimeMs}`;
+    if (this.seen?.identity === identity) return this.seen.state;
     let text;
     try {
       text = await readFile(this.path, "utf8");
     } catch (err) {
-      if (err.code === "ENOENT") return null;
       throw new EdgeRankerError(`cannot read the preferences file ${this.path}: ${err.message}`);
     }
     let record;
@@ -26,11 +44,51 @@ export class FileStore {
     } catch {
       throw new EdgeRankerError(`${this.path} is not a preferences file (not JSON): erase it or restore a copy`);
     }
-    return fromRecord(record, this.path);
+    const state = fromRecord(record, this.path);
+    this.seen = { identity, state };
+    return state;
   }
 
-  async save(state) {
-    const temporary = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.tmp`);
+  /** The state `change` makes of the stored one (null: none yet), read and written under the lock. */
+  update(change) {
+    const previous = queues.get(this.path) ?? Promise.resolve();
+    const run = previous.then(() => this.locked(async () => {
+      this.seen = null; // a state to change is read afresh: the one given before may be shown while this one fails
+      const next = change(await this.load());
+      this.seen = null;
+      await this.write(next);
+      return next;
+    }));
+    queues.set(this.path, run.catch(() => {}));
+    return run;
+  }
+
+  async locked(task) {
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      try {
+        await (await open(this.lock, "wx", 0o600)).close();
+        break;
+      } catch (err) {
+        if (err.code !== "EEXIST") throw new EdgeRankerError(`cannot lock the preferences file ${this.path}: ${err.message}`);
+        if (Date.now() > deadline) {
+          throw new EdgeRankerError(
+            `the preferences file ${this.path} is locked by another process (${this.lock}): remove the lock file ` +
+              "if no process uses the file",
+          );
+        }
+        await new Promise((done) => setTimeout(done, 20));
+      }
+    }
+    try {
+      return await task();
+    } finally {
+      await rm(this.lock, { force: true });
+    }
+  }
+
+  async write(state) {
+    const temporary = join(dirname(this.path), `.${basename(this.path)}.${randomUUID()}.tmp`);
     try {
       const file = await open(temporary, "w", 0o600);
       try {
@@ -53,6 +111,11 @@ export class FileStore {
   }
 
   async erase() {
-    await rm(this.path, { force: true });
+    try {
+      await this.locked(() => rm(this.path, { force: true }));
+    } catch (err) {
+      throw err instanceof EdgeRankerError ? err : new EdgeRankerError(`cannot erase ${this.path}: ${err.message}`);
+    }
+    this.seen = null;
   }
 }

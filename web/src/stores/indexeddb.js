@@ -1,5 +1,6 @@
-// The browser's store: the user's reactions in IndexedDB (through idb), one record written in one transaction, so
-// a reaction is acknowledged only once it is on disk and a reload reads it back whole.
+// The browser's store: the user's reactions in IndexedDB (through idb). A change reads and writes the record in one
+// transaction, which the browser runs alone among the page's tabs, so a reaction acknowledged in one tab is never
+// overwritten by another, and a reload reads it back whole.
 import { deleteDB, openDB } from "idb";
 import { EdgeRankerError } from "../errors.js";
 import { fromRecord, toRecord } from "../state.js";
@@ -28,20 +29,38 @@ export class IndexedDBStore {
     return this.db;
   }
 
-  async load() {
-    const record = await (await this.open()).get(TABLE, KEY);
-    return record === undefined ? null : fromRecord(record, `IndexedDB database '${this.name}'`);
+  get where() {
+    return `IndexedDB database '${this.name}'`;
   }
 
-  async save(state) {
+  async load() {
+    const record = await (await this.open()).get(TABLE, KEY);
+    return record === undefined ? null : fromRecord(record, this.where);
+  }
+
+  /** The state `change` makes of the stored one (null: none yet), read and written in one transaction. */
+  async update(change) {
     const tx = (await this.open()).transaction(TABLE, "readwrite", { durability: "strict" });
-    await Promise.all([tx.store.put(toRecord(state), KEY), tx.done]);
+    tx.done.catch(() => {}); // a failure is thrown below, once
+    try {
+      const record = await tx.store.get(KEY);
+      const next = change(record === undefined ? null : fromRecord(record, this.where));
+      await tx.store.put(toRecord(next), KEY);
+      await tx.done;
+      return next;
+    } catch (err) {
+      try {
+        tx.abort();
+      } catch {
+        // already finished
+      }
+      throw err;
+    }
   }
 
   /** Deletes the whole database: nothing of the user is left in the browser's storage. */
   async erase() {
-    this.db?.close();
-    this.db = null;
+    this.close();
     await deleteDB(this.name); // other tabs of the page close theirs when asked (blocking, above)
   }
 

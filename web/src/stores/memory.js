@@ -7,11 +7,14 @@ export class MemoryStore {
   }
 
   async load() {
-    return this.record ? fromRecord(structuredClone(this.record), "the memory store") : null;
+    return this.record ? fromRecord(this.record, "the memory store") : null;
   }
 
-  async save(state) {
-    this.record = toRecord(state);
+  /** The state `change` makes of the stored one (null: none yet), kept whole or, when it throws, not at all. */
+  async update(change) {
+    const next = change(await this.load());
+    this.record = toRecord(next);
+    return next;
   }
 
   async erase() {

@@ -19,5 +19,6 @@ export async function vectors(): Promise<number[][]> {
   const [query, doc] = await Promise.all([relevance.encodeQuery("moon"), relevance.encode(["a story"], { role: "passage" })]);
   const ranker = new Ranker(await Encoder.load("models/semantic"), relevance, new FileStore("prefs.json"));
   await ranker.open();
+  await relevance.release();
   return Encoder.similarity(query, doc).concat([[ranker.reactions]], [[new MemoryStore() ? 1 : 0]]);
 }
