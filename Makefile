@@ -1,4 +1,4 @@
-# Two entry points on a fresh machine (Python 3.10+):
+# Two entry points on a fresh machine (Python 3.10+; make test also needs Node 20+ with npm):
 #   make demo   set up the runtime (numpy, onnxruntime, tokenizers) and rank a feed with the shipped models
 #   make test   set up everything (torch==2.13.0 CPU build first, then the train, fetch and dev extras), run ruff,
 #               the Python tests, the Android core's JVM golden test and the web package's tests (npm ci, then

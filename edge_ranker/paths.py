@@ -63,10 +63,10 @@ def output_folder(path: str | Path, what: str, overwrite: bool = False) -> Path:
 
 
 def write_files(files: dict[Path, bytes], mode: int = 0o666) -> None:
-    """Each of ``files`` written whole or not at all, and all of them or none: each goes to a hidden partial file
-    beside it (created with ``mode``, less the umask; 0o600 keeps it private), flushed to disk, then all are renamed
-    over their names. A failure (a full disk, a folder that is gone) changes none of them, and the partial files go
-    either way. The one way edge-ranker writes a file a user keeps: a store's export, a report, a vocabulary."""
+    """Each of ``files`` written whole or not at all: each goes to a hidden partial file beside it (created with
+    ``mode``, less the umask; 0o600 keeps it private), flushed to disk, and only once all are written are they renamed
+    over their names, so a failure while writing (a full disk) changes none of them; the partial files go either way.
+    The one way edge-ranker writes a file a user keeps: a store's export, a report, a vocabulary."""
     partial = {final: final.with_name(f".{final.name}.{secrets.token_hex(4)}.partial") for final in files}
     try:
         for final, data in files.items():

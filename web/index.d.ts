@@ -49,7 +49,7 @@ export class Encoder {
 export interface DocumentObject {
   id: string | number;
   text: string | null;
-  /** Unix seconds, a Date, or ISO-8601 as YYYY-MM-DD[THH:MM[:SS[.ffffff]]][Z|+HH:MM] (UTC when it names no zone). */
+  /** Unix seconds, a Date, or ISO-8601 as YYYY-MM-DD[(T| )HH:MM[:SS[.ffffff]][Z|±HH:MM]] (UTC when it names no zone). */
   published?: number | string | Date | null;
 }
 export type DocumentLike = DocumentObject | [string | number, string];
@@ -146,10 +146,10 @@ export class Ranker {
   lexicalWeight: number;
   semanticQueryWeight: number;
   k: number;
-  /** How many reactions the store holds. */
+  /** How many reactions the store holds, as of the last open, rank or change. */
   readonly reactions: number;
   open(): Promise<void>;
-  /** The stored reactions, oldest first. */
+  /** The stored reactions, oldest first, as of the last open, rank or change. */
   history(): Array<{ event: number; id: string; text: string; reaction: "like" | "dislike"; ts: number }>;
   /** Resolves to the reaction's event number once the store holds it. */
   like(doc: DocumentLike, options?: { ts?: number }): Promise<number>;
@@ -159,7 +159,8 @@ export class Ranker {
   undo(id: string | number): Promise<number>;
   erase(): Promise<void>;
   learnable(text: string): boolean;
-  embed(text: string): Promise<Float32Array>;
+  /** The vectors rank uses for documents, one per document ("semantic", or "passage" with a relevance model). */
+  embed(docs: Array<DocumentLike | string>, options?: { role?: "semantic" | "passage" }): Promise<Float32Array[]>;
   rank(
     docs: Array<DocumentLike | string>,
     options?: { query?: string | null; now?: number; personalWeight?: number },

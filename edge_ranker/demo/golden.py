@@ -155,7 +155,6 @@ WORDLESS = Document("no-words", "\U0001f642 \u2026 !!")
 SCRIPT_QUERY = "\u0e1f\u0e38\u0e15\u0e1a\u0e2d\u0e25"  # football
 # A Thai query no document has a word of ("tax"): it adds no order, so the interests alone rank.
 BLIND_QUERY = "\u0e20\u0e32\u0e29\u0e35"
-# "football team wins"
 # After the scenario: time on a liked story, then a liked document's reactions undone (both of its likes), whose
 # interest's dwell time moves to the closest rebuilt one
 STEPS = (("viewed", "space-en-1", 95.0), ("viewed", "cooking-it-1", 40.0), ("undo", "h2", None))
@@ -170,6 +169,7 @@ COLD = [
     {"id": "c-seconds", "text": "Nowy most otwarty.", "published": 1763631000.5},
     {"id": "c-space", "text": "Yeni köprü açıldı.", "published": "2026-11-20 09:50"},
 ]
+# "football team wins"
 UNREADABLE = Document("thai", SCRIPT_QUERY + " \u0e17\u0e35\u0e21\u0e0a\u0e32\u0e15\u0e34 \u0e0a\u0e19\u0e30")
 
 
@@ -233,7 +233,7 @@ def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -
     (out / "scenario.tsv").write_text(scenario, encoding="ascii")
     write_steps(ranker, docs, history, now, out)
     ranker.store.close()
-    write_cold(semantic, relevance, out, tmp)
+    write_cold(semantic, relevance, now, out, tmp)
 
 
 def _ranking_rows(ranked: Ranking) -> str:
@@ -261,14 +261,14 @@ def write_steps(ranker: Ranker, docs: list[Document], history: dict, now: float,
     (out / "expected_steps.tsv").write_text(_ranking_rows(ranked), encoding="ascii")
 
 
-def write_cold(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -> None:
+def write_cold(semantic: Encoder, relevance: Encoder, now: float, out: Path, tmp: Path) -> None:
     """A user with no reactions: ``COLD`` ranked newest first by its publication times, each written as an app may
     write it, unknown times and the wordless last."""
     ranker = Ranker(semantic, relevance, PreferenceStore(tmp / "cold.sqlite"))
     (out / "cold.tsv").write_text(
         "".join(f"{d['id']}\t{_b64(d['text'])}\t{json.dumps(d['published'])}\n" for d in COLD), encoding="ascii"
     )
-    (out / "expected_cold.tsv").write_text(_ranking_rows(ranker.rank(COLD, now=1_750_000_000.0)), encoding="ascii")
+    (out / "expected_cold.tsv").write_text(_ranking_rows(ranker.rank(COLD, now=now)), encoding="ascii")
     ranker.store.close()
 
 

@@ -104,7 +104,8 @@ class Student(nn.Module):
         ``chunks`` > 1 sorts the rows by length and runs them in that many pieces, each cut to its own longest row: the
         same vectors (to float rounding) for about half the compute when short sentences share a batch with 64-token
         ones, as they do in the semantic recipe. The word vectors are looked up once for the whole batch: the table's
-        gradient is dense, and one lookup per piece made the backward pass fill and sum a 50k-row gradient per piece."""
+        gradient is dense, and one lookup per piece makes the backward pass fill and sum a 50k-row gradient per
+        piece."""
         words = self.bert.embeddings.word_embeddings(input_ids)
         if chunks <= 1 or len(input_ids) < 2:
             return self._pooled(input_ids, words, attention_mask)

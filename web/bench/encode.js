@@ -4,13 +4,14 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
 import { serve } from "../demo/serve.js";
 import { Encoder } from "../src/index.js";
 
-const WEB = new URL("..", import.meta.url).pathname;
+const WEB = fileURLToPath(new URL("..", import.meta.url));
 const MODELS = join(WEB, "../edge_ranker/models");
 const { values: args } = parseArgs({
   options: {
@@ -27,7 +28,7 @@ const [SHORT, LONG] = JSON.parse(
 
 /**
  * p50 of fn's wall time in ms over `runs` calls, after a second of warm-up calls (WebAssembly is compiled fast first
- * and optimised in the background: Chromium took about 200 calls to settle); runs in Node or in the page alike.
+ * and optimised in the background, over the first few hundred calls in Chromium); runs in Node or in the page alike.
  */
 async function p50(fn, runs) {
   const warm = performance.now();

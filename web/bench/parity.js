@@ -1,5 +1,6 @@
 // How close the JavaScript runtime comes to Python's golden files (npm run parity): the largest differences in
-// token ids, vectors and the golden scenario's scores, for bench/RESULTS.md. The tests hold them to 0 and 1e-5.
+// token ids, vectors and the golden scenario's scores (its searches, then an app's next steps, and a cold start),
+// for bench/RESULTS.md. The tests hold them to 0 and 1e-5.
 import { Encoder, MemoryStore, Ranker } from "../src/index.js";
 import { MODELS, floats, rows, settings, text, value } from "../test/golden.js";
 
@@ -25,16 +26,28 @@ for (const [reaction, ts, , b64, id] of rows("history.tsv")) await ranker[reacti
 const docs = rows("documents.tsv").map(([id, , , b64]) => ({ id, text: text(b64) }));
 let orders = 0;
 const diffs = [];
+/** One ranking against expected_NAME.tsv: whether the order is Python's, and each score by id. */
+function compare(name, got) {
+  const expected = rows(`expected_${name}.tsv`);
+  const byId = new Map(got.map((r) => [r.id, r]));
+  orders += expected.every(([, id], r) => got[r].id === id) ? 1 : 0;
+  for (const [, id, total, personal] of expected) {
+    diffs.push([+total, byId.get(id).score]);
+    if (value(personal) !== null) diffs.push([+personal, byId.get(id).personalScore]);
+  }
+}
 const cases = ["personal", "search", "alone", "crossing", "script", "blind"];
 for (const name of cases) {
   const query = name === "personal" ? undefined : text(sc[`${name === "alone" ? "search" : name}_text`]);
-  const got = await ranker.rank(docs, { query, now: +sc.now, personalWeight: name === "alone" ? 0 : undefined });
-  const expected = rows(`expected_${name}.tsv`);
-  orders += expected.every(([, id], r) => got[r].id === id) ? 1 : 0;
-  expected.forEach(([, id, total, personal], r) => {
-    diffs.push([+total, got[r].score]);
-    if (value(personal) !== null) diffs.push([+personal, got[r].personalScore]);
-  });
+  compare(name, await ranker.rank(docs, { query, now: +sc.now, personalWeight: name === "alone" ? 0 : undefined }));
 }
-console.log(`golden scenario: ${orders} of ${cases.length} rankings in Python's order; scores largest difference ` +
-  `${worst(diffs).toExponential(2)}`);
+for (const [step, id, b64, spent] of rows("steps.tsv")) {
+  if (step === "viewed") await ranker.viewed([id, text(b64)], +spent);
+  else await ranker.undo(id);
+}
+compare("steps", await ranker.rank(docs, { now: +sc.now }));
+const cold = await Ranker.load({ models: encoders });
+const coldDocs = rows("cold.tsv").map(([id, b64, published]) => ({ id, text: text(b64), published: JSON.parse(published) }));
+compare("cold", await cold.rank(coldDocs, { now: +sc.now }));
+console.log(`golden scenario: ${orders} of ${cases.length + 2} rankings in Python's order; scores largest ` +
+  `difference ${worst(diffs).toExponential(2)}`);

@@ -54,10 +54,12 @@ async function render() {
 async function react(id, reaction) {
   const doc = docs.find((d) => d.id === id);
   try {
-    if (reactions.has(id)) await ranker.undo(id);
-    if (reactions.get(id) === reaction) {
+    const before = reactions.get(id);
+    if (before) {
+      await ranker.undo(id);
       reactions.delete(id);
-    } else {
+    }
+    if (before !== reaction) {
       await ranker[reaction](doc);
       reactions.set(id, reaction);
     }
@@ -68,7 +70,7 @@ async function react(id, reaction) {
 }
 
 async function main() {
-  const response = await fetch("/feed/feed.jsonl");
+  const response = await fetch("/feed.jsonl");
   docs = (await response.text()).split("\n").filter(Boolean).map((line) => JSON.parse(line));
   const store = new IndexedDBStore("edge-ranker-demo");
   ranker = await Ranker.load({ models: "/models/", store });

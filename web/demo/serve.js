@@ -17,8 +17,9 @@ const MOUNTS = {
   "/lib/tokenizers/": resolve(WEB, "node_modules/@huggingface/tokenizers/dist"),
   "/lib/idb/": resolve(WEB, "node_modules/idb/build"),
   "/models/": resolve(ROOT, "edge_ranker/models"),
-  "/feed/": resolve(ROOT, "edge_ranker/demo"),
 };
+/** URL path -> one file. */
+const FILES = { "/": resolve(WEB, "demo/index.html"), "/feed.jsonl": resolve(ROOT, "edge_ranker/demo/feed.jsonl") };
 const TYPES = {
   ".html": "text/html; charset=utf-8",
   ".js": "text/javascript; charset=utf-8",
@@ -42,11 +43,17 @@ function policy() {
 
 /** The file a URL path names, or null when it names none of the mounts (or climbs out of one). */
 function fileOf(path) {
-  if (path === "/") return resolve(WEB, "demo/index.html");
+  if (FILES[path]) return FILES[path];
   const prefix = Object.keys(MOUNTS).find((p) => path.startsWith(p));
   if (!prefix) return null;
   const folder = MOUNTS[prefix];
-  const file = resolve(folder, `.${decodeURIComponent(path.slice(prefix.length - 1))}`);
+  let name;
+  try {
+    name = decodeURIComponent(path.slice(prefix.length - 1));
+  } catch {
+    return null; // a malformed escape names no file
+  }
+  const file = resolve(folder, `.${name}`);
   return file.startsWith(folder + sep) ? file : null;
 }
 

@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v npm > /dev/null || { echo "npm not found: the web package's tests need Node 20+ with npm" >&2; exit 1; }
+node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' \
+  || { echo "node $(node --version) is too old: the web package needs Node 20+" >&2; exit 1; }
 if [ -z "${CHROMIUM:-}" ] && [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq && apt-get install -y -qq chromium > /dev/null

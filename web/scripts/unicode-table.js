@@ -1,8 +1,9 @@
 // Writes src/unicode-table.js from the JVM core's unicode.tsv (android_demo/core/make_unicode_table.py writes that
 // from the tokenizers library itself), so that the browser, Node and the JVM split and lowercase every character
-// as the Python runtime does, whatever Unicode version the JavaScript engine knows. test/tokenizer.test.js checks
+// as the Python runtime does, whatever Unicode version the JavaScript engine knows. test/encoder.test.js checks
 // the two copies agree. Usage: node scripts/unicode-table.js
 import { readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
 export const SOURCE = new URL(
   "../../android_demo/core/src/main/resources/ai/edgeranker/core/unicode.tsv",
@@ -18,7 +19,7 @@ export function moduleText(tsv) {
   );
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (fileURLToPath(import.meta.url) === process.argv[1]) {
   writeFileSync(TARGET, moduleText(readFileSync(SOURCE, "utf8")));
   console.log(TARGET.pathname);
 }

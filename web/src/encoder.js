@@ -5,6 +5,7 @@ import * as ort from "onnxruntime-web";
 import { EdgeRankerError } from "./errors.js";
 import { folderOf } from "./files.js";
 import { modelKey, parseManifest, verifiedBytes } from "./manifest.js";
+import { given } from "./options.js";
 import { cleanText, show, typeName } from "./text.js";
 import { WordPiece, splitWindows } from "./tokenizer.js";
 
@@ -16,10 +17,7 @@ export class Encoder {
    * manifest lists is checked by size and SHA-256 before use (`verify: false` skips it, for a folder already checked).
    */
   static async load(source, options) {
-    if (options !== undefined && options !== null && typeof options !== "object") {
-      throw new EdgeRankerError(`Encoder.load's options must be an object, got ${typeName(options)}`);
-    }
-    const { verify = true, batchSize = 32 } = options ?? {};
+    const { verify = true, batchSize = 32 } = given(options, "Encoder.load", ["verify", "batchSize"]);
     const folder = folderOf(source);
     const manifest = parseManifest(await verifiedBytes(folder, { files: {} }, "manifest.json", false));
     const graph = await verifiedBytes(folder, manifest, manifest.onnx, verify);
@@ -38,13 +36,18 @@ export class Encoder {
     } catch (err) {
       throw new EdgeRankerError(`cannot load the model from ${String(folder)}: ${err.message}`);
     }
-    const inputs = [...session.inputNames].sort().join(",");
-    if (inputs !== "attention_mask,input_ids") {
-      throw new EdgeRankerError(`${String(folder)}: the graph's inputs are ${inputs}, not input_ids and attention_mask`);
+    try {
+      const inputs = [...session.inputNames].sort().join(",");
+      if (inputs !== "attention_mask,input_ids") {
+        throw new EdgeRankerError(`${String(folder)}: the graph's inputs are ${inputs}, not input_ids and attention_mask`);
+      }
+      const encoder = new Encoder(manifest, tokenizer, session, await modelKey(manifest), batchSize);
+      await encoder.checkGraph(String(folder));
+      return encoder;
+    } catch (err) {
+      await session.release(); // a folder refused keeps no WebAssembly memory
+      throw err;
     }
-    const encoder = new Encoder(manifest, tokenizer, session, await modelKey(manifest), batchSize);
-    await encoder.checkGraph(String(folder));
-    return encoder;
   }
 
   /**
@@ -60,7 +63,8 @@ export class Encoder {
           `${longest}-token role prefix: every text would get the same vector`,
       );
     }
-    const top = Math.max(...this.tokenizer.library.get_vocab(true).values());
+    let top = 0;
+    for (const id of this.tokenizer.library.get_vocab(true).values()) top = Math.max(top, id);
     const pad = this.tokenizer.library.token_to_id("[PAD]") ?? 0;
     for (const [ids, what] of [
       [[top], `tokenizer.json's ids (up to ${top})`],
@@ -138,10 +142,7 @@ export class Encoder {
    * "passage" for a model with roles; left out, a text is embedded as a document ("passage"), as the Ranker does.
    */
   async encode(texts, options) {
-    if (options !== undefined && options !== null && typeof options !== "object") {
-      throw new EdgeRankerError(`encode's options must be an object, got ${typeName(options)}`);
-    }
-    const as = this.role(options?.role) ?? (this.roles.length ? "passage" : undefined);
+    const as = this.role(given(options, "encode", ["role"]).role) ?? (this.roles.length ? "passage" : undefined);
     const single = typeof texts === "string";
     if (!single && !Array.isArray(texts)) {
       throw new EdgeRankerError(`texts must be a string or an array of strings, got ${typeName(texts)}`);

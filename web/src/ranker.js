@@ -10,6 +10,7 @@ import { EdgeRankerError, Unlearnable } from "./errors.js";
 import * as fusion from "./fusion.js";
 import { DAY, DEFAULT_CONFIG, active, addViewTime, dot, personalScores, react } from "./interests.js";
 import { bm25, counts, coverage, matched } from "./lexical.js";
+import { given } from "./options.js";
 import { emptyState } from "./state.js";
 import { MemoryStore } from "./stores/memory.js";
 import { cleanText, hasWord, show, strip, terms, typeName } from "./text.js";
@@ -58,20 +59,11 @@ function seconds(name, value, fallback) {
   return v;
 }
 
-/** A call's options: an object, or nothing for the defaults. */
-function given(options, call) {
-  if (options === undefined || options === null) return {};
-  if (typeof options !== "object" || Array.isArray(options)) {
-    throw new EdgeRankerError(`${call}'s options must be an object, got ${typeName(options)}`);
-  }
-  return options;
-}
+const RANKER_OPTIONS = ["personalWeight", "lexicalWeight", "semanticQueryWeight", "k", "config"];
 
 /** The interests' settings over the defaults, checked as Python's CoIConfig checks them. */
 function interestConfig(config) {
-  const out = { ...DEFAULT_CONFIG, ...given(config, "config") };
-  const unknown = Object.keys(out).filter((k) => !(k in DEFAULT_CONFIG));
-  if (unknown.length) throw new EdgeRankerError(`config has no setting ${unknown.join(", ")}; it has ${Object.keys(DEFAULT_CONFIG).join(", ")}`);
+  const out = { ...DEFAULT_CONFIG, ...given(config, "config", Object.keys(DEFAULT_CONFIG)) };
   for (const name of ["shiftFactor", "threshold", "horizonDays", "decayRatePerDay"]) {
     if (typeof out[name] !== "number" || !Number.isFinite(out[name])) {
       throw new EdgeRankerError(`config.${name} must be a finite number, got ${show(out[name])}`);
@@ -94,7 +86,7 @@ export class Ranker {
    * the user's reactions are kept (an IndexedDBStore, a FileStore; default a MemoryStore, which keeps nothing).
    */
   static async load(options) {
-    const { models, store = new MemoryStore(), ...rest } = given(options, "Ranker.load");
+    const { models, store = new MemoryStore(), ...rest } = given(options, "Ranker.load", ["models", "store", ...RANKER_OPTIONS]);
     const folder = (typeof models === "string" && models) || models instanceof URL;
     if (!folder && (typeof models !== "object" || models === null || !("semantic" in models) || !("relevance" in models))) {
       throw new EdgeRankerError(
@@ -121,8 +113,13 @@ export class Ranker {
     if (!store || typeof store.load !== "function" || typeof store.update !== "function") {
       throw new EdgeRankerError(`store must be a MemoryStore, IndexedDBStore or FileStore, got ${typeName(store)}`);
     }
-    const { personalWeight = fusion.PERSONAL_WEIGHT, lexicalWeight = fusion.LEXICAL_WEIGHT } = given(options, "Ranker");
-    const { semanticQueryWeight = fusion.SEMANTIC_QUERY_WEIGHT, k = fusion.RRF_K, config } = given(options, "Ranker");
+    const {
+      personalWeight = fusion.PERSONAL_WEIGHT,
+      lexicalWeight = fusion.LEXICAL_WEIGHT,
+      semanticQueryWeight = fusion.SEMANTIC_QUERY_WEIGHT,
+      k = fusion.RRF_K,
+      config,
+    } = given(options, "Ranker", RANKER_OPTIONS);
     this.semantic = semantic;
     this.relevance = relevance;
     this.store = store;
@@ -180,15 +177,22 @@ export class Ranker {
         return state;
       });
     } catch (err) {
-      if (err instanceof EdgeRankerError && err.message.startsWith("the store was changed")) throw err;
+      if (err instanceof EdgeRankerError) throw err; // said in its own words: the stores say nothing changed
       throw new EdgeRankerError(`the store could not save the change, so nothing changed: ${err.message}`);
     }
     return result;
   }
 
-  /** A text's semantic vector, as rank uses it. */
-  async embed(text) {
-    return (await this.vectors(this.semantic, "s", [cleanText(text)]))[0];
+  /**
+   * The vectors rank uses for documents (`role`: "semantic" or "passage", with a relevance model), one per document,
+   * for an app that keeps them: Python's Ranker.embed.
+   */
+  async embed(docs, options) {
+    const { role = "semantic" } = given(options, "embed", ["role"]);
+    const texts = documents(docs).map((d) => d.text);
+    if (role === "semantic") return this.vectors(this.semantic, "s", texts);
+    if (role === "passage" && this.relevance) return this.vectors(this.relevance, "p", texts);
+    throw new EdgeRankerError(`role must be 'semantic' or 'passage' (with a relevance model), got ${show(role)}`);
   }
 
   /** The vectors of texts ("s": semantic, "p": passage), those not cached embedded in batches. */
@@ -245,7 +249,7 @@ export class Ranker {
   feedback(doc, reaction, options) {
     return this.inTurn(async () => {
       const d = reacted(doc);
-      const at = reactionTime(given(options, reaction).ts);
+      const at = reactionTime(given(options, reaction, ["ts"]).ts);
       if (!this.hasWord(d.text)) {
         throw new Unlearnable(`document ${show(d.id)} has no word to learn an interest from (empty, or only punctuation or emoji)`);
       }
@@ -302,12 +306,12 @@ export class Ranker {
     });
   }
 
-  /** How many reactions the store holds. */
+  /** How many reactions the store holds, as of the last open, rank or change (another tab may have added since). */
   get reactions() {
     return this.state.events.length;
   }
 
-  /** The stored reactions, oldest first: what an app shows as liked and disliked. */
+  /** The stored reactions, oldest first, as of the last open, rank or change: what an app shows as liked. */
   history() {
     return this.state.events.map(({ event, id, text, reaction, ts }) => ({ event, id, text, reaction, ts }));
   }
@@ -319,7 +323,7 @@ export class Ranker {
    */
   rank(docs, options) {
     return this.inTurn(async () => {
-      const { query, now, personalWeight } = given(options, "rank");
+      const { query, now, personalWeight } = given(options, "rank", ["query", "now", "personalWeight"]);
       await this.refresh();
       return this.ranked(docs, query, now, personalWeight);
     });

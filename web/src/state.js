@@ -45,7 +45,8 @@ export function toRecord(state) {
  * its vectors as Float32Array; `where` names the store in an error.
  */
 export function fromRecord(record, where) {
-  const bad = (why) => new EdgeRankerError(`${where} holds no edge-ranker preferences it can read (${why}); erase it or restore a copy`);
+  const bad = (why) =>
+    new EdgeRankerError(`${where} holds no edge-ranker preferences it can read (${why}): move it aside (or erase it), then load again`);
   if (record === null || typeof record !== "object") throw bad("not an object");
   if (record.schema !== STATE_SCHEMA) {
     throw typeof record.schema === "number" && record.schema > STATE_SCHEMA

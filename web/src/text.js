@@ -1,7 +1,7 @@
 // Text as the Python runtime reads it: lone surrogates replaced, Python's white space, and the characters the
 // tokenizers library drops, spaces, splits off or lowercases, from the table the JVM core reads too. The table, not
 // the JavaScript engine's Unicode classes: an engine knows another Unicode version than the tokenizers library, and
-// @huggingface/tokenizers' own normaliser split "Dash⹃with" where the Rust library keeps one word.
+// @huggingface/tokenizers' own normaliser splits "Dash⹃with" where the Rust library keeps one word.
 import { EdgeRankerError } from "./errors.js";
 import TABLE from "./unicode-table.js";
 

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { serve } from "../demo/serve.js";
 
@@ -15,6 +16,7 @@ let url;
 let browser;
 let page;
 const requests = [];
+const errors = [];
 
 before(async () => {
   if (!existsSync(CHROMIUM)) {
@@ -24,7 +26,7 @@ before(async () => {
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
   page = await (await browser.newContext({ viewport: { width: 1000, height: 1400 } })).newPage();
   page.on("request", (r) => requests.push(r.url()));
-  page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
+  page.on("pageerror", (e) => errors.push(e.message));
 });
 
 after(async () => {
@@ -54,7 +56,7 @@ test("likes re-rank the feed, persist across a reload, and a search answers; not
   assert.ok(warm.slice(0, 4).filter((id) => id.startsWith("cooking-")).length >= 3, `cooking first after two likes: ${warm.slice(0, 4)}`);
   assert.match(await page.textContent("#status"), /2 reactions kept/);
   await mkdir(OUTPUT, { recursive: true });
-  await page.screenshot({ path: new URL("feed.png", OUTPUT).pathname, fullPage: true });
+  await page.screenshot({ path: fileURLToPath(new URL("feed.png", OUTPUT)), fullPage: true });
 
   await page.reload();
   const reloaded = await order(0);
@@ -69,11 +71,12 @@ test("likes re-rank the feed, persist across a reload, and a search answers; not
   assert.ok(found[0].startsWith("football-"), `a football story answers "Fußball": ${found.slice(0, 3)}`);
   assert.match(await page.textContent(`li[data-id="${found[0]}"] .why`), /query [+-]\d/);
 
-  await page.screenshot({ path: new URL("search.png", OUTPUT).pathname, fullPage: true });
+  await page.screenshot({ path: fileURLToPath(new URL("search.png", OUTPUT)), fullPage: true });
   const origin = new URL(url).origin;
   const outside = requests.filter((r) => new URL(r).origin !== origin);
   assert.deepEqual(outside, [], "every request stayed on the page's origin");
   assert.ok(requests.some((r) => r.endsWith(".wasm")), "the model ran on onnxruntime-web's WASM, served from here");
+  assert.deepEqual(errors, [], "no error in the page");
 
   const m = await renders();
   await page.click("#erase");

@@ -1,9 +1,10 @@
 // The golden files the Python runtime writes (python -m edge_ranker.demo.golden android_demo/golden), read as
 // the JVM core's GoldenTest reads them.
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
 export const GOLDEN = new URL("../../android_demo/golden/", import.meta.url);
-export const MODELS = new URL("../../edge_ranker/models/", import.meta.url).pathname;
+export const MODELS = fileURLToPath(new URL("../../edge_ranker/models/", import.meta.url));
 
 export const rows = (name) =>
   readFileSync(new URL(name, GOLDEN), "utf8").split("\n").filter(Boolean).map((l) => l.split("\t"));

@@ -116,7 +116,7 @@ test("reactions stored under other models are embedded again from their texts", 
   const store = new MemoryStore();
   const both = await fresh(store);
   await both.like(FEED[0], { ts: NOW });
-  await both.like(["thai", "ภาษาไทย ภาษาไทย"], { ts: NOW }).catch(() => {});
+  await assert.rejects(both.like(["thai", "ภาษาไทย ภาษาไทย"], { ts: NOW }), Unlearnable);
   const alone = await Ranker.load({ models: { semantic, relevance: null }, store });
   assert.notEqual(alone.modelKey, both.modelKey);
   const state = await store.load();
@@ -124,6 +124,23 @@ test("reactions stored under other models are embedded again from their texts", 
   assert.equal(state.events[0].vector.length, 128, "the like now lives in the semantic model's space alone");
   assert.equal((await alone.rank(FEED, { now: NOW }))[0].id, "space-1");
   await assert.rejects(alone.rank(FEED, { query: "moon" }), /a query needs a relevance model/);
+});
+
+test("a stored reaction the models cannot learn from stays stored, out of the interests", async () => {
+  const store = new MemoryStore();
+  const alone = await Ranker.load({ models: { semantic, relevance: null }, store });
+  await alone.like(FEED[0], { ts: NOW });
+  const record = structuredClone(store.record);
+  record.modelKey = "other models";
+  record.events.push({ ...record.events[0], event: 2, id: "thai", text: "ภาษาไทย ภาษาไทย ภาษาไทย" });
+  record.nextEvent = 3;
+  store.record = record;
+  const both = await Ranker.load({ models: { semantic, relevance }, store });
+  assert.deepEqual(both.history().map((e) => e.id), ["space-1", "thai"], "both reactions stay stored");
+  const state = await store.load();
+  assert.equal(state.events[1].left, true);
+  assert.equal(state.positives.length, 1, "one interest: the Thai like teaches none");
+  assert.equal((await both.rank(FEED, { now: NOW }))[0].id, "space-1");
 });
 
 test("options, settings and texts an app may get wrong are refused in words, as rejected promises", async () => {
@@ -135,15 +152,21 @@ test("options, settings and texts an app may get wrong are refused in words, as 
   await assert.rejects(ranker.rank([{ id: 1e20, text: "x" }]), /past 2\*\*53.*give it as a string/);
   await assert.rejects(ranker.rank(new Array(2)), /docs has a hole at position 0/);
   await assert.rejects(ranker.rank([{ id: "a", text: "x", published: "2024/01/01 12:30" }]), /not an ISO-8601 time/);
-  await assert.rejects(ranker.embed(42), /a text must be a string, got number/);
+  await assert.rejects(ranker.embed(42), /docs must be an array/);
+  await assert.rejects(ranker.embed(FEED, { role: "query" }), /role must be 'semantic' or 'passage'/);
+  assert.equal((await ranker.embed(FEED, { role: "passage" }))[0].length, 128);
+  await assert.rejects(ranker.rank(FEED, { personal_weight: 0 }), /rank has no option personal_weight; it has query/);
+  await assert.rejects(ranker.like(FEED[0], { time: NOW }), /like has no option time; it has ts/);
+  await assert.rejects(Ranker.load({ models: MODELS, verify: false }), /Ranker.load has no option verify/);
   const long = "word ".repeat(40_000);
   assert.equal((await ranker.rank(FEED, { query: `  ${long}` })).length, 6, "a 200,000-character query is ranked");
   await assert.rejects(Ranker.load({ models: { semantic, relevance }, config: { decayRatePerDay: 0 } }), /decayRatePerDay must be negative/);
-  await assert.rejects(Ranker.load({ models: { semantic, relevance }, config: { treshold: 0.5 } }), /config has no setting treshold/);
+  await assert.rejects(Ranker.load({ models: { semantic, relevance }, config: { treshold: 0.5 } }), /config has no option treshold/);
   await assert.rejects(Ranker.load({ models: { semantic } }), /relevance: null for a feed without search/);
   await assert.rejects(Ranker.load({ models: "" }), /Ranker.load needs models/);
   assert.throws(() => Encoder.similarity(null, [1, 2]), /similarity takes vectors/);
   await assert.rejects(semantic.encode("x", "query"), /encode's options must be an object/);
+  await assert.rejects(Encoder.load(`${MODELS}semantic`, { check: false }), /Encoder.load has no option check/);
   assert.throws(() => relevance.tokenize("x", "constructor"), /role must be 'query' or 'passage'/);
 });
 

@@ -23,6 +23,13 @@ export class FileStore {
 
   /** The stored state (null: none yet). One read before, of an unchanged file, is given again: it is not changed. */
   async load() {
+    const { identity, state } = (await this.read(this.seen?.identity)) ?? {};
+    this.seen = state ? { identity, state } : null;
+    return state ?? null;
+  }
+
+  /** The file's state and identity, parsed; that of `known` (an identity read before) is not parsed again. */
+  async read(known) {
     let info;
     try {
       info = await stat(this.path);
@@ -31,7 +38,7 @@ export class FileStore {
       throw new EdgeRankerError(`cannot read the preferences file ${this.path}: ${err.message}`);
     }
     const identity = `${info.ino}:${info.size}:${info.mtimeMs}`;
-    if (this.seen?.identity === identity) return this.seen.state;
+    if (identity === known) return this.seen;
     let text;
     try {
       text = await readFile(this.path, "utf8");
@@ -42,20 +49,17 @@ export class FileStore {
     try {
       record = JSON.parse(text);
     } catch {
-      throw new EdgeRankerError(`${this.path} is not a preferences file (not JSON): erase it or restore a copy`);
+      throw new EdgeRankerError(`${this.path} is not a preferences file (not JSON): rename it to keep it, then load again`);
     }
-    const state = fromRecord(record, this.path);
-    this.seen = { identity, state };
-    return state;
+    return { identity, state: fromRecord(record, this.path) };
   }
 
   /** The state `change` makes of the stored one (null: none yet), read and written under the lock. */
   update(change) {
     const previous = queues.get(this.path) ?? Promise.resolve();
     const run = previous.then(() => this.locked(async () => {
-      this.seen = null; // a state to change is read afresh: the one given before may be shown while this one fails
-      const next = change(await this.load());
-      this.seen = null;
+      this.seen = null; // the state given before is not the one changed: a change that fails leaves it as it was
+      const next = change((await this.read())?.state ?? null);
       await this.write(next);
       return next;
     }));
@@ -100,7 +104,7 @@ export class FileStore {
       await rename(temporary, this.path);
     } catch (err) {
       await rm(temporary, { force: true });
-      throw new EdgeRankerError(`cannot write the preferences file ${this.path}: ${err.message}`);
+      throw new EdgeRankerError(`cannot write the preferences file ${this.path}: ${err.message}; nothing was changed`);
     }
     const folder = await open(dirname(this.path), "r");
     try {
