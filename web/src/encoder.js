@@ -10,6 +10,14 @@ import { cleanText, show, typeName } from "./text.js";
 import { WordPiece, splitWindows } from "./tokenizer.js";
 
 const ROLES = ["query", "passage"];
+/** onnxruntime-web's WebAssembly runs one inference at a time: runs of every session wait their turn here. */
+let turn = Promise.resolve();
+
+function inferred(session, feeds) {
+  const run = turn.then(() => session.run(feeds));
+  turn = run.catch(() => {});
+  return run;
+}
 
 export class Encoder {
   /**
@@ -73,7 +81,8 @@ export class Encoder {
       let out;
       try {
         const t = (values) => new ort.Tensor("int64", BigInt64Array.from(values, BigInt), [1, values.length]);
-        out = (await this.session.run({ input_ids: t(ids), attention_mask: t(ids.map(() => 1)) }))[this.session.outputNames[0]];
+        const feeds = { input_ids: t(ids), attention_mask: t(ids.map(() => 1)) };
+        out = (await inferred(this.session, feeds))[this.session.outputNames[0]];
       } catch (err) {
         throw new EdgeRankerError(`${where}: the graph cannot read ${what} (${String(err.message).slice(0, 200)})`);
       }
@@ -188,7 +197,7 @@ export class Encoder {
         });
       });
       const shape = [idx.length, width];
-      const result = await this.session.run({
+      const result = await inferred(this.session, {
         input_ids: new ort.Tensor("int64", ids, shape),
         attention_mask: new ort.Tensor("int64", mask, shape),
       });
