@@ -41,6 +41,7 @@ def fresh(tmp_path_factory):
         "windows.tsv",
         "steps.tsv",
         "cold.tsv",
+        "adopted.tsv",
         "semantic_unknown.tsv",
         "relevance_unknown.tsv",
     ],
@@ -78,6 +79,7 @@ def test_vectors_within_tolerance(fresh, name, columns):
         "expected_blind.tsv",
         "expected_steps.tsv",
         "expected_cold.tsv",
+        "expected_adopted.tsv",
     ],
 )
 def test_rankings_identical(fresh, name):
@@ -112,7 +114,7 @@ def test_golden_scenario_has_no_near_ties_and_crosses_languages():
     personal = _rows(GOLDEN / "expected_personal.tsv")
     lists = {
         name: np.array([float(r[3]) for r in _rows(GOLDEN / f"expected_{name}.tsv") if r[1] not in by_rule])
-        for name in ("personal", "steps")
+        for name in ("personal", "steps", "adopted")
     }
     for name in ("search", "crossing", "script", "blind"):
         rows = _rows(GOLDEN / f"expected_{name}.tsv")

@@ -234,6 +234,7 @@ def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -
     write_steps(ranker, docs, history, now, out)
     ranker.store.close()
     write_cold(semantic, relevance, now, out, tmp)
+    write_adopted(semantic, relevance, docs, history, now, out, tmp)
 
 
 def _ranking_rows(ranked: Ranking) -> str:
@@ -259,6 +260,30 @@ def write_steps(ranker: Ranker, docs: list[Document], history: dict, now: float,
     (out / "steps.tsv").write_text("".join(lines), encoding="ascii")
     ranked = ranker.rank([Document(d.id, d.text, d.published) for d in docs], now=now)
     (out / "expected_steps.tsv").write_text(_ranking_rows(ranked), encoding="ascii")
+
+
+def write_adopted(
+    semantic: Encoder, relevance: Encoder, docs: list[Document], history: dict, now: float, out: Path, tmp: Path
+) -> None:
+    """A model update: the scenario's likes and dislikes (and dwell time) stored by a Ranker of the semantic model
+    alone, then taken into the pair's space by a Ranker of both (``Adoption``), which ranks the feed."""
+    store = PreferenceStore(tmp / "adopted.sqlite")
+    alone = Ranker(semantic, None, store)
+    events = [(d, "like") for d in history["likes"]] + [(d, "dislike") for d in history["dislikes"]]
+    steps = [(reaction, now - (10 - k) * DAY, d) for k, (d, reaction) in enumerate(events)]
+    steps.append(("viewed", 60.0, history["likes"][0]))
+    for step, number, d in steps:
+        if step == "viewed":
+            alone.viewed(d, number)
+        else:
+            alone.feedback(d, step, ts=number)
+    (out / "adopted.tsv").write_text(
+        "".join(f"{step}\t{number!r}\t{_b64(d['text'])}\t{d['id']}\n" for step, number, d in steps), encoding="ascii"
+    )
+    both = Ranker(semantic, relevance, store)
+    ranked = both.rank([Document(d.id, d.text, d.published) for d in docs], now=now)
+    (out / "expected_adopted.tsv").write_text(_ranking_rows(ranked), encoding="ascii")
+    store.close()
 
 
 def write_cold(semantic: Encoder, relevance: Encoder, now: float, out: Path, tmp: Path) -> None:

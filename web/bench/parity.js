@@ -1,5 +1,5 @@
 // How close the JavaScript runtime comes to Python's golden files (npm run parity): the largest differences in
-// token ids, vectors and the golden scenario's scores (its searches, then an app's next steps, and a cold start),
+// token ids, vectors and the golden scenario's scores (its searches, then an app's next steps, a model update and a cold start),
 // for bench/RESULTS.md. The tests hold them to 0 and 1e-5.
 import { Encoder, MemoryStore, Ranker } from "../src/index.js";
 import { MODELS, floats, rows, settings, text, value } from "../test/golden.js";
@@ -46,8 +46,15 @@ for (const [step, id, b64, spent] of rows("steps.tsv")) {
   else await ranker.undo(id);
 }
 compare("steps", await ranker.rank(docs, { now: +sc.now }));
+const store = new MemoryStore();
+const alone = await Ranker.load({ models: { semantic: encoders.semantic, relevance: null }, store });
+for (const [step, number, b64, id] of rows("adopted.tsv")) {
+  if (step === "viewed") await alone.viewed([id, text(b64)], +number);
+  else await alone[step]([id, text(b64)], { ts: +number });
+}
+compare("adopted", await (await Ranker.load({ models: encoders, store })).rank(docs, { now: +sc.now }));
 const cold = await Ranker.load({ models: encoders });
 const coldDocs = rows("cold.tsv").map(([id, b64, published]) => ({ id, text: text(b64), published: JSON.parse(published) }));
 compare("cold", await cold.rank(coldDocs, { now: +sc.now }));
-console.log(`golden scenario: ${orders} of ${cases.length + 2} rankings in Python's order; scores largest ` +
+console.log(`golden scenario: ${orders} of ${cases.length + 3} rankings in Python's order; scores largest ` +
   `difference ${worst(diffs).toExponential(2)}`);

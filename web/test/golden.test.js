@@ -1,6 +1,7 @@
 // The golden scenario end to end from texts: the same likes, documents and queries as Python, the same order and
-// scores within 1e-5 (the JVM core's rankingFromTexts); then an app's next steps (time on a document, an undo) and a
-// user with no reactions, whose feed is ordered by publication times written as apps write them.
+// scores within 1e-5 (the JVM core's rankingFromTexts); then an app's next steps (time on a document, an undo), a
+// model update (reactions stored under the semantic model alone, taken in by both), and a user with no reactions,
+// whose feed is ordered by publication times written as apps write them.
 process.env.TZ = "Asia/Kolkata"; // a publication time without a zone is UTC, whatever the machine's zone
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
@@ -72,6 +73,17 @@ test("golden steps: time on documents and an undo, then the feed, as Python", as
     else assert.ok((await ranker.undo(id)) > 0, `undo ${id}`);
   }
   same("steps", await ranker.rank(feed(), { now: Number(sc.now) }));
+});
+
+test("golden model update: reactions stored by the semantic model alone, taken in by both, as Python", async () => {
+  const store = new MemoryStore();
+  const alone = await Ranker.load({ models: { semantic: ranker.semantic, relevance: null }, store });
+  for (const [step, number, b64, id] of rows("adopted.tsv")) {
+    if (step === "viewed") await alone.viewed([id, text(b64)], Number(number));
+    else await alone[step]([id, text(b64)], { ts: Number(number) });
+  }
+  const both = await Ranker.load({ models: { semantic: ranker.semantic, relevance: ranker.relevance }, store });
+  same("adopted", await both.rank(feed(), { now: Number(sc.now) }));
 });
 
 test("golden cold start: newest first by publication times as apps write them, as Python", async () => {
