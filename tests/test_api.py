@@ -93,7 +93,7 @@ def test_logging_is_silent_by_default_and_speaks_when_asked(tiny_model, capfd, c
 
 
 def _snapshot(store, key):
-    pos, neg = store.interests(key)
+    pos, neg = store.space(key).interests()
     return [(c.positive, c.view_count, c.last_view, np.round(c.point, 5).tolist()) for c in pos + neg]
 
 
@@ -121,7 +121,7 @@ def test_a_new_semantic_model_re_embeds_the_stored_likes(tiny_model, tmp_path, s
     first.feedback({"id": "b", "text": "football scores"}, "dislike")
     first.store.close()
     updated = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))  # the app ships a new model
-    pos, neg = updated.store.interests(updated.model_key)
+    pos, neg = updated.store.space(updated.model_key).interests()
     assert len(pos) == 1 and len(neg) == 1 and pos[0].point.shape == (128,)
     np.testing.assert_allclose(pos[0].point, semantic.encode("rivers and lakes"), atol=1e-5)
     ranked = updated.rank([{"id": "x", "text": "football match"}, {"id": "y", "text": "a lake and a river"}])
@@ -142,7 +142,7 @@ def test_a_running_ranker_takes_back_the_reactions_another_pair_of_models_moved(
     assert second.rank(feed).ids == ["y", "x"]
     second.feedback({"id": "b", "text": "football scores"}, "dislike")
     first.viewed({"id": "c", "text": "a lake"}, 30.0)  # counted, though its interests had been moved away
-    (liked,), (disliked,) = first.store.interests(first.model_key)
+    (liked,), (disliked,) = first.store.space(first.model_key).interests()
     assert liked.view_count == 1 and disliked.view_count == 1 and liked.view_time == 30.0
 
 
@@ -155,7 +155,7 @@ def test_with_a_relevance_model_interests_hold_both_models_vectors(semantic, tmp
     alone.store.close()
     both = Ranker(semantic, relevance, PreferenceStore(tmp_path / "p.db"))
     assert both.model_key == f"{alone.model_key}+{model_key(relevance)}@{SEMANTIC_SHARE:g}"
-    (interest,), _ = both.store.interests(both.model_key)
+    (interest,), _ = both.store.space(both.model_key).interests()
     a, b = "rivers and lakes", "a lake and a river"
     np.testing.assert_allclose(interest.point, both.interest_vectors([a])[0], atol=1e-6)
     weighted = SEMANTIC_SHARE * (semantic.encode(a) @ semantic.encode(b)) + (1 - SEMANTIC_SHARE) * (
@@ -179,10 +179,10 @@ def test_interests_stored_under_an_even_mean_are_embedded_again_with_the_share(s
     text, before = "rivers and lakes", f"{model_key(semantic)}+{model_key(relevance)}"
     even = np.concatenate([semantic.encode(text), relevance.encode(text, role="passage")]) / np.sqrt(2.0)
     with PreferenceStore(tmp_path / "p.db") as store:
-        store.add_feedback("a", even, "like", before, text=text)
-        store.add_view_time(even, 30.0, before)
+        store.space(before).add_feedback("a", even, "like", text=text)
+        store.space(before).add_view_time(even, 30.0)
     both = Ranker(semantic, relevance, PreferenceStore(tmp_path / "p.db"))
-    (interest,), _ = both.store.interests(both.model_key)
+    (interest,), _ = both.store.space(both.model_key).interests()
     np.testing.assert_allclose(interest.point, both.interest_vectors([text])[0], atol=1e-6)
     assert np.abs(interest.point - even).max() > 0.01 and interest.view_time == 30.0
 
@@ -215,7 +215,7 @@ def test_a_folder_read_differently_under_the_same_graph_gets_a_new_key_and_its_h
         assert model_key(after) not in keys
         keys.add(model_key(after))
         ranker = Ranker(after, None, PreferenceStore(tmp_path / "p.db"))
-        (interest,), _ = ranker.store.interests(ranker.model_key)
+        (interest,), _ = ranker.store.space(ranker.model_key).interests()
         np.testing.assert_allclose(interest.point, ranker.interest_vectors([text])[0], atol=1e-6)
     assert model_key(before) == model_key(Encoder.load(tiny_model))  # a copy of the same folder keeps its key
 
@@ -241,18 +241,18 @@ def test_time_spent_on_a_document_weighs_its_interest(semantic, tmp_path):
     ranker = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))
     ranker.feedback({"id": "a", "text": "rivers and lakes"}, "like")
     ranker.viewed({"id": "b", "text": "a lake"}, 30.0)
-    (interest,) = ranker.store.interests(ranker.model_key)[0]
+    (interest,) = ranker.store.space(ranker.model_key).interests()[0]
     assert interest.view_time == 30.0
     ranker.viewed({"id": "b", "text": "a lake"}, np.float32(5))  # numpy's numbers too, stored as floats
     ranker.viewed({"id": "b", "text": "a lake"}, np.int64(5))
-    assert ranker.store.interests(ranker.model_key)[0][0].view_time == 40.0
+    assert ranker.store.space(ranker.model_key).interests()[0][0].view_time == 40.0
     for seconds in (86_400.5, 1e308, float("inf"), -1.0, np.float32("nan")):  # summed, 1e308 twice: infinity
         with pytest.raises(EdgeRankerError, match="view time must be from 0 to 86400 seconds"):
             ranker.viewed({"id": "b", "text": "a lake"}, seconds)
     for seconds in (True, np.bool_(True), "5", None):
         with pytest.raises(EdgeRankerError, match="view time must be a number of seconds"):
             ranker.viewed({"id": "b", "text": "a lake"}, seconds)
-    assert ranker.store.interests(ranker.model_key)[0][0].view_time == 40.0
+    assert ranker.store.space(ranker.model_key).interests()[0][0].view_time == 40.0
 
 
 def test_undo_refuses_what_is_not_a_document_id(semantic, tmp_path):
@@ -281,19 +281,19 @@ def test_import_star_gives_the_runtime_and_training_names_say_what_to_install(mo
 
 def test_a_vector_of_another_size_than_the_interests_is_refused_and_nothing_is_stored(tmp_path):
     store = PreferenceStore(tmp_path / "p.db")
-    store.add_feedback("a", np.ones(4), "like", "m")
+    store.space("m").add_feedback("a", np.ones(4), "like")
     for call in (
-        lambda: store.add_feedback("b", np.ones(6), "like", "m"),
-        lambda: store.add_feedback("b", np.ones(6), "dislike", "m"),  # likes and dislikes of one model alike
-        lambda: store.add_view_time(np.ones(6), 5, "m"),
+        lambda: store.space("m").add_feedback("b", np.ones(6), "like"),
+        lambda: store.space("m").add_feedback("b", np.ones(6), "dislike"),  # likes and dislikes of one model alike
+        lambda: store.space("m").add_view_time(np.ones(6), 5),
     ):
         with pytest.raises(EdgeRankerError, match="a vector of 6 numbers for interests of 4"):
             call()
     assert store.feedback_count() == 1
     other = PreferenceStore(tmp_path / "q.db")
-    other.add_feedback("a", np.ones(4), "dislike", "m")
+    other.space("m").add_feedback("a", np.ones(4), "dislike")
     with pytest.raises(EdgeRankerError, match="a vector of 6 numbers for interests of 4"):
-        other.add_view_time(np.ones(6), 5, "m")
+        other.space("m").add_view_time(np.ones(6), 5)
 
 
 def test_interests_of_another_size_than_the_models_give_are_refused_by_name_and_recovered(semantic, tmp_path):
@@ -322,7 +322,7 @@ def test_a_failed_adoption_is_tried_again_at_the_next_rank(tiny_model, semantic,
     for role in ("semantic", "passage"):  # its vectors kept: taking the like in writes none
         first.embed([{"id": "r", "text": "rivers"}], role)
     Ranker(semantic, None, PreferenceStore(tmp_path / "p.db")).feedback({"id": "a", "text": "rivers"}, "like")
-    real = first.store.move_to_model
+    real = first.adoption.space.move_here
     calls = []
 
     def locked_once(*args):
@@ -331,7 +331,7 @@ def test_a_failed_adoption_is_tried_again_at_the_next_rank(tiny_model, semantic,
             raise LockedDatabase("locked by another process; retry later")
         return real(*args)
 
-    monkeypatch.setattr(first.store, "move_to_model", locked_once)
+    monkeypatch.setattr(first.adoption.space, "move_here", locked_once)
     feed = [{"id": "x", "text": "a lake"}]
     with pytest.raises(LockedDatabase):
         first.rank(feed)
@@ -344,7 +344,7 @@ def test_ranking_a_new_feed_does_not_look_at_the_reactions_again(semantic, tmp_p
     ranker = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))
     ranker.feedback({"id": "a", "text": "rivers and lakes"}, "like")
     looked = []
-    monkeypatch.setattr(ranker.store, "stale_texts", lambda *a: looked.append(a) or [])
+    monkeypatch.setattr(ranker.adoption.space, "stale_texts", lambda *a: looked.append(a) or [])
     for k in range(3):
         ranker.rank([{"id": f"{k}", "text": f"a new text number {k}"}])
     assert looked == []

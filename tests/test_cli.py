@@ -210,7 +210,7 @@ def test_a_store_in_a_folder_that_cannot_be_written_is_still_exported(exported, 
     assert liked.returncode == 0
     s = PreferenceStore(tmp_path / "open.db")  # an open store's file and log, as a copy taken mid-use holds them
     s._db.execute("PRAGMA wal_autocheckpoint=0")
-    s.add_feedback("b", np.ones(2, np.float32), "like", "m")
+    s.space("m").add_feedback("b", np.ones(2, np.float32), "like")
     for suffix in ("", "-wal"):
         shutil.copy(f"{tmp_path / 'open.db'}{suffix}", f"{pending / 'p.db'}{suffix}")
     s.close()

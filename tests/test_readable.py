@@ -106,11 +106,11 @@ def test_a_like_of_an_unreadable_text_is_refused_in_words_and_stores_nothing(shi
         ranker.feedback(Document("th", UNREAD[0]), "like")
     assert "\n" not in str(caught.value) and "100%" in str(caught.value)
     assert ranker.store.feedback_count() == 1
-    before = [c.view_time for c in ranker.store.interests(ranker.model_key)[0]]
+    before = [c.view_time for c in ranker.store.space(ranker.model_key).interests()[0]]
     ranker.viewed(Document("th", UNREAD[0]), 30.0)  # its closest interest would be chance: counts towards none
-    assert [c.view_time for c in ranker.store.interests(ranker.model_key)[0]] == before
+    assert [c.view_time for c in ranker.store.space(ranker.model_key).interests()[0]] == before
     ranker.viewed(Document("fc2", "The home team won the cup final."), 30.0)
-    assert sum(c.view_time for c in ranker.store.interests(ranker.model_key)[0]) == sum(before) + 30.0
+    assert sum(c.view_time for c in ranker.store.space(ranker.model_key).interests()[0]) == sum(before) + 30.0
 
 
 def test_likes_of_unreadable_texts_stored_by_other_models_teach_these_none_and_are_kept(shipped, tmp_path, caplog):
@@ -121,20 +121,24 @@ def test_likes_of_unreadable_texts_stored_by_other_models_teach_these_none_and_a
     old = "semantic:0000000000000000"
     with PreferenceStore(tmp_path / "p.db") as store:
         for n, text in enumerate((READ[0], UNREAD[0], "\U0001f389 !!", None)):
-            store.add_feedback(f"d{n}", semantic.encode(text or READ[1]), "like", old, text=text)
+            store.space(old).add_feedback(f"d{n}", semantic.encode(text or READ[1]), "like", text=text)
     for start in range(2):  # a second start does not look at them again
         with caplog.at_level(logging.WARNING, logger="edge_ranker"):
             ranker = Ranker(semantic, relevance, PreferenceStore(tmp_path / "p.db"))
         assert ("1 stored reaction has no text" in caplog.text) == (start == 0)
         caplog.clear()
-        (interest,), _ = ranker.store.interests(ranker.model_key)
+        (interest,), _ = ranker.store.space(ranker.model_key).interests()
         np.testing.assert_allclose(interest.point, ranker.interest_vectors([READ[0]])[0], atol=1e-6)
-        assert ranker.store.stale_texts(ranker.model_key, LEARNABLE_RULE) == []
-        assert ranker.store.interests(old)[0]  # still there, under the key they were stored with
+        assert ranker.store.space(ranker.model_key).stale_texts(LEARNABLE_RULE) == []
+        assert ranker.store.space(old).interests()[0]  # still there, under the key they were stored with
         ranker.store.close()
     with PreferenceStore(tmp_path / "p.db") as store:
-        assert len(store.stale_texts("other models", LEARNABLE_RULE)) == 4  # which look at every one of them once
-        assert [t for _, t in store.stale_texts(ranker.model_key, "another rule")] == [UNREAD[0], "\U0001f389 !!", None]
+        assert len(store.space("other models").stale_texts(LEARNABLE_RULE)) == 4  # which look at every one of them once
+        assert [t for _, t in store.space(ranker.model_key).stale_texts("another rule")] == [
+            UNREAD[0],
+            "\U0001f389 !!",
+            None,
+        ]
         assert store.undo("d1") == 1
         assert [x["event"] for x in store.export()["left_out"]] == [3, 4]  # the forgotten like's row went
         store.erase()
@@ -143,10 +147,10 @@ def test_likes_of_unreadable_texts_stored_by_other_models_teach_these_none_and_a
 
 def test_a_ranker_starts_on_a_read_only_store_whose_old_likes_it_leaves_out(shipped, tmp_path):
     with PreferenceStore(tmp_path / "p.db") as store:
-        store.add_feedback("t", shipped[0].encode(UNREAD[0]), "like", "semantic:0000000000000000", text=UNREAD[0])
+        store.space("semantic:0000000000000000").add_feedback("t", shipped[0].encode(UNREAD[0]), "like", text=UNREAD[0])
     with PreferenceStore(tmp_path / "p.db", read_only=True) as store:
         ranker = Ranker(*shipped, store)
-        assert ranker.store.interests(ranker.model_key) == ([], [])
+        assert ranker.store.space(ranker.model_key).interests() == ([], [])
         assert [x["model"] for x in ranker.store.export()["feedback"]] == ["semantic:0000000000000000"]
 
 
@@ -157,17 +161,17 @@ def test_a_ranker_on_a_read_only_store_takes_its_old_readable_likes_in_memory_an
     old = "semantic:0000000000000000"
     with PreferenceStore(path) as store:
         for n, text in enumerate((READ[0], UNREAD[0], READ[1])):
-            store.add_feedback(f"d{n}", shipped[0].encode(text), "like" if n < 2 else "dislike", old, text=text)
+            store.space(old).add_feedback(f"d{n}", shipped[0].encode(text), "like" if n < 2 else "dislike", text=text)
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     with PreferenceStore(path, read_only=True) as store:
         ranker = Ranker(*shipped, store)
-        likes, dislikes = ranker.store.interests(ranker.model_key)
+        likes, dislikes = ranker.store.space(ranker.model_key).interests()
         ranked = ranker.rank([Document(f"r{i}", t) for i, t in enumerate(READ)])
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
     with PreferenceStore(path) as store:
         writable = Ranker(*shipped, store)
         assert [(c.point.tolist(), c.view_count) for c in likes + dislikes] == [
-            (c.point.tolist(), c.view_count) for c in sum(writable.store.interests(writable.model_key), [])
+            (c.point.tolist(), c.view_count) for c in sum(writable.store.space(writable.model_key).interests(), [])
         ]
         assert len(likes) == len(dislikes) == 1
         assert ranked.ids == writable.rank([Document(f"r{i}", t) for i, t in enumerate(READ)]).ids

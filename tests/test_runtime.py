@@ -213,9 +213,9 @@ def test_interests_past_the_horizon_count_for_nothing(enc, tmp_path):
     # a faded interest exactly on one document, a living one apart from the faded one (orthogonal to it)
     on_doc = r.interest_vectors([texts[0]])[0]
     apart = np.random.default_rng(0).normal(size=on_doc.shape)
-    r.store.add_feedback("f", on_doc, "like", r.model_key, ts=now - 40 * day)
-    r.store.add_feedback("a", apart - (apart @ on_doc) * on_doc, "like", r.model_key, ts=now - day)
-    living = max(r.store.interests(r.model_key)[0], key=lambda c: c.last_view)
+    r.store.space(r.model_key).add_feedback("f", on_doc, "like", ts=now - 40 * day)
+    r.store.space(r.model_key).add_feedback("a", apart - (apart @ on_doc) * on_doc, "like", ts=now - day)
+    living = max(r.store.space(r.model_key).interests()[0], key=lambda c: c.last_view)
     out = r.rank(docs, now=now)
     assert {x.interest["positive_interest"] for x in out} == {living.id}
     assert [x.id for x in r.rank(docs[::-1], now=now)] == [x.id for x in out]

@@ -34,8 +34,8 @@ def test_eight_threads(tmp_path):
     def work(t):
         try:
             for i in range(50):
-                s.add_feedback(f"{t}-{i}", vecs[t, i], "like" if i % 3 else "dislike", "m")
-                s.interests("m")
+                s.space("m").add_feedback(f"{t}-{i}", vecs[t, i], "like" if i % 3 else "dislike")
+                s.space("m").interests()
         except Exception as exc:  # pragma: no cover - reported below
             errors.append(exc)
 
@@ -56,7 +56,7 @@ s = PreferenceStore(sys.argv[1])
 rng = np.random.default_rng(int(sys.argv[2]))
 i = 0
 while True:
-    s.add_feedback(f"{sys.argv[2]}-{i}", rng.normal(size=32), "like" if i % 2 else "dislike", "m")
+    s.space("m").add_feedback(f"{sys.argv[2]}-{i}", rng.normal(size=32), "like" if i % 2 else "dislike")
     print(f"{sys.argv[2]}-{i}", flush=True)  # acknowledged only after the commit returned
     i += 1
 """
@@ -116,10 +116,10 @@ print(errors)
 def test_a_lock_held_elsewhere_costs_a_cache_write_little_and_a_reaction_one_wait(tmp_path, monkeypatch):
     """Saving document vectors is a cache's write: it gives up after ``CACHE_WAIT_S``, so that a reaction behind it
     waits ``BUSY_TIMEOUT_S`` once, not once per step."""
-    from edge_ranker.runtime.store import preferences, sqlite
+    from edge_ranker.runtime.store import space, sqlite
 
     monkeypatch.setattr(sqlite, "BUSY_TIMEOUT_S", 1.0)
-    monkeypatch.setattr(preferences, "CACHE_WAIT_S", 0.1)
+    monkeypatch.setattr(space, "CACHE_WAIT_S", 0.1)
     db = tmp_path / "p.db"
     s = PreferenceStore(db)
     holder = sqlite3.connect(db, isolation_level=None)
@@ -127,15 +127,15 @@ def test_a_lock_held_elsewhere_costs_a_cache_write_little_and_a_reaction_one_wai
     try:
         start = time.monotonic()
         with pytest.raises(EdgeRankerError, match="locked"):
-            s.save_vectors("m", "", [b"h" * 16], np.ones((1, 4), np.float32))
+            s.space("m").save_vectors("", [b"h" * 16], np.ones((1, 4), np.float32))
         assert time.monotonic() - start < 0.8
         with pytest.raises(EdgeRankerError, match="locked by another process"):
-            s.add_feedback("a", vec(1, 0), "like", "m")
+            s.space("m").add_feedback("a", vec(1, 0), "like")
         assert time.monotonic() - start < 2.5
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    s.add_feedback("a", vec(1, 0), "like", "m")
+    s.space("m").add_feedback("a", vec(1, 0), "like")
     assert s.feedback_count() == 1
 
 
@@ -145,7 +145,7 @@ def test_a_second_store_on_an_open_file_keeps_the_first_ones_locks_and_so_its_wr
     store, and lose what it wrote after (and what that process wrote, when the first closed last)."""
     path = tmp_path / "p.db"
     first = PreferenceStore(path)
-    first.add_feedback("app0", vec(1, 0), "like", "m")
+    first.space("m").add_feedback("app0", vec(1, 0), "like")
     PreferenceStore(path, read_only=True).close()  # an app showing the user their data
     PreferenceStore(path).close()
     for name in ("", "-shm"):  # the same files under other names: their locks are the same
@@ -164,10 +164,10 @@ def test_a_second_store_on_an_open_file_keeps_the_first_ones_locks_and_so_its_wr
     with pytest.raises(sqlite3.ProgrammingError):
         connection.execute("SELECT 1")
     write = "import sys; from edge_ranker.runtime.store import PreferenceStore as S; s = S(sys.argv[1]); "
-    write += "s.add_feedback(sys.argv[2], [0.0, 1.0], 'like', 'm'); s.close()"
+    write += "s.space('m').add_feedback(sys.argv[2], [0.0, 1.0], 'like'); s.close()"
     for n in (1, 3):
         subprocess.run([sys.executable, "-c", write, str(path), f"other{n}"], check=True)
-        first.add_feedback(f"app{n + 1}", vec(1, 0), "like", "m")
+        first.space("m").add_feedback(f"app{n + 1}", vec(1, 0), "like")
     assert Path(f"{path}-wal").exists()  # the first store's WAL is still there, where other processes look
     read = "import sys, json; from edge_ranker.runtime.store import PreferenceStore as S; "
     read += "print(json.dumps([f['doc_id'] for f in S(sys.argv[1], read_only=True).export()['feedback']]))"
@@ -211,9 +211,9 @@ def test_a_store_still_being_created_reads_as_empty(tmp_path):
     creating.execute("PRAGMA journal_mode=WAL")
     with PreferenceStore(path, read_only=True) as reader:
         assert reader.feedback_count() == 0
-        assert reader.export()["feedback"] == [] and reader.interests("k") == ([], [])
+        assert reader.export()["feedback"] == [] and reader.space("k").interests() == ([], [])
     creating.close()
     with PreferenceStore(path) as store:  # and the creating open then finishes the store as ever
-        store.add_feedback("d", vec(1, 0), "like", "k", text="t")
+        store.space("k").add_feedback("d", vec(1, 0), "like", text="t")
     with PreferenceStore(path, read_only=True) as reader:
         assert reader.feedback_count() == 1

@@ -23,9 +23,9 @@ def vec(*xs):
 def _damaged_interest(db: Path, column: str, value: object, dwell: float = 0.0) -> None:
     """A store of two liked interests, 30 s spent on the second; interest 1's ``column`` set to ``value``."""
     with PreferenceStore(db) as s:
-        s.add_feedback("a", vec(1, 0, 0), "like", "m")
-        s.add_feedback("b", vec(0, 1, 0), "like", "m")
-        s.add_view_time(vec(0, 1, 0), 30.0, "m")
+        s.space("m").add_feedback("a", vec(1, 0, 0), "like")
+        s.space("m").add_feedback("b", vec(0, 1, 0), "like")
+        s.space("m").add_view_time(vec(0, 1, 0), 30.0)
     con = sqlite3.connect(db)
     con.execute(f"UPDATE interests SET {column}=?, view_time=view_time+? WHERE id=1", (value, dwell))
     con.commit()
@@ -45,7 +45,7 @@ def test_newer_schema_refused(tmp_path):
 def test_corrupted_database_clear_error_and_recovery(tmp_path):
     p = tmp_path / "p.db"
     s = PreferenceStore(p)
-    s.add_feedback("a", vec(1, 0), "like", "m")
+    s.space("m").add_feedback("a", vec(1, 0), "like")
     s.close()
     data = bytearray(p.read_bytes())
     data[:16] = b"garbage garbage!"
@@ -64,7 +64,7 @@ def test_recover_refuses_missing_and_healthy_files(tmp_path):
     with pytest.raises(EdgeRankerError, match="nothing to recover"):
         PreferenceStore.recover(tmp_path / "none.db")
     p = tmp_path / "p.db"
-    PreferenceStore(p).add_feedback("a", vec(1, 0), "like", "m")
+    PreferenceStore(p).space("m").add_feedback("a", vec(1, 0), "like")
     with pytest.raises(EdgeRankerError, match="healthy"):
         PreferenceStore.recover(p)
     assert PreferenceStore(p).feedback_count() == 1
@@ -107,10 +107,10 @@ def test_a_damaged_database_with_a_wal_is_refused_untouched(tmp_path):
     p = tmp_path / "p.db"
     s = PreferenceStore(p)
     for i in range(200):
-        s.add_feedback(f"d{i}", vec(1, i), "like", "m", text="text " * 50)
+        s.space("m").add_feedback(f"d{i}", vec(1, i), "like", text="text " * 50)
     s._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     s._db.execute("PRAGMA wal_autocheckpoint=0")
-    s.add_feedback("late", vec(0, 1), "like", "m", text="only in the WAL")
+    s.space("m").add_feedback("late", vec(0, 1), "like", text="only in the WAL")
     data = bytearray(p.read_bytes())
     data[4096 * 10 : 4096 * 10 + 64] = b"\xff" * 64  # a damaged page in the middle (not one the WAL rewrites)
     p.write_bytes(bytes(data))
@@ -148,8 +148,8 @@ def test_rows_no_edge_ranker_writes_are_named_at_the_open_and_recovered(tmp_path
     names it (rather than a numpy error deep in a read) and ``recover`` takes such a file as the damaged one."""
     db = tmp_path / "p.db"
     with PreferenceStore(db) as s:
-        s.add_feedback("a", vec(1, 0, 0), "like", "m")
-        s.add_feedback("b", vec(0, 1, 0), "like", "m")
+        s.space("m").add_feedback("a", vec(1, 0, 0), "like")
+        s.space("m").add_feedback("b", vec(0, 1, 0), "like")
     con = sqlite3.connect(db)
     con.execute(f"UPDATE {table} SET {column}=? WHERE id=1", (value,))
     con.commit()
@@ -181,7 +181,7 @@ def test_damaged_interests_are_rebuilt_from_the_reactions(tmp_path, column, valu
     _damaged_interest(db, column, value, dwell=12.0)  # the damaged row's own dwell time goes with it
     before = db.read_bytes()
     with PreferenceStore(db, read_only=True) as r:
-        liked, _ = r.interests("m")
+        liked, _ = r.space("m").interests()
         assert [c.point.round(3).tolist() for c in liked] == [[1, 0, 0], [0, 1, 0]]
         assert [c.view_time for c in liked] == [0.0, 30.0]
         exported = r.export()
@@ -189,7 +189,7 @@ def test_damaged_interests_are_rebuilt_from_the_reactions(tmp_path, column, valu
         assert [i["id"] for i in exported["interests"]] == [2] and exported["damaged_interests"] == 1
     assert db.read_bytes() == before
     with PreferenceStore(db) as s:
-        liked, _ = s.interests("m")
+        liked, _ = s.space("m").interests()
         assert [c.point.round(3).tolist() for c in liked] == [[1, 0, 0], [0, 1, 0]]
         assert [c.view_time for c in liked] == [0.0, 30.0] and s.export()["damaged_interests"] == 0
 
@@ -206,7 +206,7 @@ def test_damaged_interests_are_found_in_a_folder_the_reader_cannot_write(tmp_pat
 import sys
 from edge_ranker.runtime.store import PreferenceStore
 with PreferenceStore(sys.argv[1], read_only=True) as r:
-    liked, _ = r.interests("m")
+    liked, _ = r.space("m").interests()
     print(len(liked), r.export()["damaged_interests"])
 """
     command = [sys.executable, "-c", code, str(folder / "p.db")]
@@ -265,9 +265,9 @@ def test_a_damaged_newest_interest_leaves_the_others_and_their_dwell_time(tmp_pa
     the others must have."""
     db = tmp_path / "p.db"
     with PreferenceStore(db) as s:
-        s.add_feedback("a", vec(1, 0, 0), "like", "m")
-        s.add_view_time(vec(1, 0, 0), 100.0, "m")
-        s.add_feedback("b", vec(0, 1, 0), "like", "m")
+        s.space("m").add_feedback("a", vec(1, 0, 0), "like")
+        s.space("m").add_view_time(vec(1, 0, 0), 100.0)
+        s.space("m").add_feedback("b", vec(0, 1, 0), "like")
     con = sqlite3.connect(db)
     con.execute("UPDATE interests SET point='x' WHERE id=2")
     con.commit()
@@ -276,15 +276,15 @@ def test_a_damaged_newest_interest_leaves_the_others_and_their_dwell_time(tmp_pa
         exported = r.export()
         assert [i["id"] for i in exported["interests"]] == [1] and exported["damaged_interests"] == 1
     with PreferenceStore(db) as s:
-        liked, _ = s.interests("m")
+        liked, _ = s.space("m").interests()
         assert [c.view_time for c in liked] == [100.0, 0.0]
 
 
 def test_a_reaction_that_cannot_be_replayed_makes_forget_say_what_to_do_and_change_nothing(tmp_path):
     db = tmp_path / "p.db"
     with PreferenceStore(db) as s:
-        s.add_feedback("a", vec(1, 0, 0), "like", "m")
-        s.add_feedback("b", vec(0, 1, 0), "like", "m")
+        s.space("m").add_feedback("a", vec(1, 0, 0), "like")
+        s.space("m").add_feedback("b", vec(0, 1, 0), "like")
     con = sqlite3.connect(db)
     con.execute("UPDATE feedback SET embedding=? WHERE id=1", (np.array([np.nan, 0, 1], np.float32).tobytes(),))
     con.commit()
@@ -302,7 +302,7 @@ def test_a_damaged_document_vector_is_computed_again(tmp_path):
 
     db = tmp_path / "p.db"
     with PreferenceStore(db) as s:
-        s.save_vectors("m", "", [text_hash("a"), text_hash("b")], np.ones((2, 4), np.float32))
+        s.space("m").save_vectors("", [text_hash("a"), text_hash("b")], np.ones((2, 4), np.float32))
         s._db.execute("UPDATE vectors SET vector=? WHERE text_hash=?", (b"\x01\x02\x03", text_hash("a")))
         s._db.commit()
         computed = []

@@ -37,7 +37,7 @@ def _bytes_of(p: Path, needle: bytes) -> int:
 
 def test_export_and_forget(tmp_path):
     s = PreferenceStore(tmp_path / "p.db")
-    s.add_feedback("a", vec(1, 0), "like", "m", text="héllo 😀")
+    s.space("m").add_feedback("a", vec(1, 0), "like", text="héllo 😀")
     e = s.export()
     assert e["schema_version"] == SCHEMA_VERSION
     assert e["feedback"][0]["text"] == "héllo 😀" and len(e["interests"]) == 1
@@ -49,7 +49,7 @@ def test_export_and_forget(tmp_path):
 
 def test_an_export_never_replaces_the_database_or_an_earlier_export(tmp_path, monkeypatch):
     s = PreferenceStore(tmp_path / "p.db")
-    s.add_feedback("a", vec(1, 0), "like", "m", text="kept")
+    s.space("m").add_feedback("a", vec(1, 0), "like", text="kept")
     PreferenceStore(tmp_path / "other.db").close()  # another profile's store
     (tmp_path / "link.db").symlink_to(tmp_path / "p.db")
     for target in ("p.db", "p.db-wal", "p.db-shm", "p.db-journal", "sub/../p.db-journal", "link.db", "other.db"):
@@ -61,7 +61,7 @@ def test_an_export_never_replaces_the_database_or_an_earlier_export(tmp_path, mo
     out = s.export_to(tmp_path / "backup.json")  # a link is followed: the file it names is written
     assert out == tmp_path / "real" / "backup.json" and (tmp_path / "backup.json").is_symlink()
     earlier = out.read_bytes()
-    s.add_feedback("b", vec(0, 1), "like", "m", text="new")
+    s.space("m").add_feedback("b", vec(0, 1), "like", text="new")
     for failure, expected in (
         (OSError(28, "No space left on device"), "No space left on device; the earlier file there is unchanged"),
         (KeyboardInterrupt(), None),
@@ -79,7 +79,7 @@ def test_an_export_never_replaces_the_database_or_an_earlier_export(tmp_path, mo
 
 def test_an_export_refuses_another_databases_wal_and_writes_into_a_pipe(tmp_path):
     s = PreferenceStore(tmp_path / "p.db")
-    s.add_feedback("a", vec(1, 0), "like", "m", text="kept")
+    s.space("m").add_feedback("a", vec(1, 0), "like", text="kept")
     con = sqlite3.connect(tmp_path / "app.db")  # another application's database, its rows still in its WAL
     con.execute("PRAGMA journal_mode=WAL")
     con.execute("PRAGMA wal_autocheckpoint=0")
@@ -102,11 +102,11 @@ def test_an_export_refuses_another_databases_wal_and_writes_into_a_pipe(tmp_path
 
 def test_export_lists_cached_document_vectors_and_odd_files_are_refused(tmp_path):
     s = PreferenceStore(tmp_path / "p.db")
-    s.save_vectors("m", "", [b"\x01" * 16], np.ones((1, 4), np.float32))
+    s.space("m").save_vectors("", [b"\x01" * 16], np.ones((1, 4), np.float32))
     assert [v["text_hash"] for v in s.export()["document_vectors"]] == ["01" * 16]
     for bad in (float("inf"), -1, "5"):
         with pytest.raises(EdgeRankerError, match="view time"):
-            s.add_view_time(vec(1, 0), bad, "m")
+            s.space("m").add_view_time(vec(1, 0), bad)
     fifo = tmp_path / "pipe.db"
     os.mkfifo(fifo)
     with pytest.raises(EdgeRankerError, match="not a regular file"):
@@ -115,12 +115,12 @@ def test_export_lists_cached_document_vectors_and_odd_files_are_refused(tmp_path
 
 def test_a_read_only_export_in_a_writable_folder_leaves_nothing_beside_the_store(tmp_path):
     s = PreferenceStore(tmp_path / "p.db")
-    s.add_feedback("a", vec(1, 0), "like", "m")
+    s.space("m").add_feedback("a", vec(1, 0), "like")
     s.close()
     r = PreferenceStore(tmp_path / "p.db", read_only=True)
     assert [f["doc_id"] for f in r.export()["feedback"]] == ["a"]
     with pytest.raises(EdgeRankerError, match="read-only"):
-        r.add_feedback("b", vec(0, 1), "like", "m")
+        r.space("m").add_feedback("b", vec(0, 1), "like")
     r.close()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.db"]
 
@@ -138,7 +138,7 @@ def test_forget_never_reports_success_while_another_process_reads(tmp_path, monk
     p = tmp_path / "p.db"
     s = PreferenceStore(p)
     for i in range(50):
-        s.add_feedback(f"d{i}", vec(1, i), "like", "m", text="SECRET-LIKED-TEXT")
+        s.space("m").add_feedback(f"d{i}", vec(1, i), "like", text="SECRET-LIKED-TEXT")
     reader = subprocess.Popen([sys.executable, "-c", READER, str(p)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert reader.stdout.readline().strip() == b"reading"
     with pytest.raises(EdgeRankerError, match="remain"):
@@ -181,7 +181,7 @@ def test_a_store_on_a_full_disk_is_read_and_exported_to_another(full_disk, tmp_p
     mount, fill = full_disk
     path = mount / "p.db"
     with PreferenceStore(path) as store:
-        store.add_feedback("d", vec(1, 0), "like", "k", text="kept")
+        store.space("k").add_feedback("d", vec(1, 0), "like", text="kept")
     fill()
     with PreferenceStore(path, read_only=True) as store:
         assert store.feedback_count() == 1

@@ -34,7 +34,7 @@ def test_files_are_private_to_the_user(tmp_path):
     try:
         p = tmp_path / "new-folder" / "inner" / "p.db"
         s = PreferenceStore(p)
-        s.add_feedback("a", vec(1, 0), "like", "m", text="private")
+        s.space("m").add_feedback("a", vec(1, 0), "like", text="private")
         out = s.export_to(tmp_path / "export.json")
         modes = {q.name: q.stat().st_mode & 0o777 for q in (p, Path(str(p) + "-wal"), out)}
         assert modes == {"p.db": 0o600, "p.db-wal": 0o600, "export.json": 0o600}
@@ -46,7 +46,7 @@ def test_files_are_private_to_the_user(tmp_path):
 def test_an_existing_store_made_readable_by_others_is_made_private_again(tmp_path):
     p = tmp_path / "p.db"
     with PreferenceStore(p) as s:
-        s.add_feedback("a", vec(1, 0), "like", "m", text="private")
+        s.space("m").add_feedback("a", vec(1, 0), "like", text="private")
     os.chmod(p, 0o644)
     with PreferenceStore(p) as s:
         assert p.stat().st_mode & 0o777 == 0o600 and s.feedback_count() == 1
@@ -90,25 +90,25 @@ def test_open_failures_say_what_is_wrong_not_corrupted(tmp_path, kind):
 
 def test_a_read_only_database_is_named_so(tmp_path):
     s = PreferenceStore(tmp_path / "p.db")
-    s.add_feedback("a", vec(1, 0), "like", "m")
+    s.space("m").add_feedback("a", vec(1, 0), "like")
     s._db.execute("PRAGMA query_only=1")  # SQLite's own read-only error, as a read-only file or mount gives
     with pytest.raises(EdgeRankerError, match="read-only") as exc:
-        s.add_feedback("b", vec(0, 1), "like", "m")
+        s.space("m").add_feedback("b", vec(0, 1), "like")
     assert "corrupted" not in str(exc.value)
     assert s.feedback_count() == 1
 
 
 def test_full_disk_is_reported_as_full_and_loses_nothing(tmp_path):
     s = PreferenceStore(tmp_path / "p.db")
-    s.add_feedback("a", vec(1, 0), "like", "m")
+    s.space("m").add_feedback("a", vec(1, 0), "like")
     pages = s._db.execute("PRAGMA page_count").fetchone()[0]
     s._db.execute(f"PRAGMA max_page_count={pages}")  # SQLite's own SQLITE_FULL, as a full disk gives
     for i in range(3):
         with pytest.raises(EdgeRankerError, match="disk is full"):
-            s.add_feedback(f"big{i}", vec(0, 1), "like", "m", text="x" * 100_000)
+            s.space("m").add_feedback(f"big{i}", vec(0, 1), "like", text="x" * 100_000)
     assert s.feedback_count() == 1
     s._db.execute("PRAGMA max_page_count=1000000")
-    s.add_feedback("b", vec(0, 1), "like", "m")
+    s.space("m").add_feedback("b", vec(0, 1), "like")
     assert s.feedback_count() == 2
 
 
@@ -136,14 +136,14 @@ from pathlib import Path
 from edge_ranker.runtime.store import PreferenceStore
 db = Path(sys.argv[1]) / "p.db"
 with PreferenceStore(db) as s:
-    s.add_feedback("a", np.array([1, 0], np.float32), "like", "m")
+    s.space("m").add_feedback("a", np.array([1, 0], np.float32), "like")
 os.chmod(db, 0o444)
 with PreferenceStore(db, read_only=True) as r:
     assert r.feedback_count() == 1
 left = sorted(p.name for p in db.parent.iterdir())
 os.chmod(db, 0o600)
 with PreferenceStore(db) as s:
-    s.add_feedback("b", np.array([0, 1], np.float32), "like", "m")
+    s.space("m").add_feedback("b", np.array([0, 1], np.float32), "like")
     s.erase()
 print(left)
 """

@@ -125,7 +125,7 @@ s = PreferenceStore(sys.argv[1])
 rng = np.random.default_rng(int(sys.argv[2]))
 i = 0
 while True:
-    s.add_feedback(f"{sys.argv[2]}-{i}", rng.normal(size=128), "like", "m", text="t" * 200)
+    s.space("m").add_feedback(f"{sys.argv[2]}-{i}", rng.normal(size=128), "like", text="t" * 200)
     print(f"{sys.argv[2]}-{i}", flush=True)
     i += 1
 """
@@ -205,7 +205,7 @@ def probe_full_disk(tmp: Path) -> None:
         written = fails = attempts = 0
         for i in range(2000):
             try:
-                s.add_feedback(f"d{i}", np.ones(128, np.float32), "like", "m", text="x" * 4000)
+                s.space("m").add_feedback(f"d{i}", np.ones(128, np.float32), "like", text="x" * 4000)
                 written += 1
             except EdgeRankerError as exc:
                 attempts += 1
@@ -249,7 +249,7 @@ def probe_open_failures(tmp: Path) -> None:
             subprocess.run(["mount", "-o", "remount,ro", str(ro)], check=True)
             runs += 1
             try:
-                PreferenceStore(ro / "p.db").add_feedback("a", np.ones(4, np.float32), "like", "m")
+                PreferenceStore(ro / "p.db").space("m").add_feedback("a", np.ones(4, np.float32), "like")
                 fails += 1
             except EdgeRankerError as exc:
                 fails += "corrupted" in str(exc) or not re.search("read-only|cannot open", str(exc))
@@ -340,7 +340,7 @@ def probe_forget(tmp: Path) -> None:
         runs += 1
         s = PreferenceStore(p)
         for i in range(200):
-            s.add_feedback(f"d{i}", np.ones(128, np.float32), "like", "m", text="FORGET-ME-PLEASE " * 20)
+            s.space("m").add_feedback(f"d{i}", np.ones(128, np.float32), "like", text="FORGET-ME-PLEASE " * 20)
         proc = None
         if reader:
             proc = subprocess.Popen([PY, "-c", READER, str(p)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)

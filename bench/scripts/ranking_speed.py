@@ -43,8 +43,8 @@ def run(
         dim = ranker.interest_vectors(["x"]).shape[1]  # both models' vectors side by side
         for i in range(n_interests):  # spread-out random interests: each creates its own center
             reaction = "like" if i % 4 else "dislike"
-            store.add_feedback(f"h{i}", rng.normal(size=dim), reaction, ranker.model_key)
-        pos, neg = store.interests(ranker.model_key)
+            store.space(ranker.model_key).add_feedback(f"h{i}", rng.normal(size=dim), reaction)
+        pos, neg = store.space(ranker.model_key).interests()
         out["interests"] = len(pos) + len(neg)
         out["query_coverage"] = ranker.rank(docs, query=query).query_coverage  # < 1: the semantic cosine joins
         out["rank_ms"] = latency(lambda: ranker.rank(docs, query=query), 50, warmup=3)

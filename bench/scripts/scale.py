@@ -38,7 +38,7 @@ with tempfile.TemporaryDirectory() as tmp:
     dim = ranker.interest_vectors(["x"]).shape[1] if hasattr(ranker, "interest_vectors") else sem.dim
     for i in range(100):  # spread-out random interests: each is its own center
         reaction = "like" if i % 4 else "dislike"
-        store.add_feedback(f"h{i}", rng.normal(size=dim), reaction, ranker.model_key)
+        store.space(ranker.model_key).add_feedback(f"h{i}", rng.normal(size=dim), reaction)
     t0 = time.perf_counter()
     ranker.rank(docs, query=query)  # embeds the feed (the cost of a new feed, not measured below)
     first = time.perf_counter() - t0

@@ -27,6 +27,7 @@ class Adoption:
 
     def __init__(self, store: PreferenceStore, model_key: str) -> None:
         self.store, self.model_key = store, model_key
+        self.space = store.space(model_key)
         self._lock = threading.Lock()
         self._adopted: tuple[int, int] | None = None  # the store's version when its reactions were last adopted
 
@@ -40,10 +41,10 @@ class Adoption:
         of another size than these models' vectors (a store damaged so SQL cannot see) is refused by name."""
         with self._lock:
             version = self.store.version()  # read first: a commit while adopting is looked at next time
-            if self._adopted is None or (version != self._adopted and not any(self.store.interests(self.model_key))):
+            if self._adopted is None or (version != self._adopted and not any(self.space.interests())):
                 self._adopt(learnable, interest_vectors)
                 self._adopted = version  # once adopted: one that failed (a lock) is tried again at the next rank
-        interests = self.store.interests(self.model_key)
+        interests = self.space.interests()
         odd = next((c.point.size for side in interests for c in side if c.point.size != size), None)
         if odd is not None:
             raise damaged_store(
@@ -56,7 +57,7 @@ class Adoption:
         re-embedded from their stored text into these models' space, so a model update keeps the user's interests.
         Those these models cannot learn from, as ``feedback`` refuses them (no word, or one they cannot read), are
         left out, once (``leave_out``): they stay stored as they are, and models that read them can take them later."""
-        stale = self.store.stale_texts(self.model_key, LEARNABLE_RULE)
+        stale = self.space.stale_texts(LEARNABLE_RULE)
         textless = sum(t is None for _, t in stale)
         if textless:  # once per model key, as they are left out below (at each start of a read-only store)
             log.warning(
@@ -70,10 +71,10 @@ class Adoption:
         if left:
             log.info("leaving %d stored reactions %s cannot learn from out of its interests", len(left), self.model_key)
             if not self.store.read_only:  # a read-only store looks again at each start
-                self.store.leave_out(self.model_key, LEARNABLE_RULE, left)
+                self.space.leave_out(LEARNABLE_RULE, left)
             gone = set(left)
             stale = [(i, t) for i, t in stale if i not in gone]
         if stale:
             log.info("re-embedding %d stored reactions for %s", len(stale), self.model_key)
             vectors = interest_vectors([t for _, t in stale])
-            self.store.move_to_model(self.model_key, [i for i, _ in stale], vectors)
+            self.space.move_here([i for i, _ in stale], vectors)

@@ -27,14 +27,20 @@ log = logging.getLogger("edge_ranker")
 CACHE_VECTORS = 200_000  # vectors (and terms) kept in memory per model and role: 100 MB at 128-d, 200 MB at 256-d
 
 
+class VectorSpace(Protocol):
+    """One model's vectors kept between processes (a ``PreferenceStore``'s ``Space``)."""
+
+    def load_vectors(self, role: str, hashes: list[bytes]) -> dict[bytes, np.ndarray]: ...
+
+    def save_vectors(self, role: str, hashes: list[bytes], vectors: np.ndarray) -> None: ...
+
+
 class VectorStore(Protocol):
     """Where vectors persist between processes (``PreferenceStore`` is one; opened ``read_only``, it keeps none)."""
 
     read_only: bool
 
-    def load_vectors(self, model: str, role: str, hashes: list[bytes]) -> dict[bytes, np.ndarray]: ...
-
-    def save_vectors(self, model: str, role: str, hashes: list[bytes], vectors: np.ndarray) -> None: ...
+    def space(self, model: str) -> VectorSpace: ...
 
 
 def drop_oldest(kept: dict, excess: int) -> None:
@@ -135,7 +141,7 @@ class VectorCache:
         if self.store is None:
             return compute(texts)
         hashes = [text_hash(t) for t in texts]
-        stored = self.store.load_vectors(model, role, hashes)
+        stored = self.store.space(model).load_vectors(role, hashes)
         stored = {h: v for h, v in stored.items() if v.shape == (dim,)}  # a damaged row is computed again
         todo = [i for i, h in enumerate(hashes) if h not in stored]
         out = np.stack([stored[h] for h in hashes]) if not todo else None
@@ -143,7 +149,7 @@ class VectorCache:
             new = compute([texts[i] for i in todo])
             try:
                 if not self.store.read_only:
-                    self.store.save_vectors(model, role, [hashes[i] for i in todo], new)
+                    self.store.space(model).save_vectors(role, [hashes[i] for i in todo], new)
             except EdgeRankerError as exc:  # a cache: a full disk or a read-only file must not stop ranking
                 log.warning("document vectors not kept for later: %s", exc)
             out = np.zeros((len(texts), new.shape[1]), np.float32)

@@ -106,6 +106,7 @@ class Ranker:
         self._query_lock = threading.Lock()
         pair = f"+{model_key(relevance)}@{SEMANTIC_SHARE:g}" if relevance is not None else ""
         self.model_key = model_key(semantic) + pair
+        self.space = store.space(self.model_key)  # the store as these models' space holds it
         self.adoption = Adoption(store, self.model_key)  # no reference back: a failed init frees its store
         self._interests()
 
@@ -206,7 +207,7 @@ class Ranker:
                 "vocabulary (a script it lacks, or symbols within words): no interest is learnt from it"
             )
         emb = self.interest_vectors([doc.text])[0]
-        return self.store.add_feedback(doc.id, emb, reaction, self.model_key, text=doc.text, ts=ts)
+        return self.space.add_feedback(doc.id, emb, reaction, text=doc.text, ts=ts)
 
     def viewed(self, doc: Document | dict | str | tuple, seconds: float) -> None:
         """Time the user spent on a document: it adds to the closest liked interest's weight. Time on a document no
@@ -216,7 +217,7 @@ class Ranker:
         seconds = check_view_time(seconds)  # before the model runs
         if self._learnable(doc.text):
             self._interests()  # the liked interests it goes to, in these models' space
-            self.store.add_view_time(self.interest_vectors([doc.text])[0], seconds, self.model_key)
+            self.space.add_view_time(self.interest_vectors([doc.text])[0], seconds)
 
     def like(self, doc: Document | dict | str | tuple, ts: float | None = None) -> int:
         """The user liked ``doc``: ``feedback(doc, "like")``; returns the event id."""

@@ -4,12 +4,14 @@ this process holds open, so that no read drops SQLite's locks, and writes and co
 from __future__ import annotations
 
 import collections
+import glob
 import logging
 import os
 import shutil
 import sqlite3
 import stat
 import threading
+import time
 import weakref
 from collections.abc import Iterator
 from contextlib import suppress
@@ -271,3 +273,30 @@ def copy_new(src: Path, dst: Path) -> None:
             shutil.copyfileobj(fi, fo)
             fo.flush()
             os.fsync(fo.fileno())
+
+
+def move_aside(path: Path) -> Path:
+    """A database and its WAL and shared-memory files moved to a new, never reused name beside it (``aside``); returns
+    where the main file went. Every file is linked under its new name before any original is removed, the WAL
+    before the main file, so a kill at any point loses no committed row."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for n in range(1, 10_000):
+        moved = path.with_name(f"{path.name}.corrupt-{stamp}" + (f"-{n}" if n > 1 else ""))
+        try:
+            copy_new(path, moved)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise EdgeRankerError(f"no free name for a copy of {path} in {path.parent}; nothing was moved")
+    sidecars = [Path(str(path) + s) for s in ("-wal", "-shm") if Path(str(path) + s).exists()]
+    for p in sidecars:
+        copy_new(p, Path(str(moved) + p.name[len(path.name) :]))
+    for p in [*sidecars, path]:
+        p.unlink()
+    return moved
+
+
+def aside(path: Path) -> list[Path]:
+    """The copies ``move_aside`` left beside ``path``."""
+    return sorted(path.parent.glob(f"{glob.escape(path.name)}.corrupt-*"))

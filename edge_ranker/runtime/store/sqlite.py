@@ -56,6 +56,7 @@ CREATE TRIGGER left_out_follows_feedback AFTER DELETE ON feedback BEGIN
     DELETE FROM left_out WHERE event = old.id;
 END;
 """
+VIEW_TIME_CAP = 1e300  # dwell time is read back at most this: a store may hold infinity, which makes scores NaN
 SCHEMA_VERSION = 1  # PRAGMA user_version of a store with SCHEMA; a later schema migrates from it
 
 TEMPORARY = re.compile(r"^\s*CREATE (TABLE|TRIGGER)\b")  # a schema statement, made temporary by shadow_schema
@@ -287,7 +288,7 @@ DAMAGE = {
     "OR typeof(view_count) != 'integer' OR typeof(view_time) NOT IN ('real', 'integer') "
     "OR typeof(last_view) NOT IN ('real', 'integer')",
 }  # not the document vectors: up to 100,000 rows to read at each open, and a cache whose damaged rows are recomputed
-DERIVED = "interests"  # the table the reactions rebuild (``PreferenceStore._rebuild_interests``)
+DERIVED = "interests"  # the table the reactions rebuild (``rebuild.rebuild``)
 
 
 def damaged_rows(con: sqlite3.Connection, tables: set[str] | None = None) -> dict[str, int]:
