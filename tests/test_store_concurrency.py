@@ -20,6 +20,8 @@ from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.interests import CoIConfig
 from edge_ranker.runtime.store import PreferenceStore
 
+PROCESSES = Path(__file__).parent / "processes"  # scripts run as other processes
+
 
 def vec(*xs):
     return np.array(xs, dtype=np.float32)
@@ -89,23 +91,13 @@ def test_sigkill_while_writing_loses_nothing_acknowledged(tmp_path):
 
 
 def test_four_processes_opening_a_new_database_at_once(tmp_path):
-    code = """
-import sys, time
-from edge_ranker.runtime.store import PreferenceStore
-start, errors = float(sys.argv[2]), 0
-for i in range(15):
-    while time.time() < start + i * 0.2:
-        time.sleep(0.001)
-    try:
-        PreferenceStore(f"{sys.argv[1]}/db{i}.sqlite").close()
-    except Exception as exc:
-        errors += 1
-        print(exc, file=sys.stderr)
-print(errors)
-"""
     start = str(time.time() + 2.0)
     procs = [
-        subprocess.Popen([sys.executable, "-c", code, str(tmp_path), start], stdout=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, PROCESSES / "open_stores.py", str(tmp_path), start, "15"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         for _ in range(4)
     ]
     assert [int(p.communicate()[0]) for p in procs] == [0, 0, 0, 0]

@@ -21,14 +21,7 @@ def vec(*xs):
     return np.array(xs, dtype=np.float32)
 
 
-READER = """
-import sqlite3, sys
-con = sqlite3.connect(sys.argv[1], isolation_level=None)
-con.execute("BEGIN")
-con.execute("SELECT COUNT(*) FROM feedback").fetchone()
-print("reading", flush=True)
-sys.stdin.readline()
-"""
+PROCESSES = Path(__file__).parent / "processes"  # scripts run as other processes
 
 
 def _bytes_of(p: Path, needle: bytes) -> int:
@@ -139,7 +132,9 @@ def test_forget_never_reports_success_while_another_process_reads(tmp_path, monk
     s = PreferenceStore(p)
     for i in range(50):
         s.space("m").add_feedback(f"d{i}", vec(1, i), "like", text="SECRET-LIKED-TEXT")
-    reader = subprocess.Popen([sys.executable, "-c", READER, str(p)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    reader = subprocess.Popen(
+        [sys.executable, PROCESSES / "read_store.py", str(p)], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
     assert reader.stdout.readline().strip() == b"reading"
     with pytest.raises(EdgeRankerError, match="remain"):
         s.erase()

@@ -33,6 +33,7 @@ from edge_ranker.runtime.encoder import MODELS_DIR, Encoder
 from edge_ranker.runtime.store import PreferenceStore
 
 PY = sys.executable
+PROCESSES = Path(__file__).resolve().parents[2] / "tests" / "processes"  # the scripts the tests run as other processes
 ROWS: list[tuple[str, int, str, int]] = []  # probe, runs, what must hold, failures
 
 
@@ -155,27 +156,11 @@ def probe_kills(tmp: Path, runs: int) -> None:
     )
 
 
-OPENER = """
-import sys, time
-from edge_ranker.runtime.store import PreferenceStore
-start, bad = float(sys.argv[2]), 0
-for i in range(int(sys.argv[3])):
-    while time.time() < start + i * 0.2:
-        time.sleep(0.001)
-    try:
-        PreferenceStore(f"{sys.argv[1]}/db{i}.sqlite").close()
-    except Exception as exc:
-        bad += 1
-        print(exc, file=sys.stderr)
-print(bad)
-"""
-
-
 def probe_concurrent_opens(tmp: Path, per_process: int) -> None:
     start = str(time.time() + 2.0)
     procs = [
         subprocess.Popen(
-            [PY, "-c", OPENER, str(tmp), start, str(per_process)],
+            [PY, PROCESSES / "open_stores.py", str(tmp), start, str(per_process)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -323,16 +308,6 @@ def probe_models(tmp: Path) -> None:
     record("crafted model folders", runs, "one clear EdgeRankerError, nothing read outside the folder", fails)
 
 
-READER = """
-import sqlite3, sys
-con = sqlite3.connect(sys.argv[1], isolation_level=None)
-con.execute("BEGIN")
-con.execute("SELECT COUNT(*) FROM feedback").fetchone()
-print("reading", flush=True)
-sys.stdin.readline()
-"""
-
-
 def probe_forget(tmp: Path) -> None:
     p = tmp / "forget.db"
     runs = fails = 0
@@ -343,7 +318,9 @@ def probe_forget(tmp: Path) -> None:
             s.space("m").add_feedback(f"d{i}", np.ones(128, np.float32), "like", text="FORGET-ME-PLEASE " * 20)
         proc = None
         if reader:
-            proc = subprocess.Popen([PY, "-c", READER, str(p)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            proc = subprocess.Popen(
+                [PY, PROCESSES / "read_store.py", str(p)], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+            )
             proc.stdout.readline()
         try:
             s.erase()
