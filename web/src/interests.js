@@ -68,8 +68,13 @@ export function react(interests, vector, positive, ts, config) {
 
 /** Dwell time on a document counts towards the closest liked interest. */
 export function addViewTime(interests, vector, seconds) {
-  const [j] = closest(interests.positives, unit(vector));
-  if (j >= 0) interests.positives[j].viewTime += seconds;
+  addDwell(interests.positives, unit(vector), seconds);
+}
+
+/** Dwell time to the liked interest closest to a unit vector, when their cosine reaches `threshold`. */
+export function addDwell(positives, point, seconds, threshold = -Infinity) {
+  const [j, sim] = closest(positives, point);
+  if (j >= 0 && sim >= threshold) positives[j].viewTime += seconds;
 }
 
 /** How much an interest last fed at lastView still counts at now: 1 at once, 0 past the horizon. */

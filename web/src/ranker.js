@@ -8,7 +8,7 @@ import { documentId, documents, reacted } from "./documents.js";
 import { Encoder } from "./encoder.js";
 import { EdgeRankerError, Unlearnable } from "./errors.js";
 import * as fusion from "./fusion.js";
-import { DAY, DEFAULT_CONFIG, active, addViewTime, dot, personalScores, react } from "./interests.js";
+import { DAY, DEFAULT_CONFIG, active, addDwell, addViewTime, dot, personalScores, react } from "./interests.js";
 import { bm25, counts, coverage, matched } from "./lexical.js";
 import { given } from "./options.js";
 import { emptyState } from "./state.js";
@@ -427,7 +427,7 @@ export class Ranker {
     const next = { ...replayed({ positives: [] }, events, this.config), modelKey: this.modelKey, nextEvent: stored.nextEvent };
     for (const { event, seconds: spent } of dwell) {
       const like = events.find((e) => e.event === event && !e.left);
-      if (like) moveDwell(next.positives, like.vector, spent, -Infinity); // to the like's own interest, as Python
+      if (like) addDwell(next.positives, like.vector, spent); // to the like's own interest, as Python
     }
     return next;
   }
@@ -437,19 +437,8 @@ export class Ranker {
 function replayed(state, events, config) {
   const out = { events, positives: [], negatives: [] };
   for (const e of events) if (!e.left) react(out, e.vector, e.reaction === "like", e.ts, config);
-  for (const c of state.positives) if (c.viewTime > 0) moveDwell(out.positives, c.point, c.viewTime, config.threshold);
+  for (const c of state.positives) if (c.viewTime > 0) addDwell(out.positives, c.point, c.viewTime, config.threshold);
   return out;
-}
-
-/** Dwell time to the closest liked interest, when their cosine reaches `threshold`. */
-function moveDwell(positives, point, spent, threshold) {
-  let best = -1;
-  let sim = -Infinity;
-  positives.forEach((c, i) => {
-    const s = c.point.length === point.length ? dot(c.point, point) : -Infinity;
-    if (s > sim) [best, sim] = [i, s];
-  });
-  if (best >= 0 && sim >= threshold) positives[best].viewTime += spent;
 }
 
 /** A reaction's time: now by default; refused when not finite or more than a day ahead of the clock. */
