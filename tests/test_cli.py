@@ -548,9 +548,10 @@ def test_the_shipped_recipes_are_data_files_and_a_users_recipe_file_runs_the_sam
     from edge_ranker.distill.recipes import RECIPE_DIR, RECIPES, load_recipe
     from edge_ranker.errors import EdgeRankerError
 
-    shipped = ["relevance", "semantic", "semantic-2layer-256", "semantic-full"]
+    shipped = ["relevance", "semantic", "semantic-2layer-256", "semantic-full", "semantic-wide"]
     assert sorted(RECIPES) == shipped == sorted(p.stem for p in RECIPE_DIR.glob("*.json"))
     assert (RECIPES["semantic"].train.layers, RECIPES["semantic"].pca_dim) == (1, 128)  # the shipped shape
+    assert (RECIPES["semantic-wide"].train.layers, RECIPES["semantic-wide"].train.width) == (1, 256)
     semantic = load_recipe("semantic")
     assert semantic.teacher == "use-multilingual-v3" and semantic.train.neighbours == 8 and semantic.reads_data_root
     mine = tmp_path / "mine.json"

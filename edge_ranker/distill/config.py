@@ -44,7 +44,10 @@ class TrainConfig:
     # are added to them before the embedding LayerNorm. 0.05 stays: 0.02 did no better on the full semantic recipe;
     # the relevance recipe ranks better at 0.02 and sets it.
     init_std: float = setting(0.05, help="std of the teacher-initialised word embeddings")
-    hidden: int = 128  # the student's width: always the recipe's pca_dim (``with_overrides`` keeps them equal)
+    hidden: int = 128  # the student's vectors' width: always the recipe's pca_dim (``with_overrides`` keeps them equal)
+    # A layer wider than the vectors reads the word rows (kept at the vectors' width, so the model keeps its size)
+    # through a map up, and pools through one back down.
+    width: int = setting(0, help="the transformer layer's width (0: the vectors', pca_dim)")
     heads: int = setting(2, help="attention heads")
     ffn: int = setting(512, help="feed-forward width")
     layers: int = setting(1, help="transformer layers")
@@ -145,8 +148,11 @@ class TrainConfig:
             raise EdgeRankerError(f"seed must be from 0 to {2**32 - 1}, not {self.seed}")
         if self.threads is not None and self.threads < 1:
             raise EdgeRankerError(f"threads must be 1 or more, not {self.threads}")
-        if self.heads >= 1 and self.hidden % self.heads:
-            raise EdgeRankerError(f"the width (pca_dim {self.hidden}) must be a multiple of heads ({self.heads})")
+        if self.width and self.width < self.hidden:
+            raise EdgeRankerError(f"width must be 0 or at least the vectors' (pca_dim {self.hidden}), not {self.width}")
+        layer = self.width or self.hidden
+        if self.heads >= 1 and layer % self.heads:
+            raise EdgeRankerError(f"the layer's width ({layer}) must be a multiple of heads ({self.heads})")
         lo, hi = MAX_LENGTH_RANGE
         if not lo <= self.max_length <= hi:  # what an exported model may read: found now, not at export
             raise EdgeRankerError(f"max_length must be between {lo} and {hi} tokens, got {self.max_length}")

@@ -40,7 +40,7 @@ PCA_FITS = ("sources", "passages", "wikipedia", "targets")
 class Recipe:
     kind: str
     teacher: str = setting(help="the teacher: an alias or a sentence-transformers model id or folder")
-    pca_dim: int = setting(128, help="target dimension, and so the student's width")
+    pca_dim: int = setting(128, help="target dimension, and so the width of the student's vectors")
     langs: list[str] = setting(
         factory=list, help="languages whose Tatoeba pairs with English are trained on", source=True
     )

@@ -189,10 +189,11 @@ def train_student(
         max_length=max(config.max_length, 128),
         dropout=config.dropout,
         pooling=config.pooling,
+        width=config.width,
     )
     if init_embeddings is not None:
         with torch.no_grad():
-            model.bert.embeddings.word_embeddings.weight.copy_(torch.from_numpy(init_embeddings))
+            model.table.weight.copy_(torch.from_numpy(init_embeddings))
     if config.pooling_init == "sif":
         logits = sif_token_logits(tokenizer, [t for g in groups for t in g.texts], config.max_length)
         with torch.no_grad():

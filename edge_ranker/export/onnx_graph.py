@@ -8,6 +8,7 @@ transformers 5, and optimum exports the transformer only, without pooling and no
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import secrets
@@ -31,16 +32,7 @@ class _Graph(torch.nn.Module):
         self.student = student
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-        # Explicit position and type ids keep the graph free of the slice-by-min() that defeats ORT's
-        # symbolic shape inference (and with it quantization pre-processing).
-        positions = torch.arange(input_ids.shape[1], dtype=torch.long).unsqueeze(0).expand_as(input_ids)
-        hidden = self.student.bert(
-            input_ids=input_ids,
-            attention_mask=attention_mask,
-            position_ids=positions,
-            token_type_ids=torch.zeros_like(input_ids),
-        ).last_hidden_state
-        return torch.nn.functional.normalize(self.student.pool(input_ids, hidden, attention_mask), dim=-1)
+        return self.student.graph(input_ids, attention_mask)
 
 
 def keep_read_positions(student: Student, max_length: int) -> None:
@@ -104,11 +96,11 @@ def export_model(
     if final_dir.exists() and not final_dir.is_dir():  # it would be moved aside and the model put in its place
         raise EdgeRankerError(f"{final_dir} is a file, not a folder for the model")
     student, tokenizer, info = load_student(student_dir)
-    check_table_width(quantize, student.config.hidden_size)
+    check_table_width(quantize, student.dim)
     manifest = Manifest(
         name=name or Path(student_dir).name,
         kind=info.kind,
-        dim=student.config.hidden_size,
+        dim=student.dim,
         max_length=info.max_length,
         windows=windows,
         prefixes=info.prefixes,
@@ -182,7 +174,8 @@ def _write_model(student: Student, tokenizer: Tokenizer, out: Path, quantize: st
 
 
 def export_sentence_transformers(student_dir: str | Path, out_dir: str | Path) -> Path:
-    """A sentence-transformers folder (Transformer + mean Pooling + Normalize) for researchers.
+    """A sentence-transformers folder (Transformer + mean Pooling + Normalize) for researchers; a wide student's
+    map up is folded into a word table of its layer's width, and its map down is a Dense module after the pooling.
 
     The tokenizer is wrapped as a ``BertTokenizerFast`` so ``SentenceTransformer(path)`` loads it offline.
     """
@@ -197,7 +190,13 @@ def export_sentence_transformers(student_dir: str | Path, out_dir: str | Path) -
         )
     tmp = Path(out_dir) / "_hf"
     tmp.mkdir(parents=True, exist_ok=True)
-    student.bert.save_pretrained(tmp)
+    bert = student.bert
+    if student.wide:
+        bert = copy.deepcopy(bert)
+        bert.config.vocab_size = student.vocab_size
+        with torch.no_grad():
+            bert.set_input_embeddings(torch.nn.Embedding.from_pretrained(student.up(student.table.weight)))
+    bert.save_pretrained(tmp)
     hf_tok = PreTrainedTokenizerFast(
         tokenizer_object=tokenizer,
         unk_token="[UNK]",
@@ -210,7 +209,13 @@ def export_sentence_transformers(student_dir: str | Path, out_dir: str | Path) -
     hf_tok.save_pretrained(tmp)
     word = models.Transformer(str(tmp), max_seq_length=info.max_length)
     pool = models.Pooling(word.get_word_embedding_dimension(), pooling_mode="mean")
-    st = SentenceTransformer(modules=[word, pool, models.Normalize()], device="cpu")
+    down = []
+    if student.wide:
+        identity = torch.nn.Identity()
+        down = [models.Dense(student.config.hidden_size, student.dim, bias=False, activation_function=identity)]
+        with torch.no_grad():
+            down[0].linear.weight.copy_(student.down.weight)
+    st = SentenceTransformer(modules=[word, pool, *down, models.Normalize()], device="cpu")
     if info.prefixes:
         st.prompts = dict(info.prefixes)
     st.save(str(out_dir))

@@ -1,9 +1,12 @@
-"""The student: a small BERT from transformers (1 layer, 2 for the semantic recipe), masked mean (or learnt weighted)
-pooling, L2 normalisation.
+"""The student: a small BERT from transformers (1 layer), masked mean (or learnt weighted) pooling, L2 normalisation.
 
 Defaults: hidden 128, 2 heads of 64 (BERT's per-head width; 4 heads of 32 cost the same FLOPs with
 thinner heads), FFN 512 (the usual 4x; a wider one trains slower and ranks no better). At this size the
 word-embedding table is ~95% of the weights, so the encoder's shape barely changes size.
+
+A layer wider than the vectors (``width``) keeps the word table at the vectors' width, read through a linear map up
+to the layer's, and pools through one back down: the model stays about the size of the 128-d table, where a table as
+wide as the layer would double it.
 
 Pooling "weighted" replaces the plain mean with a softmax over the tokens of a learnt logit per vocabulary
 piece plus one read from the token's output. BERT's output LayerNorm gives every token the same norm, so a
@@ -31,6 +34,7 @@ from edge_ranker.runtime.encoder import CHARS_PER_TOKEN_CAP, clean_text
 
 STUDENT_FILE = "student.json"
 POOLING_FILE = "pooling.npz"
+WIDE_FILE = "wide.npz"  # a wider layer's word table and its maps up and down
 # Arora et al.'s SIF constant: a piece of share p weighs a / (a + p), so "the" (p ~ 0.03) weighs 1/30 of a rare word
 SIF_A = 1e-3
 
@@ -57,20 +61,34 @@ def masked_mean(hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 
 class Student(nn.Module):
-    """``forward`` returns the pooled (un-normalised) vector; ``embed`` the L2-normalised one."""
+    """``forward`` returns the pooled (un-normalised) vector; ``embed`` the L2-normalised one. ``dim``: the vectors'
+    width, below the layer's (``config.hidden_size``) for a wide student, whose BERT then holds no word table of
+    its own (its config's vocabulary is one unused row: the words come in as ``inputs_embeds``)."""
 
-    def __init__(self, config: BertConfig, pooling: str = "mean") -> None:
+    def __init__(self, config: BertConfig, pooling: str = "mean", dim: int = 0, vocab_size: int = 0) -> None:
         super().__init__()
         if pooling not in POOLINGS:
             raise EdgeRankerError(f"pooling must be one of {POOLINGS}, not {pooling!r}")
         self.config = config
         self.pooling = pooling
         self.bert = BertModel(config, add_pooling_layer=False)
+        self.dim = dim or config.hidden_size
+        self.wide = self.dim != config.hidden_size
+        if self.wide:
+            self.words = nn.Embedding(vocab_size, self.dim)
+            self.up = nn.Linear(self.dim, config.hidden_size, bias=False)
+            self.down = nn.Linear(config.hidden_size, self.dim, bias=False)
+        self.vocab_size = vocab_size if self.wide else config.vocab_size
         if pooling == "weighted":  # 1-D so that export never mistakes it for the word-embedding table
-            self.token_logit = nn.Parameter(torch.zeros(config.vocab_size))
+            self.token_logit = nn.Parameter(torch.zeros(self.vocab_size))
             self.hidden_logit = nn.Linear(config.hidden_size, 1)
             nn.init.zeros_(self.hidden_logit.weight)
             nn.init.zeros_(self.hidden_logit.bias)
+
+    @property
+    def table(self) -> nn.Embedding:
+        """The word table: one row of the vectors' width per vocabulary piece."""
+        return self.words if self.wide else self.bert.embeddings.word_embeddings
 
     @classmethod
     def create(
@@ -83,10 +101,13 @@ class Student(nn.Module):
         max_length: int = 128,
         dropout: float = 0.1,
         pooling: str = "mean",
+        width: int = 0,
     ) -> Student:
+        """A new student of vectors ``hidden`` wide; ``width`` (0: ``hidden``) is its layer's width."""
+        width = width or hidden
         cfg = BertConfig(
-            vocab_size=vocab_size,
-            hidden_size=hidden,
+            vocab_size=vocab_size if width == hidden else 1,
+            hidden_size=width,
             num_hidden_layers=layers,
             num_attention_heads=heads,
             intermediate_size=ffn,
@@ -96,7 +117,7 @@ class Student(nn.Module):
             attention_probs_dropout_prob=dropout,
             attn_implementation="eager",
         )
-        return cls(cfg, pooling)
+        return cls(cfg, pooling, hidden, vocab_size)
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, chunks: int = 1) -> torch.Tensor:
         """Pooled vectors of right-padded rows.
@@ -106,7 +127,7 @@ class Student(nn.Module):
         ones, as they do in the semantic recipe. The word vectors are looked up once for the whole batch: the table's
         gradient is dense, and one lookup per piece makes the backward pass fill and sum a 50k-row gradient per
         piece."""
-        words = self.bert.embeddings.word_embeddings(input_ids)
+        words = self.table(input_ids)
         if chunks <= 1 or len(input_ids) < 2:
             return self._pooled(input_ids, words, attention_mask)
         lengths = attention_mask.sum(1)
@@ -117,18 +138,41 @@ class Student(nn.Module):
             pooled.append(self._pooled(input_ids[rows, :width], words[rows, :width], attention_mask[rows, :width]))
         return torch.cat(pooled)[torch.argsort(order)]  # the pieces are in ``order``: undo it
 
-    def _pooled(self, input_ids: torch.Tensor, words: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-        out = self.bert(inputs_embeds=words, attention_mask=attention_mask).last_hidden_state
+    def _pooled(
+        self,
+        input_ids: torch.Tensor,
+        words: torch.Tensor,
+        attention_mask: torch.Tensor,
+        position_ids: torch.Tensor | None = None,
+        token_type_ids: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """The pooled vectors of rows whose word rows (the table's) are ``words``."""
+        out = self.bert(
+            inputs_embeds=self.up(words) if self.wide else words,
+            attention_mask=attention_mask,
+            position_ids=position_ids,
+            token_type_ids=token_type_ids,
+        ).last_hidden_state
         return self.pool(input_ids, out, attention_mask)
 
     def pool(self, input_ids: torch.Tensor, hidden: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-        """One vector per row from the token outputs: the masked mean, or the softmax-weighted sum."""
+        """One vector per row from the token outputs: the masked mean, or the softmax-weighted sum; a wide student's
+        mapped down to the vectors' width."""
         if self.pooling == "mean":
-            return masked_mean(hidden, attention_mask)
-        logits = self.token_logit.index_select(0, input_ids.reshape(-1)).view(input_ids.shape)
-        logits = logits + self.hidden_logit(hidden).squeeze(-1)
-        weights = torch.softmax(logits.masked_fill(attention_mask == 0, -1e4), dim=1)
-        return (weights.unsqueeze(-1) * hidden).sum(1)
+            pooled = masked_mean(hidden, attention_mask)
+        else:
+            logits = self.token_logit.index_select(0, input_ids.reshape(-1)).view(input_ids.shape)
+            logits = logits + self.hidden_logit(hidden).squeeze(-1)
+            weights = torch.softmax(logits.masked_fill(attention_mask == 0, -1e4), dim=1)
+            pooled = (weights.unsqueeze(-1) * hidden).sum(1)
+        return self.down(pooled) if self.wide else pooled
+
+    def graph(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+        """The exported graph's computation: ``embed`` with explicit position and type ids, which keep the graph free
+        of the slice-by-min() that defeats ORT's symbolic shape inference (and with it quantization pre-processing)."""
+        positions = torch.arange(input_ids.shape[1], dtype=torch.long).unsqueeze(0).expand_as(input_ids)
+        pooled = self._pooled(input_ids, self.table(input_ids), attention_mask, positions, torch.zeros_like(input_ids))
+        return nn.functional.normalize(pooled, dim=-1)
 
     def embed(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         return nn.functional.normalize(self(input_ids, attention_mask), dim=-1)
@@ -176,6 +220,13 @@ def save_student(model: Student, tokenizer: Tokenizer, info: StudentInfo, out_di
             hidden_weight=model.hidden_logit.weight.detach().cpu().numpy(),
             hidden_bias=model.hidden_logit.bias.detach().cpu().numpy(),
         )
+    if model.wide:
+        np.savez(
+            out / WIDE_FILE,
+            words=model.words.weight.detach().cpu().numpy(),
+            up=model.up.weight.detach().cpu().numpy(),
+            down=model.down.weight.detach().cpu().numpy(),
+        )
     tokenizer.save(str(out / "tokenizer.json"))
     (out / STUDENT_FILE).write_text(json.dumps(asdict(info), indent=2, ensure_ascii=False), encoding="utf-8")
     return out
@@ -201,8 +252,14 @@ def load_student(path: str | Path) -> tuple[Student, Tokenizer, StudentInfo]:
     except Exception as exc:  # transformers, safetensors and tokenizers each raise their own kinds
         said = " ".join(str(exc).split())[:160]
         raise EdgeRankerError(f"{p} holds a damaged student: {type(exc).__name__}: {said}") from exc
-    model = Student(bert.config, info.pooling)
+    wide = _wide_weights(p) if (p / WIDE_FILE).exists() else None
+    words = wide["words"] if wide else None
+    model = Student(bert.config, info.pooling, *(words.shape[::-1] if words is not None else ()))
     model.bert = bert
+    if wide:
+        with torch.no_grad():
+            for name in ("words", "up", "down"):
+                getattr(model, name).weight.copy_(torch.from_numpy(wide[name]))
     if info.pooling == "weighted":
         if not (p / POOLING_FILE).exists():
             raise EdgeRankerError(f"{p} uses weighted pooling but has no {POOLING_FILE}")
@@ -216,6 +273,20 @@ def load_student(path: str | Path) -> tuple[Student, Tokenizer, StudentInfo]:
     if bad:
         raise EdgeRankerError(f"{p} holds a student whose {bad} is not finite (NaN or infinity): its training diverged")
     return model, tokenizer, info
+
+
+def _wide_weights(folder: Path) -> dict[str, np.ndarray]:
+    """A wide student's word table and maps, checked against each other and against its BERT layer's config."""
+    try:
+        with np.load(folder / WIDE_FILE) as f:
+            w = {name: f[name] for name in ("words", "up", "down")}
+    except (OSError, ValueError, KeyError) as exc:
+        raise EdgeRankerError(f"{folder / WIDE_FILE} is damaged: {str(exc)[:160]}") from exc
+    width = json.loads((folder / "config.json").read_text(encoding="utf-8")).get("hidden_size")
+    dim = w["words"].shape[1] if w["words"].ndim == 2 else -1
+    if w["up"].shape != (width, dim) or w["down"].shape != (dim, width):
+        raise EdgeRankerError(f"{folder / WIDE_FILE} does not fit the student: its maps are not {dim} <-> {width}")
+    return w
 
 
 def not_finite(model: torch.nn.Module) -> str | None:
@@ -243,4 +314,4 @@ class TorchStudentEncoder:
         for i in range(0, len(texts), self.batch_size):
             batch = self.tokenize(texts[i : i + self.batch_size])
             outs.append(self.model.embed(**batch).numpy())
-        return np.concatenate(outs) if outs else np.zeros((0, self.model.config.hidden_size), np.float32)
+        return np.concatenate(outs) if outs else np.zeros((0, self.model.dim), np.float32)
