@@ -77,6 +77,7 @@ def test_vectors_within_tolerance(fresh, name, columns):
         "expected_crossing.tsv",
         "expected_script.tsv",
         "expected_blind.tsv",
+        "expected_sinking.tsv",
         "expected_steps.tsv",
         "expected_cold.tsv",
         "expected_adopted.tsv",

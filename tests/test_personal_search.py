@@ -26,10 +26,25 @@ def test_matched_is_each_documents_idf_share_of_the_query():
 def test_the_lift_is_centred_and_leaves_unmatched_and_unknown_documents_alone():
     personal = np.array([0.9, 0.1, 0.5, 0.3, 0.7])
     known = np.array([True, True, True, True, False])
-    lift = personal_lift(personal, np.array([1.0, 1.0, 0.0, 0.5, 1.0]), known, 2.0)
+    score = np.array([3.0, 9.0, 0.0, 5.0, 1.0])  # no answer comes near the one non-answer (index 2)
+    lift = personal_lift(personal, np.array([1.0, 1.0, 0.0, 0.5, 1.0]), known, 2.0, score)
     # the median over the known documents is 0.4
     np.testing.assert_allclose(lift, [1.0, -0.6, 0.0, -0.1, 0.0])
-    assert not personal_lift(personal, np.ones(5), known, 0.0).any()
+    assert not personal_lift(personal, np.ones(5), known, 0.0, score).any()
+
+
+def test_an_answer_sinks_at_most_most_of_the_way_to_the_next_non_answer_below_it():
+    personal = np.array([-1.0, 0.0, 0.0, 0.0, 1.0])
+    matched = np.array([1.0, 0.0, 1.0, 0.0, 1.0])
+    score = np.array([2.0, 1.5, 1.0, 3.0, 0.0])
+    lift = personal_lift(personal, matched, np.ones(5, bool), 10.0, score)
+    # the disliked answer (2.0) may sink to 1.5 + 0.1 * 0.5, above the non-answer at 1.5; the liked one rises freely
+    np.testing.assert_allclose(lift, [-0.45, 0.0, 0.0, 0.0, 10.0])
+    total = score + lift
+    assert total[0] > total[1] and total[4] > total[3]
+    # with no non-answer below it, an answer sinks as far as the interests say
+    alone = personal_lift(personal, matched, np.ones(5, bool), 10.0, np.array([2.0, 3.0, 1.0, 4.0, 0.0]))
+    assert alone[0] == -10.0
 
 
 @pytest.fixture()

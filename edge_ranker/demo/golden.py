@@ -169,6 +169,9 @@ COLD = [
     {"id": "c-seconds", "text": "Nowy most otwarty.", "published": 1763631000.5},
     {"id": "c-space", "text": "Yeni köprü açıldı.", "published": "2026-11-20 09:50"},
 ]
+# An Italian word only a story of the disliked topic holds, searched at a personal weight strong enough to sink that
+# answer below documents that lack the word but for the bound that keeps it above them (``fusion.personal_lift``)
+SINKING_QUERY, SINKING_WEIGHT = "dopo", 64.0
 # "football team wins"
 UNREADABLE = Document("thai", SCRIPT_QUERY + " \u0e17\u0e35\u0e21\u0e0a\u0e32\u0e15\u0e34 \u0e0a\u0e19\u0e30")
 
@@ -177,7 +180,7 @@ def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -
     """A scripted like/dislike history, ``FADED_LIKE`` then one reaction a day from 24 to 15 days before ``now``, then
     the demo feed, ``WORDLESS`` and ``UNREADABLE`` ranked without a query, with the demo's query (at the Ranker's
     personal weight and at 0), with
-    ``CROSSING_QUERY``, with ``SCRIPT_QUERY`` and with ``BLIND_QUERY``."""
+    ``CROSSING_QUERY``, with ``SCRIPT_QUERY``, with ``BLIND_QUERY`` and with ``SINKING_QUERY`` at its weight."""
     from edge_ranker.demo import load_feed
 
     docs, history = load_feed()
@@ -219,11 +222,13 @@ def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -
         ("crossing", CROSSING_QUERY, None),
         ("script", SCRIPT_QUERY, None),
         ("blind", BLIND_QUERY, None),
+        ("sinking", SINKING_QUERY, SINKING_WEIGHT),
     )
     for name, query, weight in queries:
         feed = [Document(d.id, d.text, d.published) for d in docs]
         ranked = ranker.rank(feed, query=query, now=now, personal_weight=weight)
-        if query is not None and weight is None:
+        if query is not None and name != "alone":
+            scenario += f"{name}_weight\t{weight!r}\n" if weight is not None else ""
             scenario += (
                 f"{name}_text\t{_b64(query)}\n{name}_relevance\t{_vec(relevance.encode([query], role='query')[0])}\n"
                 f"{name}_semantic\t{_vec(semantic.encode([query])[0])}\n{name}_coverage\t{ranked.query_coverage!r}\n"

@@ -3,10 +3,11 @@
 With a query, the query decides what is relevant and the interests order within it: a document's score is its
 query score (``query_scores``: standardised over the candidates) plus ``personal_weight`` times its share
 of the query's words (``lexical.matched``, idf-weighted) times its interest score above the candidates' median.
-A document that holds none of the query's words gets no lift, so the interests can never carry it above one that
-answers the query; among documents that match alike, the interests decide where the query barely tells them
-apart. Reciprocal-rank fusion, used before, gave the interests' list a larger spread than the query's own top 10
-and let an unrelated history bury the answer.
+A document that holds none of the query's words gets no lift, and one that holds some never sinks below one that
+holds none and scored under it, so the interests can never carry a non-answer above an answer; among documents
+that match alike, the interests decide where the query barely tells them apart. Reciprocal-rank fusion, used
+before, gave the interests' list a larger spread than the query's own top 10 and let an unrelated history bury the
+answer.
 
 Without a query the interests alone order the feed, and a cold start orders by recency: each as one ranked list,
 ``1 / (k + rank)`` (k = 60, as in Xayn's engine), so its scores need no calibration.
@@ -28,6 +29,7 @@ PERSONAL_WEIGHT = 16.0
 LEXICAL_WEIGHT = 1.0
 SEMANTIC_QUERY_WEIGHT = 2.0
 RRF_K = 60
+SINK = 0.9  # of the way down to the next non-answer, the most the interests move an answer
 
 
 def rrf(scores: np.ndarray, k: int) -> np.ndarray:
@@ -38,14 +40,28 @@ def rrf(scores: np.ndarray, k: int) -> np.ndarray:
     return 1.0 / (k + ranks)
 
 
-def personal_lift(personal: np.ndarray, matched: np.ndarray, known: np.ndarray, weight: float) -> np.ndarray:
-    """What the interests add to each document's query score: ``weight * matched * (personal - median)``, the
-    median over the documents the interests can judge (``known``); 0 for the others. The median makes the lift
-    signed around a typical document, so a history neither lifts nor sinks a whole result list."""
+def personal_lift(
+    personal: np.ndarray, matched: np.ndarray, known: np.ndarray, weight: float, score: np.ndarray
+) -> np.ndarray:
+    """What the interests add to each document's query score ``score``: ``weight * matched * (personal - median)``,
+    the median over the documents the interests can judge (``known``); 0 for the others. The median makes the lift
+    signed around a typical document, so a history neither lifts nor sinks a whole result list.
+
+    A document that holds a query word (``matched`` > 0) sinks at most ``SINK`` of the way down to the highest query
+    score below its own of a document that holds none: the interests order what answers the query, and may lift
+    an answer above a document that does not answer, but never let one that does not answer overtake one that
+    does. Without that bound a disliked topic's answers fell below documents without the word."""
     lift = np.zeros(personal.shape)
-    if weight and known.any():
-        centred = personal - float(np.median(personal[known]))
-        lift = np.where(known, weight * matched * centred, 0.0)
+    if not weight or not known.any():
+        return lift
+    centred = personal - float(np.median(personal[known]))
+    lift = np.where(known, weight * matched * centred, 0.0)
+    others = np.sort(score[matched <= 0])
+    below = np.searchsorted(others, score, side="left")  # how many non-answers score under each document
+    sinking = (matched > 0) & (lift < 0) & (below > 0)
+    if sinking.any():
+        floor = others[np.maximum(below - 1, 0)]
+        lift = np.where(sinking, np.maximum(lift, -SINK * (score - floor)), lift)
     return lift
 
 

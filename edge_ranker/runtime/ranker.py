@@ -356,7 +356,7 @@ class Ranker:
         if search.score is not None:
             lift = np.zeros(len(docs))
             if personal is not None:  # ``known`` leaves out the wordless: they get no lift
-                lift = personal_lift(personal.score, matched(search.words, search.feed), known, strength)
+                lift = personal_lift(personal.score, matched(search.words, search.feed), known, strength, search.score)
             parts = {"query": query_part(search.score, lift, wordless)}
             return parts | {"personal": lift} if personal is not None else parts
         if personal is not None:

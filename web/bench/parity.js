@@ -36,10 +36,12 @@ function compare(name, got) {
     if (value(personal) !== null) diffs.push([+personal, byId.get(id).personalScore]);
   }
 }
-const cases = ["personal", "search", "alone", "crossing", "script", "blind"];
+const cases = ["personal", "search", "alone", "crossing", "script", "blind", "sinking"];
 for (const name of cases) {
   const query = name === "personal" ? undefined : text(sc[`${name === "alone" ? "search" : name}_text`]);
-  compare(name, await ranker.rank(docs, { query, now: +sc.now, personalWeight: name === "alone" ? 0 : undefined }));
+  const own = sc[`${name}_weight`];
+  const personalWeight = name === "alone" ? 0 : own === undefined ? undefined : +own;
+  compare(name, await ranker.rank(docs, { query, now: +sc.now, personalWeight }));
 }
 for (const [step, id, b64, spent] of rows("steps.tsv")) {
   if (step === "viewed") await ranker.viewed([id, text(b64)], +spent);

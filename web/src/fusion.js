@@ -46,13 +46,38 @@ export function neutral(cosine, unread, blind) {
   return cosine.map((c, i) => (unread[i] ? mean : c));
 }
 
-/** What the interests add to a query score: weight x the share of the query's words held x (personal - median). */
-export function personalLift(personal, matchedShare, known, weight) {
+/** Of the way down to the next non-answer below it, the most the interests sink an answer. */
+export const SINK = 0.9;
+
+/**
+ * What the interests add to a query score: weight x the share of the query's words held x (personal - median). An
+ * answer (a document holding a query word) sinks at most SINK of the way down to the highest score below its own of a
+ * document that holds none, so a non-answer never overtakes an answer.
+ */
+export function personalLift(personal, matchedShare, known, weight, scores) {
   const judged = personal.filter((_, i) => known[i]).sort((a, b) => a - b);
   if (weight === 0 || !judged.length) return personal.map(() => 0);
   const h = judged.length >> 1;
   const median = judged.length % 2 ? judged[h] : (judged[h - 1] + judged[h]) / 2;
-  return personal.map((p, i) => (known[i] ? weight * matchedShare[i] * (p - median) : 0));
+  const others = scores.filter((_, i) => matchedShare[i] <= 0).sort((a, b) => a - b);
+  return personal.map((p, i) => {
+    const lift = known[i] ? weight * matchedShare[i] * (p - median) : 0;
+    if (!(matchedShare[i] > 0 && lift < 0)) return lift;
+    const below = lowerBound(others, scores[i]);
+    return below > 0 ? Math.max(lift, -SINK * (scores[i] - others[below - 1])) : lift;
+  });
+}
+
+/** How many values of the ascending array are below x. */
+function lowerBound(sorted, x) {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The query's part of each score; a document without a word one below every other's whole score, so it goes last. */

@@ -346,8 +346,9 @@ export class Ranker {
     const search = q ? await this.search(q, texts, unread) : {};
     const parts = texts.map(() => ({}));
     if (search.score) {
+      const share = matched(search.words, search.feed);
       const lift = personal
-        ? fusion.personalLift(personal.map((p) => p.score), matched(search.words, search.feed), known, strength)
+        ? fusion.personalLift(personal.map((p) => p.score), share, known, strength, search.score)
         : texts.map(() => 0);
       const part = fusion.queryPart(search.score, lift, wordless);
       parts.forEach((p, i) => {

@@ -8,7 +8,7 @@ import { before, test } from "node:test";
 import { Encoder, MemoryStore, Ranker } from "../src/index.js";
 import { MODELS, rows, settings, text, value } from "./golden.js";
 
-const CASES = ["personal", "search", "crossing", "script", "blind", "alone"];
+const CASES = ["personal", "search", "crossing", "script", "blind", "alone", "sinking"];
 let ranker;
 let sc;
 
@@ -58,12 +58,19 @@ function same(name, got) {
   });
 }
 
+/** The personal weight a case ranks at: 0 for "alone", a case's own where the scenario gives one, else the default. */
+function weightOf(name) {
+  if (name === "alone") return 0;
+  const own = sc[`${name}_weight`];
+  return own === undefined ? undefined : Number(own);
+}
+
 const feed = () => rows("documents.tsv").map(([id, , , b64]) => ({ id, text: text(b64) }));
 
 for (const name of CASES) {
   test(`golden ${name}: Python's order and scores within 1e-5`, async () => {
     const query = name === "personal" ? undefined : text(sc[`${name === "alone" ? "search" : name}_text`]);
-    same(name, await ranker.rank(feed(), { query, now: Number(sc.now), personalWeight: name === "alone" ? 0 : undefined }));
+    same(name, await ranker.rank(feed(), { query, now: Number(sc.now), personalWeight: weightOf(name) }));
   });
 }
 

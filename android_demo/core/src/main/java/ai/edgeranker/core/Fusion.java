@@ -6,7 +6,7 @@ import java.util.Comparator;
 /**
  * How a query and the interests meet in one score, and the rank fusion of a feed without a query (Python's
  * edge_ranker/runtime/fusion.py): with a query, its score plus weight x the document's share of the query's words x
- * its interest score above the median; without one, 1 / (k + rank) of one order, ties kept in input order.
+ * its interest score above the median, an answer never below a non-answer it outscored; without one, 1 / (k + rank) of one order, ties kept in input order.
  */
 public final class Fusion {
     private Fusion() {
@@ -32,11 +32,17 @@ public final class Fusion {
         return out;
     }
 
+    /** Of the way down to the next non-answer below it, the most the interests sink an answer (Python's SINK). */
+    public static final double SINK = 0.9;
+
     /**
      * What the interests add to each document's query score: weight x matched x (personal - median), the median
-     * over the documents the interests can judge (known); 0 for the others (Python's fusion.personal_lift).
+     * over the documents the interests can judge (known); 0 for the others. A document that holds a query word sinks
+     * at most SINK of the way down to the highest score below its own of a document that holds none, so a
+     * non-answer never overtakes an answer (Python's fusion.personal_lift).
      */
-    public static double[] personalLift(double[] personal, double[] matched, boolean[] known, double weight) {
+    public static double[] personalLift(double[] personal, double[] matched, boolean[] known, double weight,
+            double[] score) {
         double[] lift = new double[personal.length];
         int count = 0;
         for (boolean b : known) {
@@ -53,10 +59,40 @@ public final class Fusion {
         }
         Arrays.sort(judged);
         double median = count % 2 == 1 ? judged[count / 2] : (judged[count / 2 - 1] + judged[count / 2]) / 2.0;
+        double[] others = new double[personal.length];
+        int nOthers = 0;
         for (int i = 0; i < lift.length; i++) {
             lift[i] = known[i] ? weight * matched[i] * (personal[i] - median) : 0.0;
+            if (matched[i] <= 0) {
+                others[nOthers++] = score[i];
+            }
+        }
+        others = Arrays.copyOf(others, nOthers);
+        Arrays.sort(others);
+        for (int i = 0; i < lift.length; i++) {
+            if (matched[i] > 0 && lift[i] < 0) {
+                int below = lowerBound(others, score[i]);  // how many non-answers score under it
+                if (below > 0) {
+                    lift[i] = Math.max(lift[i], -SINK * (score[i] - others[below - 1]));
+                }
+            }
         }
         return lift;
+    }
+
+    /** The number of values of sorted that are below x. */
+    static int lowerBound(double[] sorted, double x) {
+        int lo = 0;
+        int hi = sorted.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (sorted[mid] < x) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
     }
 
     /**

@@ -457,7 +457,7 @@ public final class Ranker {
             if (!(blind && constant(scores))) {  // a query the models cannot read and no document has its words
                 queryScore = scores;
                 double[] lift = personalScores == null ? new double[n]
-                        : Fusion.personalLift(personalScores, Lexical.matched(words, counts), known, weight);
+                        : Fusion.personalLift(personalScores, Lexical.matched(words, counts), known, weight, scores);
                 double[] part = Fusion.queryPart(scores, lift, wordless);  // known leaves out the wordless: no lift
                 for (int i = 0; i < n; i++) {
                     parts.get(i).put("query", part[i]);

@@ -27,7 +27,7 @@ import java.util.stream.Collectors;
 public final class GoldenTest {
     static final double VECTOR_TOL = 1e-5;
     // no query, the demo's, another language, a script the vocabulary lacks (with and without a document's word)
-    static final String[] QUERIES = {"personal", "search", "alone", "crossing", "script", "blind"};
+    static final String[] QUERIES = {"personal", "search", "alone", "crossing", "script", "blind", "sinking"};
     private static int passed;
     private static int failed;
     private static int forwardChecks;
@@ -206,7 +206,7 @@ public final class GoldenTest {
             pscore[i] = personal[i].score;
         }
         for (String name : QUERIES) {
-            double weight = name.equals("alone") ? 0.0 : pw;
+            double weight = weightOf(sc, name, pw);
             double[] total = null;
             double[] rscore = null;
             double[] lexical = null;
@@ -255,6 +255,12 @@ public final class GoldenTest {
         }
     }
 
+    /** The personal weight a case ranks at: 0 for "alone", a case's own where the scenario gives one, else pw. */
+    static double weightOf(Map<String, String> sc, String name, double pw) {
+        String own = sc.get(name + "_weight");
+        return name.equals("alone") ? 0.0 : own != null ? Double.parseDouble(own) : pw;
+    }
+
     /** The query name a case searches with: "alone" is the search case at personal weight 0. */
     static String queryOf(String name) {
         return name.equals("alone") ? "search" : name;
@@ -269,7 +275,7 @@ public final class GoldenTest {
             known[i] = unknownLast[i] != Double.NEGATIVE_INFINITY;
             wordless[i] = !Lexical.hasWord(b64(docs.get(i)[3]));
         }
-        double[] lift = Fusion.personalLift(pscore, matched, known, weight);
+        double[] lift = Fusion.personalLift(pscore, matched, known, weight, scores);
         double[] part = Fusion.queryPart(scores, lift, wordless);
         double[] total = new double[scores.length];
         for (int i = 0; i < scores.length; i++) {
@@ -305,7 +311,7 @@ public final class GoldenTest {
         double now = Double.parseDouble(sc.get("now"));
         for (String name : QUERIES) {
             String query = name.equals("personal") ? null : b64(sc.get(queryOf(name) + "_text"));
-            List<Ranker.Ranked> got = ranker.rank(docs, query, now, name.equals("alone") ? 0.0 : ranker.personalWeight);
+            List<Ranker.Ranked> got = ranker.rank(docs, query, now, weightOf(sc, name, ranker.personalWeight));
             List<String[]> expected = rows(golden.resolve("expected_" + name + ".tsv"));
             check(expected.size() == got.size(), name + " from texts: document count");
             for (int r = 0; r < Math.min(expected.size(), got.size()); r++) {
