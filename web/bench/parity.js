@@ -1,8 +1,11 @@
 // How close the JavaScript runtime comes to Python's golden files (npm run parity): the largest differences in
 // token ids, vectors and the golden scenario's scores (its searches, then an app's next steps, a model update and a cold start),
 // for bench/RESULTS.md. The tests hold them to 0 and 1e-5.
-import { Encoder, MemoryStore, Ranker } from "../src/index.js";
-import { MODELS, floats, rows, settings, text, value } from "../test/golden.js";
+import { Encoder, Ranker } from "../src/index.js";
+import {
+  CASES, MODELS, adoptedRanker, coldDocuments, documents, floats, rows, scenarioRanker, searchOf, settings, takeSteps,
+  text, value,
+} from "../test/golden.js";
 
 const worst = (pairs) => Math.max(0, ...pairs.map(([a, b]) => Math.abs(a - b)));
 const encoders = {};
@@ -19,11 +22,7 @@ for (const name of ["semantic", "relevance"]) {
     `${rows(`${name}_embeddings.tsv`).length} texts, largest difference ${worst(diffs).toExponential(2)}`);
 }
 const sc = settings();
-const config = { shiftFactor: +sc.shift_factor, threshold: +sc.threshold, horizonDays: +sc.horizon_days, decayRatePerDay: +sc.decay_rate_per_day };
-const ranker = new Ranker(encoders.semantic, encoders.relevance, new MemoryStore(), { config });
-await ranker.open();
-for (const [reaction, ts, , b64, id] of rows("history.tsv")) await ranker[reaction]([id, text(b64)], { ts: +ts });
-const docs = rows("documents.tsv").map(([id, , , b64]) => ({ id, text: text(b64) }));
+const ranker = await scenarioRanker(encoders.semantic, encoders.relevance, sc);
 let orders = 0;
 const diffs = [];
 /** One ranking against expected_NAME.tsv: whether the order is Python's, and each score by id. */
@@ -36,27 +35,11 @@ function compare(name, got) {
     if (value(personal) !== null) diffs.push([+personal, byId.get(id).personalScore]);
   }
 }
-const cases = ["personal", "search", "alone", "crossing", "script", "blind", "sinking"];
-for (const name of cases) {
-  const query = name === "personal" ? undefined : text(sc[`${name === "alone" ? "search" : name}_text`]);
-  const own = sc[`${name}_weight`];
-  const personalWeight = name === "alone" ? 0 : own === undefined ? undefined : +own;
-  compare(name, await ranker.rank(docs, { query, now: +sc.now, personalWeight }));
-}
-for (const [step, id, b64, spent] of rows("steps.tsv")) {
-  if (step === "viewed") await ranker.viewed([id, text(b64)], +spent);
-  else await ranker.undo(id);
-}
-compare("steps", await ranker.rank(docs, { now: +sc.now }));
-const store = new MemoryStore();
-const alone = await Ranker.load({ models: { semantic: encoders.semantic, relevance: null }, store });
-for (const [step, number, b64, id] of rows("adopted.tsv")) {
-  if (step === "viewed") await alone.viewed([id, text(b64)], +number);
-  else await alone[step]([id, text(b64)], { ts: +number });
-}
-compare("adopted", await (await Ranker.load({ models: encoders, store })).rank(docs, { now: +sc.now }));
-const cold = await Ranker.load({ models: encoders });
-const coldDocs = rows("cold.tsv").map(([id, b64, published]) => ({ id, text: text(b64), published: JSON.parse(published) }));
-compare("cold", await cold.rank(coldDocs, { now: +sc.now }));
-console.log(`golden scenario: ${orders} of ${cases.length + 3} rankings in Python's order; scores largest ` +
+for (const name of CASES) compare(name, await ranker.rank(documents(), { ...searchOf(sc, name), now: +sc.now }));
+await takeSteps(ranker);
+compare("steps", await ranker.rank(documents(), { now: +sc.now }));
+const adopted = await adoptedRanker(encoders.semantic, encoders.relevance);
+compare("adopted", await adopted.rank(documents(), { now: +sc.now }));
+compare("cold", await (await Ranker.load({ models: encoders })).rank(coldDocuments(), { now: +sc.now }));
+console.log(`golden scenario: ${orders} of ${CASES.length + 3} rankings in Python's order; scores largest ` +
   `difference ${worst(diffs).toExponential(2)}`);

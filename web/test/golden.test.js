@@ -5,27 +5,19 @@
 process.env.TZ = "Asia/Kolkata"; // a publication time without a zone is UTC, whatever the machine's zone
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
-import { Encoder, MemoryStore, Ranker } from "../src/index.js";
-import { MODELS, rows, settings, text, value } from "./golden.js";
+import { Encoder, Ranker } from "../src/index.js";
+import {
+  CASES, MODELS, adoptedRanker, coldDocuments, documents, rows, scenarioRanker, searchOf, settings, takeSteps, text,
+  value,
+} from "./golden.js";
 
-const CASES = ["personal", "search", "crossing", "script", "blind", "alone", "sinking"];
 let ranker;
 let sc;
 
 before(async () => {
   sc = settings();
-  const config = {
-    shiftFactor: Number(sc.shift_factor),
-    threshold: Number(sc.threshold),
-    horizonDays: Number(sc.horizon_days),
-    decayRatePerDay: Number(sc.decay_rate_per_day),
-  };
   const [semantic, relevance] = await Promise.all([Encoder.load(`${MODELS}semantic`), Encoder.load(`${MODELS}relevance`)]);
-  ranker = new Ranker(semantic, relevance, new MemoryStore(), { config });
-  await ranker.open();
-  for (const [reaction, ts, , b64, id] of rows("history.tsv")) {
-    await ranker[reaction]([id, text(b64)], { ts: Number(ts) });
-  }
+  ranker = await scenarioRanker(semantic, relevance, sc);
 });
 
 test("the defaults and the model key are Python's", () => {
@@ -58,45 +50,25 @@ function same(name, got) {
   });
 }
 
-/** The personal weight a case ranks at: 0 for "alone", a case's own where the scenario gives one, else the default. */
-function weightOf(name) {
-  if (name === "alone") return 0;
-  const own = sc[`${name}_weight`];
-  return own === undefined ? undefined : Number(own);
-}
-
-const feed = () => rows("documents.tsv").map(([id, , , b64]) => ({ id, text: text(b64) }));
-
 for (const name of CASES) {
   test(`golden ${name}: Python's order and scores within 1e-5`, async () => {
-    const query = name === "personal" ? undefined : text(sc[`${name === "alone" ? "search" : name}_text`]);
-    same(name, await ranker.rank(feed(), { query, now: Number(sc.now), personalWeight: weightOf(name) }));
+    same(name, await ranker.rank(documents(), { ...searchOf(sc, name), now: Number(sc.now) }));
   });
 }
 
 test("golden steps: time on documents and an undo, then the feed, as Python", async () => {
-  for (const [step, id, b64, spent] of rows("steps.tsv")) {
-    if (step === "viewed") await ranker.viewed([id, text(b64)], Number(spent));
-    else assert.ok((await ranker.undo(id)) > 0, `undo ${id}`);
-  }
-  same("steps", await ranker.rank(feed(), { now: Number(sc.now) }));
+  for (const removed of await takeSteps(ranker)) assert.ok(removed > 0, "an undo removes the document's reactions");
+  same("steps", await ranker.rank(documents(), { now: Number(sc.now) }));
 });
 
 test("golden model update: reactions stored by the semantic model alone, taken in by both, as Python", async () => {
-  const store = new MemoryStore();
-  const alone = await Ranker.load({ models: { semantic: ranker.semantic, relevance: null }, store });
-  for (const [step, number, b64, id] of rows("adopted.tsv")) {
-    if (step === "viewed") await alone.viewed([id, text(b64)], Number(number));
-    else await alone[step]([id, text(b64)], { ts: Number(number) });
-  }
-  const both = await Ranker.load({ models: { semantic: ranker.semantic, relevance: ranker.relevance }, store });
-  same("adopted", await both.rank(feed(), { now: Number(sc.now) }));
+  const both = await adoptedRanker(ranker.semantic, ranker.relevance);
+  same("adopted", await both.rank(documents(), { now: Number(sc.now) }));
 });
 
 test("golden cold start: newest first by publication times as apps write them, as Python", async () => {
   const cold = await Ranker.load({ models: { semantic: ranker.semantic, relevance: ranker.relevance } });
-  const docs = rows("cold.tsv").map(([id, b64, published]) => ({ id, text: text(b64), published: JSON.parse(published) }));
-  same("cold", await cold.rank(docs, { now: Number(sc.now) }));
+  same("cold", await cold.rank(coldDocuments(), { now: Number(sc.now) }));
 });
 
 test("a like of a text the models cannot read is refused, and nothing is stored", async () => {
