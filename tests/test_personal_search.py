@@ -33,7 +33,7 @@ def test_the_lift_is_centred_and_leaves_unmatched_and_unknown_documents_alone():
     assert not personal_lift(personal, np.ones(5), known, 0.0, score).any()
 
 
-def test_an_answer_sinks_at_most_most_of_the_way_to_the_next_non_answer_below_it():
+def test_an_answer_sinks_at_most_nine_tenths_of_the_way_to_the_next_non_answer_below_it():
     personal = np.array([-1.0, 0.0, 0.0, 0.0, 1.0])
     matched = np.array([1.0, 0.0, 1.0, 0.0, 1.0])
     score = np.array([2.0, 1.5, 1.0, 3.0, 0.0])

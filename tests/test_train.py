@@ -235,10 +235,12 @@ def _launch_two(script: Path) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.slow
-def test_two_process_accelerate_run_trains_one_model(tiny_vocab, tmp_path):
+@pytest.mark.parametrize("width", [0, 64])
+def test_two_process_accelerate_run_trains_one_model(tiny_vocab, tmp_path, width):
     """`accelerate launch --multi_gpu` on a machine without GPUs starts 2 CPU processes (gloo); both end with
     identical parameters, i.e. they trained one model, with the same number of steps as one process would take.
-    (`--cpu` alone launches a single process.)"""
+    (`--cpu` alone launches a single process.) A wide student too: its unused BERT word row must not hold up the
+    gradient reduction."""
     script = tmp_path / "run.py"
     groups, targets = _data(128)
     np.save(tmp_path / "targets.npy", targets)
@@ -253,7 +255,7 @@ from edge_ranker.modeling.student import StudentInfo
 groups = [Group(t, i) for t, i in json.load(open({str(tmp_path / "groups.json")!r}))]
 targets = np.load({str(tmp_path / "targets.npy")!r})
 tok = Tokenizer.from_file({str(tiny_vocab / "tokenizer.json")!r})
-cfg = TrainConfig(epochs=2, batch_size=16, lr=3e-3, hidden=32, heads=2, ffn=64, max_length=32)
+cfg = TrainConfig(epochs=2, batch_size=16, lr=3e-3, hidden=32, width={width}, heads=2, ffn=64, max_length=32)
 log = train_student(groups, targets, tok, StudentInfo(), {str(tmp_path / "out")!r}, cfg, show_progress=False)
 print("WORLD", log["world_size"])
 """)

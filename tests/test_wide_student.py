@@ -16,7 +16,7 @@ from edge_ranker.distill.config import TrainConfig
 from edge_ranker.distill.train import train_student
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.export.onnx_graph import export_model, export_sentence_transformers
-from edge_ranker.modeling.student import WIDE_FILE, StudentInfo, TorchStudentEncoder, load_student
+from edge_ranker.modeling.student import WIDE_FILE, StudentInfo, StudentTokenizer, TorchStudentEncoder, load_student
 from edge_ranker.runtime.encoder import Encoder
 
 TEXTS = VARIED + make_sentences("en", 30, 5)
@@ -78,9 +78,26 @@ def test_a_damaged_or_mismatched_wide_file_is_named(wide, tmp_path):
     np.savez(bad / WIDE_FILE, **(w | {"up": w["up"][:, :8]}))
     with pytest.raises(EdgeRankerError, match="does not fit the student"):
         load_student(bad)
-    (bad / WIDE_FILE).write_bytes(b"not a zip")
-    with pytest.raises(EdgeRankerError, match="is damaged"):
+    whole = (out / WIDE_FILE).read_bytes()
+    for damaged in (b"not a zip", whole[: len(whole) // 2]):
+        (bad / WIDE_FILE).write_bytes(damaged)
+        with pytest.raises(EdgeRankerError, match="is damaged"):
+            load_student(bad)
+    (bad / WIDE_FILE).unlink()
+    with pytest.raises(EdgeRankerError, match=f"{WIDE_FILE}, a wide student's word table, is missing"):
         load_student(bad)
+
+
+def test_every_trained_weight_of_a_wide_student_gets_a_gradient(wide):
+    """What a multi-process run needs: its gradient reduction waits for every parameter that requires one."""
+    out, _, _ = wide
+    model, tok, _ = load_student(out)
+    model.train()
+    batch = StudentTokenizer(tok, 32)(TEXTS[:8])
+    model(**batch).sum().backward()
+    missing = [n for n, w in model.named_parameters() if w.requires_grad and w.grad is None]
+    assert missing == []
+    assert not model.bert.embeddings.word_embeddings.weight.requires_grad
 
 
 def test_a_width_below_the_vectors_or_off_the_heads_is_refused():

@@ -1,4 +1,5 @@
-"""The student: a small BERT from transformers (1 layer), masked mean (or learnt weighted) pooling, L2 normalisation.
+"""The student: a small BERT from transformers (1 layer; a recipe may set 2), masked mean (or learnt weighted) pooling,
+L2 normalisation.
 
 Defaults: hidden 128, 2 heads of 64 (BERT's per-head width; 4 heads of 32 cost the same FLOPs with
 thinner heads), FFN 512 (the usual 4x; a wider one trains slower and ranks no better). At this size the
@@ -19,6 +20,7 @@ stays the default: neither start ranked better for the relevance student, whose 
 from __future__ import annotations
 
 import json
+import zipfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -63,7 +65,8 @@ def masked_mean(hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 class Student(nn.Module):
     """``forward`` returns the pooled (un-normalised) vector; ``embed`` the L2-normalised one. ``dim``: the vectors'
     width, below the layer's (``config.hidden_size``) for a wide student, whose BERT then holds no word table of
-    its own (its config's vocabulary is one unused row: the words come in as ``inputs_embeds``)."""
+    its own (its config's vocabulary is one unused row, kept out of training: the words come in as ``inputs_embeds``,
+    and a parameter without a gradient would stop a multi-process run's gradient reduction)."""
 
     def __init__(self, config: BertConfig, pooling: str = "mean", dim: int = 0, vocab_size: int = 0) -> None:
         super().__init__()
@@ -71,19 +74,25 @@ class Student(nn.Module):
             raise EdgeRankerError(f"pooling must be one of {POOLINGS}, not {pooling!r}")
         self.config = config
         self.pooling = pooling
-        self.bert = BertModel(config, add_pooling_layer=False)
         self.dim = dim or config.hidden_size
+        self.bert = BertModel(config, add_pooling_layer=False)
         self.wide = self.dim != config.hidden_size
         if self.wide:
             self.words = nn.Embedding(vocab_size, self.dim)
             self.up = nn.Linear(self.dim, config.hidden_size, bias=False)
             self.down = nn.Linear(config.hidden_size, self.dim, bias=False)
         self.vocab_size = vocab_size if self.wide else config.vocab_size
+        self.keep_unused_row_out()
         if pooling == "weighted":  # 1-D so that export never mistakes it for the word-embedding table
             self.token_logit = nn.Parameter(torch.zeros(self.vocab_size))
             self.hidden_logit = nn.Linear(config.hidden_size, 1)
             nn.init.zeros_(self.hidden_logit.weight)
             nn.init.zeros_(self.hidden_logit.bias)
+
+    def keep_unused_row_out(self) -> None:
+        """A wide student's BERT word row is never read: it takes no gradient (call again after replacing ``bert``)."""
+        if self.wide:
+            self.bert.embeddings.word_embeddings.weight.requires_grad_(False)
 
     @property
     def table(self) -> nn.Embedding:
@@ -252,10 +261,17 @@ def load_student(path: str | Path) -> tuple[Student, Tokenizer, StudentInfo]:
     except Exception as exc:  # transformers, safetensors and tokenizers each raise their own kinds
         said = " ".join(str(exc).split())[:160]
         raise EdgeRankerError(f"{p} holds a damaged student: {type(exc).__name__}: {said}") from exc
-    wide = _wide_weights(p) if (p / WIDE_FILE).exists() else None
-    words = wide["words"] if wide else None
-    model = Student(bert.config, info.pooling, *(words.shape[::-1] if words is not None else ()))
+    vocab = tokenizer.get_vocab_size()
+    wide = _wide_weights(p, bert.config.hidden_size, vocab) if (p / WIDE_FILE).exists() else None
+    if wide is None and bert.config.vocab_size != vocab:
+        raise EdgeRankerError(
+            f"{p} is not a whole student folder: its layer reads {bert.config.vocab_size} word rows for a vocabulary "
+            f"of {vocab} ({WIDE_FILE}, a wide student's word table, is missing?)"
+        )
+    dims = {"dim": wide["words"].shape[1], "vocab_size": vocab} if wide else {}
+    model = Student(bert.config, info.pooling, **dims)
     model.bert = bert
+    model.keep_unused_row_out()
     if wide:
         with torch.no_grad():
             for name in ("words", "up", "down"):
@@ -275,15 +291,19 @@ def load_student(path: str | Path) -> tuple[Student, Tokenizer, StudentInfo]:
     return model, tokenizer, info
 
 
-def _wide_weights(folder: Path) -> dict[str, np.ndarray]:
-    """A wide student's word table and maps, checked against each other and against its BERT layer's config."""
+def _wide_weights(folder: Path, width: int, vocab: int) -> dict[str, np.ndarray]:
+    """A wide student's word table and maps, checked against each other, its layer's ``width`` and the vocabulary."""
     try:
         with np.load(folder / WIDE_FILE) as f:
             w = {name: f[name] for name in ("words", "up", "down")}
-    except (OSError, ValueError, KeyError) as exc:
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         raise EdgeRankerError(f"{folder / WIDE_FILE} is damaged: {str(exc)[:160]}") from exc
-    width = json.loads((folder / "config.json").read_text(encoding="utf-8")).get("hidden_size")
     dim = w["words"].shape[1] if w["words"].ndim == 2 else -1
+    if not 0 < dim < width or w["words"].shape[0] != vocab:
+        raise EdgeRankerError(
+            f"{folder / WIDE_FILE} does not fit the student: its word table is {w['words'].shape}, for {vocab} pieces "
+            f"narrower than the layer's {width}"
+        )
     if w["up"].shape != (width, dim) or w["down"].shape != (dim, width):
         raise EdgeRankerError(f"{folder / WIDE_FILE} does not fit the student: its maps are not {dim} <-> {width}")
     return w

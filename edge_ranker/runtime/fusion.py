@@ -29,7 +29,7 @@ PERSONAL_WEIGHT = 16.0
 LEXICAL_WEIGHT = 1.0
 SEMANTIC_QUERY_WEIGHT = 2.0
 RRF_K = 60
-SINK = 0.9  # of the way down to the next non-answer, the most the interests move an answer
+SINK = 0.9  # of the way down to the next non-answer, the most the interests sink an answer
 
 
 def rrf(scores: np.ndarray, k: int) -> np.ndarray:

@@ -6,9 +6,13 @@ import java.util.Comparator;
 /**
  * How a query and the interests meet in one score, and the rank fusion of a feed without a query (Python's
  * edge_ranker/runtime/fusion.py): with a query, its score plus weight x the document's share of the query's words x
- * its interest score above the median, an answer never below a non-answer it outscored; without one, 1 / (k + rank) of one order, ties kept in input order.
+ * its interest score above the median, an answer never below a non-answer it outscored; without one,
+ * 1 / (k + rank) of one order, ties kept in input order.
  */
 public final class Fusion {
+    /** Of the way down to the next non-answer below it, the most the interests sink an answer (Python's SINK). */
+    public static final double SINK = 0.9;
+
     private Fusion() {
     }
 
@@ -31,9 +35,6 @@ public final class Fusion {
         }
         return out;
     }
-
-    /** Of the way down to the next non-answer below it, the most the interests sink an answer (Python's SINK). */
-    public static final double SINK = 0.9;
 
     /**
      * What the interests add to each document's query score: weight x matched x (personal - median), the median
