@@ -45,7 +45,7 @@ class TrainConfig:
     # the relevance recipe ranks better at 0.02 and sets it.
     init_std: float = setting(0.05, help="std of the teacher-initialised word embeddings")
     hidden: int = 128  # the student's vectors' width: always the recipe's pca_dim (``with_overrides`` keeps them equal)
-    # A layer wider than the vectors reads the word rows (kept at the vectors' width, so the model keeps its size)
+    # A layer wider than the vectors reads the word rows (kept at the vectors' width, so the model keeps about its size)
     # through a map up, and pools through one back down.
     width: int = setting(0, help="the transformer layer's width (0: the vectors', pca_dim)")
     heads: int = setting(2, help="attention heads")

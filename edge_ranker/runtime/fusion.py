@@ -50,7 +50,7 @@ def personal_lift(
     A document that holds a query word (``matched`` > 0) sinks at most ``SINK`` of the way down to the highest query
     score below its own of a document that holds none: the interests order what answers the query, and may lift
     an answer above a document that does not answer, but never let one that does not answer overtake one that
-    does. Without that bound a disliked topic's answers fell below documents without the word."""
+    does. Without it, the answers of a disliked topic would fall below documents without the word."""
     lift = np.zeros(personal.shape)
     if not weight or not known.any():
         return lift
