@@ -346,10 +346,11 @@ export class Ranker {
     const search = q ? await this.search(q, texts, unread) : {};
     const parts = texts.map(() => ({}));
     if (search.score) {
-      const share = matched(search.words, search.feed);
-      const lift = personal
-        ? fusion.personalLift(personal.map((p) => p.score), share, known, strength, search.score)
-        : texts.map(() => 0);
+      let lift = texts.map(() => 0);
+      if (personal) {
+        const share = matched(search.words, search.feed);
+        lift = fusion.personalLift(personal.map((p) => p.score), share, known, strength, search.score);
+      }
       const part = fusion.queryPart(search.score, lift, wordless);
       parts.forEach((p, i) => {
         p.query = part[i];
