@@ -19,6 +19,8 @@ import java.util.TreeMap;
  * A shipped model folder (manifest.json, model.onnx, vocab.txt) on the JVM: the same tokens as the Python
  * runtime and the forward pass of its int8-weight BERT graph in plain Java, unit vectors out. Weights are read
  * from model.onnx itself (OnnxWeights) after its size and sha256 are checked against the manifest.
+ * A layer wider than the vectors (Python's Student width) reads the table through a map up to its width and maps the
+ * pooled vector back down.
  * Weights are dequantized as the graph does, in fp32: int8 * fp32 scale, and a word table stored in 4-bit blocks
  * (int4-weights-block*) as (code - 8) * its block's fp16 scale. Activations are kept in fp32 and every sum is
  * accumulated in double, so the vectors agree with onnxruntime's to about 1e-7.
@@ -42,10 +44,11 @@ public final class Encoder {
         final double[][] w;
         final float[] bias;
 
+        /** bias null: none (the maps of a layer wider than the vectors have none). */
         Dense(double[][] w, float[] bias) {
             this.out = w[0].length;
             this.w = w;
-            this.bias = bias;
+            this.bias = bias == null ? new float[out] : bias;
         }
 
         /** Tokens go TILE at a time, so each weight row is read from memory once per tile, not per token. */
@@ -142,6 +145,10 @@ public final class Encoder {
     private final float[] wordScale;
     private final int wordBlock;
     private final boolean wordPacked;
+    /** The layer's width: dim, or wider with the table read through `up` and the pooled vector mapped `down`. */
+    private final int hidden;
+    private final Dense up;
+    private final Dense down;
     private final float[] position;
     private final float[] tokenType;
     private final Norm embeddingNorm;
@@ -360,23 +367,31 @@ public final class Encoder {
         wordQ = q.bytes();
         wordScale = s.floats();
         wordBlock = (int) (dim / blocks);
+        up = has(g, "/up/MatMul") ? dense(g, "/up/", false) : null;
+        down = has(g, "/down/MatMul") ? dense(g, "/down/", false) : null;
+        hidden = up == null ? dim : up.out;
+        if ((up == null) != (down == null) || up != null && (up.w.length != dim || down.w.length != hidden
+                || down.out != dim)) {
+            throw new IllegalArgumentException(name + ": a layer wider than the vectors needs a map up from the"
+                    + " table's " + dim + " values and one back down to them");
+        }
         position = g.tensor(gatheredBy(g, "/position_embeddings/")).floats();
-        if (position.length < (long) maxLength * dim) {  // each window reads positions 0 to maxLength - 1
+        if (position.length < (long) maxLength * hidden) {  // each window reads positions 0 to maxLength - 1
             throw new IllegalArgumentException(name + ": max_length " + maxLength + " is past the model's "
-                    + position.length / dim + " positions");
+                    + position.length / hidden + " positions");
         }
         tokenType = g.tensor(gatheredBy(g, "/token_type_embeddings/")).floats();
         embeddingNorm = norm(g, "/embeddings/LayerNorm/");
         for (int l = 0; has(g, "/layer." + l + "/"); l++) {
             String at = "/layer." + l + "/";
             Layer layer = new Layer();
-            layer.query = dense(g, at + "attention/self/query/");
-            layer.key = dense(g, at + "attention/self/key/");
-            layer.value = dense(g, at + "attention/self/value/");
-            layer.attentionOut = dense(g, at + "attention/output/dense/");
+            layer.query = dense(g, at + "attention/self/query/", true);
+            layer.key = dense(g, at + "attention/self/key/", true);
+            layer.value = dense(g, at + "attention/self/value/", true);
+            layer.attentionOut = dense(g, at + "attention/output/dense/", true);
             layer.attentionNorm = norm(g, at + "attention/output/LayerNorm/");
-            layer.intermediate = dense(g, at + "intermediate/dense/");
-            layer.output = dense(g, at + "output/dense/");
+            layer.intermediate = dense(g, at + "intermediate/dense/", true);
+            layer.output = dense(g, at + "output/dense/", true);
             layer.outputNorm = norm(g, at + "output/LayerNorm/");
             layer.headDim = headDim(g, at);
             layer.scale = attentionScale(g, at);
@@ -421,8 +436,8 @@ public final class Encoder {
                 eps == null ? 1e-5 : eps);  // 1e-5: the ONNX default
     }
 
-    /** MatMul(x, Cast(q) * scale) + bias: the weight traced back to its int8 tensor and scale. */
-    private static Dense dense(OnnxWeights g, String outputPart) {
+    /** MatMul(x, Cast(q) * scale), + bias where biased: the weight traced back to its int8 tensor and scale. */
+    private static Dense dense(OnnxWeights g, String outputPart, boolean biased) {
         OnnxWeights.Node matmul = node(g, "MatMul", outputPart);
         OnnxWeights.Node mul = g.producer(matmul.inputs.get(1));
         OnnxWeights.Node cast = mul == null ? null : g.producer(mul.inputs.get(0));
@@ -439,6 +454,9 @@ public final class Encoder {
             for (int j = 0; j < out; j++) {
                 w[i][j] = v[i * out + j] * scale;  // fp32 product, as the graph's Mul
             }
+        }
+        if (!biased) {
+            return new Dense(w, null);
         }
         OnnxWeights.Node add = g.consumers(matmul.outputs.get(0), "Add").get(0);
         String bias = add.inputs.get(0).equals(matmul.outputs.get(0)) ? add.inputs.get(1) : add.inputs.get(0);
@@ -576,28 +594,38 @@ public final class Encoder {
         float[][] x = new float[n][dim];
         for (int t = 0; t < n; t++) {
             for (int c = 0; c < dim; c++) {
-                x[t][c] = wordValue(ids[t], c) + tokenType[c] + position[t * dim + c];
+                x[t][c] = wordValue(ids[t], c);
+            }
+        }
+        if (up != null) {
+            x = up.apply(x);
+        }
+        for (int t = 0; t < n; t++) {
+            for (int c = 0; c < hidden; c++) {
+                x[t][c] = x[t][c] + tokenType[c] + position[t * hidden + c];
             }
         }
         embeddingNorm.apply(x);
         for (Layer layer : layers) {
             x = layer(layer, x);
         }
-        double[] pooled = new double[dim];
-        for (float[] row : x) {
-            for (int c = 0; c < dim; c++) {
-                pooled[c] += row[c];
+        float[] pooled = new float[hidden];  // fp32, as the graph's mean
+        for (int c = 0; c < hidden; c++) {
+            double sum = 0;
+            for (float[] row : x) {
+                sum += row[c];
             }
+            pooled[c] = (float) (sum / n);
         }
+        float[] v = down == null ? pooled : down.apply(new float[][] {pooled})[0];
         double norm = 0;
-        for (int c = 0; c < dim; c++) {
-            pooled[c] /= n;
-            norm += pooled[c] * pooled[c];
+        for (float c : v) {
+            norm += (double) c * c;
         }
         norm = Math.max(Math.sqrt(norm), 1e-12);
         float[] out = new float[dim];
         for (int c = 0; c < dim; c++) {
-            out[c] = (float) (pooled[c] / norm);
+            out[c] = (float) (v[c] / norm);
         }
         return out;
     }
