@@ -367,21 +367,29 @@ public final class Encoder {
         wordQ = q.bytes();
         wordScale = s.floats();
         wordBlock = (int) (dim / blocks);
-        up = has(g, "/up/MatMul") ? dense(g, "/up/", false) : null;
-        down = has(g, "/down/MatMul") ? dense(g, "/down/", false) : null;
+        up = map(g, "/up/");
+        down = map(g, "/down/");
         hidden = up == null ? dim : up.out;
-        if ((up == null) != (down == null) || up != null && (up.w.length != dim || down.w.length != hidden
-                || down.out != dim)) {
-            throw new IllegalArgumentException(name + ": a layer wider than the vectors needs a map up from the"
-                    + " table's " + dim + " values and one back down to them");
+        boolean mapped = up == null ? down == null
+                : down != null && up.w.length == dim && down.w.length == hidden && down.out == dim;
+        if (!mapped) {
+            throw new IllegalArgumentException(name + ": a layer wider than the " + dim + "-d vectors needs a map up"
+                    + " from the table and one back down, found up " + shape(up) + ", down " + shape(down));
         }
-        position = g.tensor(gatheredBy(g, "/position_embeddings/")).floats();
+        OnnxWeights.Tensor positions = g.tensor(gatheredBy(g, "/position_embeddings/"));
+        OnnxWeights.Tensor types = g.tensor(gatheredBy(g, "/token_type_embeddings/"));
+        embeddingNorm = norm(g, "/embeddings/LayerNorm/");
+        if (positions.dims.length != 2 || positions.dims[1] != hidden || types.dims.length != 2
+                || types.dims[1] != hidden || embeddingNorm.gamma.length != hidden) {
+            throw new IllegalArgumentException(name + ": the position and token-type tables and the embeddings'"
+                    + " LayerNorm must be " + hidden + " wide, as the layer is");
+        }
+        position = positions.floats();
         if (position.length < (long) maxLength * hidden) {  // each window reads positions 0 to maxLength - 1
             throw new IllegalArgumentException(name + ": max_length " + maxLength + " is past the model's "
                     + position.length / hidden + " positions");
         }
-        tokenType = g.tensor(gatheredBy(g, "/token_type_embeddings/")).floats();
-        embeddingNorm = norm(g, "/embeddings/LayerNorm/");
+        tokenType = types.floats();
         for (int l = 0; has(g, "/layer." + l + "/"); l++) {
             String at = "/layer." + l + "/";
             Layer layer = new Layer();
@@ -398,11 +406,33 @@ public final class Encoder {
             if (!has(g, at + "intermediate/intermediate_act_fn/Erf")) {
                 throw new IllegalArgumentException(name + ": expected the exact (erf) GELU");
             }
+            if (layer.query.w.length != hidden || layer.attentionOut.out != hidden || layer.output.out != hidden
+                    || layer.attentionNorm.gamma.length != hidden || layer.outputNorm.gamma.length != hidden) {
+                throw new IllegalArgumentException(name + ": layer " + l + " is not " + hidden + " wide, as its"
+                        + " embeddings are");
+            }
             layers.add(layer);
         }
         if (layers.isEmpty()) {
             throw new IllegalArgumentException(name + ": no encoder layers found in the graph");
         }
+    }
+
+    /**
+     * The bias-free map of the graph's top-level module `module` (Python's Student.up or .down: outputs named
+     * /up/MatMul..., not a nested module of the same name), or null when the graph has none.
+     */
+    private static Dense map(OnnxWeights g, String module) {
+        for (OnnxWeights.Node n : g.nodes) {
+            if (n.opType.equals("MatMul") && n.outputs.get(0).startsWith(module)) {
+                return dense(g, n, module, false);
+            }
+        }
+        return null;
+    }
+
+    private static String shape(Dense d) {
+        return d == null ? "none" : d.w.length + "x" + d.out;
     }
 
     private static boolean has(OnnxWeights g, String outputPart) {
@@ -438,7 +468,10 @@ public final class Encoder {
 
     /** MatMul(x, Cast(q) * scale), + bias where biased: the weight traced back to its int8 tensor and scale. */
     private static Dense dense(OnnxWeights g, String outputPart, boolean biased) {
-        OnnxWeights.Node matmul = node(g, "MatMul", outputPart);
+        return dense(g, node(g, "MatMul", outputPart), outputPart, biased);
+    }
+
+    private static Dense dense(OnnxWeights g, OnnxWeights.Node matmul, String outputPart, boolean biased) {
         OnnxWeights.Node mul = g.producer(matmul.inputs.get(1));
         OnnxWeights.Node cast = mul == null ? null : g.producer(mul.inputs.get(0));
         if (mul == null || !mul.opType.equals("Mul") || cast == null || !cast.opType.equals("Cast")) {
