@@ -548,7 +548,7 @@ def test_the_shipped_recipes_are_data_files_and_a_users_recipe_file_runs_the_sam
     from edge_ranker.distill.recipes import RECIPE_DIR, RECIPES, load_recipe
     from edge_ranker.errors import EdgeRankerError
 
-    shipped = ["relevance", "semantic", "semantic-2layer-256", "semantic-full", "semantic-wide"]
+    shipped = ["relevance", "semantic", "semantic-2layer-256", "semantic-wide"]
     assert sorted(RECIPES) == shipped == sorted(p.stem for p in RECIPE_DIR.glob("*.json"))
     assert (RECIPES["semantic"].train.layers, RECIPES["semantic"].pca_dim) == (1, 128)  # the shipped shape
     assert (RECIPES["semantic-wide"].train.layers, RECIPES["semantic-wide"].train.width) == (1, 256)

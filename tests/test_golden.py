@@ -102,6 +102,23 @@ def test_scenario_identical_but_for_vectors(fresh):
             assert new[key] == old[key]
 
 
+def test_the_wide_fixture_is_wide_and_its_vectors_are_the_runtimes(tmp_path):
+    """The JVM core checks its map up from the word table and down after pooling against these vectors
+    (``bench/scripts/jvm_wide_fixture.py`` made them): the runtime must still give them."""
+    import onnx
+
+    from edge_ranker.demo.golden import write_embeddings
+    from edge_ranker.runtime.encoder import Encoder
+
+    graph = onnx.load(str(GOLDEN / "wide" / "model.onnx")).graph
+    assert {n.output[0].split("/")[1] for n in graph.node if n.op_type == "MatMul"} >= {"up", "down"}
+    write_embeddings(Encoder.load(GOLDEN / "wide"), tmp_path / "wide_embeddings.tsv")
+    new, old = _rows(tmp_path / "wide_embeddings.tsv"), _rows(GOLDEN / "wide_embeddings.tsv")
+    assert [r[:2] for r in new] == [r[:2] for r in old]
+    for a, b in zip(new, old):
+        assert np.abs(np.array(a[2].split(","), float) - np.array(b[2].split(","), float)).max() <= TOL
+
+
 def test_golden_scenario_has_no_near_ties_and_crosses_languages():
     """Each ranked list that the fusion reads (personal scores; each query's score) must have no two candidates
     closer than 10 x TOL, or identical rankings would be luck rather than a property; the one exception is the

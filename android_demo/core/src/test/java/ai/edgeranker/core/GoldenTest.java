@@ -16,7 +16,8 @@ import java.util.stream.Collectors;
 /**
  * Checks the JVM core against golden vectors written by the Python runtime
  * (python -m edge_ranker.demo.golden android_demo/golden): token ids identical for every input and role; the
- * JVM forward pass within 1e-5 per coordinate of onnxruntime's vector for every input and role, both models;
+ * JVM forward pass within 1e-5 per coordinate of onnxruntime's vector for every input and role, both models and a
+ * tiny model whose layer is wider than its vectors (golden/wide);
  * rankings identical and scores (fused, personal, cosine, BM25, semantic query cosine) within 1e-4 for a
  * scripted like/dislike history, without a query, with one, with one partly in another language than its
  * documents and with one in a script the vocabulary lacks, once from the Python runtime's vectors and once end to end
@@ -685,6 +686,7 @@ public final class GoldenTest {
         keys(golden, models);
         Encoder semantic = vectors(golden, models, "semantic");
         Encoder relevance = vectors(golden, models, "relevance");
+        vectors(golden, golden, "wide");  // a layer wider than its vectors: bench/scripts/jvm_wide_fixture.py
         System.out.println(forwardChecks + " forward-pass checks (every golden text and role, within " + VECTOR_TOL
                 + " per coordinate)");
         unknownShares(golden, semantic, "semantic");
