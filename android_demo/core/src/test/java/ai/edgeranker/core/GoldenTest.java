@@ -607,6 +607,38 @@ public final class GoldenTest {
     }
 
     /**
+     * A wide graph (golden/wide) whose map down or map up is renamed away, as a graph with one map only would be, is
+     * refused in one line that names the maps it found, never read as a narrow model.
+     */
+    static void oneMapOnly(Path golden) throws Exception {
+        Path folder = golden.resolve("wide");
+        String manifest = Files.readString(folder.resolve("manifest.json"));
+        byte[] model = Files.readAllBytes(folder.resolve("model.onnx"));
+        String[][] cases = {{"/down/", "/dowx/", "found up 32x64, down none"}, {"/up/", "/ux/", "found up none"}};
+        for (String[] c : cases) {
+            byte[] m = model.clone();
+            byte[] from = c[0].getBytes(StandardCharsets.US_ASCII);
+            byte[] to = c[1].getBytes(StandardCharsets.US_ASCII);
+            int replaced = 0;
+            for (int i = 0; i + from.length <= m.length; i++) {  // names of the same length: the protobuf stays whole
+                if (Arrays.equals(m, i, i + from.length, from, 0, from.length)) {
+                    System.arraycopy(to, 0, m, i, to.length);
+                    replaced++;
+                }
+            }
+            check(replaced > 0, "the wide fixture's graph names " + c[0]);
+            String listed = manifest.replace(Encoder.sha256(model), Encoder.sha256(m));
+            try {
+                Encoder.read(name -> name.equals("manifest.json") ? listed.getBytes(StandardCharsets.UTF_8)
+                        : name.equals("model.onnx") ? m : Files.readAllBytes(folder.resolve(name)));
+                check(false, "a wide graph without " + c[0] + " loaded");
+            } catch (IllegalArgumentException e) {
+                check(e.getMessage().contains(c[2]), "refusal says '" + c[2] + "': " + e.getMessage());
+            }
+        }
+    }
+
+    /**
      * The model key's hash of each manifest edit in keys.tsv (prefixes, tokenizer file name, max_length) made of the
      * shipped relevance model's listed files, as Python's model_key makes it.
      */
@@ -687,6 +719,7 @@ public final class GoldenTest {
         Encoder semantic = vectors(golden, models, "semantic");
         Encoder relevance = vectors(golden, models, "relevance");
         vectors(golden, golden, "wide");  // a layer wider than its vectors: bench/scripts/jvm_wide_fixture.py
+        oneMapOnly(golden);
         System.out.println(forwardChecks + " forward-pass checks (every golden text and role, within " + VECTOR_TOL
                 + " per coordinate)");
         unknownShares(golden, semantic, "semantic");
