@@ -90,6 +90,14 @@ def test_eval_personal_from_the_cli(tmp_path, tiny_model):
     assert r.returncode == 0, r.stderr
     personal = json.loads(r.stdout)["personal"]
     assert set(personal) == {"mono", "cross", "mixed"} and "ranker" in personal["cross"][str(tiny_model)]
+    other = subprocess.run(
+        [*cmd, "--seed", "1", "--data", str(tmp_path), "--cache", str(tmp_path / "c")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert other.returncode == 0, other.stderr
+    assert json.loads(other.stdout)["personal"]["mono"]["random"] != personal["mono"]["random"]  # other users
 
     damaged = tmp_path / "topics" / "sib200" / "eng_Latn" / "dev.tsv"  # one byte that is not UTF-8
     damaged.write_bytes(damaged.read_bytes().replace(b"\n", b"\xff\n", 1))

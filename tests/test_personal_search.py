@@ -90,12 +90,17 @@ def test_graded_ndcg_by_hand():
     assert graded_ndcg(np.zeros(4)) == 0.0
 
 
-def test_the_benchmark_measures_every_system_on_tiny_topics(tmp_path, tiny_model):
-    root = write_sib(tmp_path)
-    for tsv in root.glob("topics/sib200/*/dev.tsv"):  # a word of every topic in a few items: the usefulness query
+def with_market(root, every: int):
+    """``root``'s tiny topics with a word of every topic in every ``every``-th item: the usefulness query."""
+    for tsv in root.glob("topics/sib200/*/dev.tsv"):
         lines = tsv.read_text(encoding="utf-8").splitlines()
-        lines[1:] = [f"{line} market" if n % 12 == 0 else line for n, line in enumerate(lines[1:])]
+        lines[1:] = [f"{line} market" if n % every == 0 else line for n, line in enumerate(lines[1:])]
         tsv.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+def test_the_benchmark_measures_every_system_on_tiny_topics(tmp_path, tiny_model):
+    root = with_market(write_sib(tmp_path), 12)
     enc = Encoder.load(tiny_model)
     res = evaluate_personal_search(enc, enc, root, users=8, directions=[("de", "en")], strengths=(0.0,), qa_sets={})
     kept = res["robustness"]["kept"]
@@ -106,3 +111,15 @@ def test_the_benchmark_measures_every_system_on_tiny_topics(tmp_path, tiny_model
     assert set(use["lift"]) == systems and use["lift"]["query"] == 0.0
     for setting in ("mono", "within", "cross"):
         assert use[setting]["users"] > 0 and all(0.0 <= use[setting][s] <= 1.0 for s in systems)
+
+
+def test_article_items_are_searched_and_too_few_are_refused_in_words(tmp_path, tiny_model):
+    # 60 sentences per topic, 20 articles of 3; the word in 5 sentences 40 apart, so in 5 of the 60 articles (of 2
+    # topics), within the 10% of the items a usefulness query may match
+    root = with_market(write_sib(tmp_path, per_topic=60), 40)
+    enc = Encoder.load(tiny_model)
+    res = evaluate_personal_search(enc, enc, root, users=4, directions=[("de", "en")], qa_sets={}, item_sentences=3)
+    assert res["robustness"]["kept"]["query"] == {"across": 1.0}
+    assert all(res["usefulness"][s]["users"] > 0 for s in ("mono", "within", "cross"))
+    with pytest.raises(EdgeRankerError, match="too few for a user who likes 5"):
+        evaluate_personal_search(enc, enc, root, users=4, qa_sets={}, item_sentences=13)  # 4 articles per topic

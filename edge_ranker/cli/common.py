@@ -63,6 +63,11 @@ def positive(text: str) -> int:
     return number(text, int, lambda v: v >= 1, "a whole number >= 1")
 
 
+def seed(text: str) -> int:
+    """An argparse type: a random seed, a whole number >= 0 (numpy's generators refuse a negative one)."""
+    return number(text, int, lambda v: v >= 0, "a whole number >= 0")
+
+
 def threads(text: str) -> int:
     """An argparse type: the runtime's thread count (``check_threads``)."""
     from edge_ranker.runtime.encoder import check_threads

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from edge_ranker.cli.common import model_or_none, positive, print_json, weight
+from edge_ranker.cli.common import model_or_none, positive, print_json, seed, weight
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.paths import DATA_HELP, cache_root, data_root, output_folder, write_files
 
@@ -16,12 +16,15 @@ def cmd_eval(a: argparse.Namespace) -> None:
     from edge_ranker.evaluate.personal import USERS
     from edge_ranker.evaluate.report import evaluate_models
 
-    if not (a.personal or a.personal_search) and (a.topics_split != "dev" or a.users is not None):
+    if not (a.personal or a.personal_search) and (a.topics_split != "dev" or a.users is not None or a.seed):
         raise EdgeRankerError(
-            "--users and --topics-split set up --personal or --personal-search: add --personal or --personal-search"
+            "--users, --topics-split and --seed set up --personal or --personal-search: add --personal or "
+            "--personal-search"
         )
-    if not a.personal and a.item_sentences != 1:
-        raise EdgeRankerError("--item-sentences sets up --personal: add --personal")
+    if not (a.personal or a.personal_search) and a.item_sentences != 1:
+        raise EdgeRankerError(
+            "--item-sentences sets up --personal or --personal-search: add --personal or --personal-search"
+        )
     if a.strengths and not a.personal_search:
         raise EdgeRankerError("--strengths sets up --personal-search: add --personal-search")
     if a.personal_search and len(a.models) != 2:
@@ -64,6 +67,7 @@ def cmd_eval(a: argparse.Namespace) -> None:
             personal_users=(a.users or USERS) if a.personal else 0,
             personal_split=a.topics_split,
             item_sentences=a.item_sentences,
+            personal_seed=a.seed,
             search=a.search,
             bitexts=a.bitext,
             ranker_semantic=a.ranker_semantic,
@@ -76,7 +80,14 @@ def cmd_eval(a: argparse.Namespace) -> None:
 
         semantic, relevance = (Encoder.load(m) for m in a.models)
         res["personal_search"] = evaluate_personal_search(
-            semantic, relevance, data_root(a.data), a.topics_split, a.users or USERS, strengths=tuple(a.strengths)
+            semantic,
+            relevance,
+            data_root(a.data),
+            a.topics_split,
+            a.users or USERS,
+            strengths=tuple(a.strengths),
+            seed=a.seed,
+            item_sentences=a.item_sentences,
         )
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -120,12 +131,18 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help="SIB-200 split of --personal and --personal-search (test is kept out)",
     )
     e.add_argument(
+        "--seed",
+        type=seed,
+        default=0,
+        help="seed of the simulated users of --personal and --personal-search (default 0): another seed, other users",
+    )
+    e.add_argument(
         "--item-sentences",
         type=positive,
         default=1,
         metavar="K",
-        help="--personal items of K sentences of one topic, article-length (K=4 needs --topics-split train: dev has "
-        "too few)",
+        help="--personal and --personal-search items of K sentences of one topic, article-length (K=4 needs "
+        "--topics-split train: dev has too few)",
     )
     e.add_argument(
         "--bitext",

@@ -26,6 +26,7 @@ def evaluate_models(
     personal_users: int = 0,
     personal_split: str = "dev",
     item_sentences: int = 1,
+    personal_seed: int = 0,
     search: bool = False,
     bitexts: list[str] | None = None,
     ranker_semantic: str = "semantic",
@@ -34,7 +35,8 @@ def evaluate_models(
     """``{model: {set: metrics}}``; with ``lexical_weight`` each retrieval set is also scored by cosine and
     BM25 fused (the runtime's query score within a language), under the key ``SET+lexical``. ``personal_users`` > 0
     adds the personalised-feed benchmark (``evaluate.personal``) for all the models on the same simulated users, under
-    the key ``personal`` (SIB-200's ``personal_split``, ``item_sentences`` sentences of a topic per item; each
+    the key ``personal`` (SIB-200's ``personal_split``, ``item_sentences`` sentences of a topic per item, users drawn
+    with ``personal_seed``; each
     runtime model's Ranker holds ``ranker_relevance`` beside it, whose passage vectors join the interests);
     ``search`` the cross-language search benchmark (``evaluate.crosslingual``), under ``search``, with
     ``ranker_semantic`` as the ranker's semantic model beside each model; each of ``bitexts``
@@ -74,6 +76,7 @@ def evaluate_models(
             users=personal_users,
             split=personal_split,
             item_sentences=item_sentences,
+            seed=personal_seed,
             relevance=Encoder.load(ranker_relevance) if ranker_relevance else None,
         )
     if search:
