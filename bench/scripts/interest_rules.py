@@ -1,0 +1,202 @@
+"""Search with a history, replayed offline under other interest scores: is it the rule or the vectors that hold the
+usefulness lift down? (bench/RESULTS.md, "What holds the lift: one sentence says little of its topic").
+
+The searches of ``edge-ranker eval semantic relevance --personal-search`` are drawn as it draws them (same users,
+queries and items for a split, seed and item length) and ranked once through the Ranker on an empty store for their
+query scores; each document's lift is then ``fusion.personal_lift`` of an interest score computed here from the
+Ranker's interest vectors, so the shipped score (``coi``, Xayn's nearest centers of interest) reproduces the eval's
+``ranker@W`` figures, and the others change only the score:
+
+- ``top3``: the mean of the 3 highest cosines to the likes, less the same of the dislikes;
+- ``centroid``: the cosine to the likes' mean direction, less that to the dislikes';
+- ``lse``: a soft maximum (log-mean-exp, temperature 0.05) of the cosines to the likes, less that of the dislikes;
+- ``prf``: the shipped score plus the cosine to the mean of the 10 documents it ranks highest (pseudo-relevance
+  feedback: the feed's own documents widen the likes);
+- ``oracle``: 1 for the liked topic, -0.5 for the disliked one, 0 for the others and for the QA sets' documents
+  (the protocol's ceiling).
+
+``python bench/scripts/interest_rules.py --data ../shared/data [--split train --item-sentences 4 --seed 1]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from edge_ranker.datasets.retrieval import load_retrieval
+from edge_ranker.datasets.topics import as_articles, load_topics
+from edge_ranker.evaluate import personal_search as ps
+from edge_ranker.evaluate.crosslingual import DIRECTIONS
+from edge_ranker.runtime.encoder import Encoder
+from edge_ranker.runtime.fusion import personal_lift, query_part
+from edge_ranker.runtime.interests import CoIConfig
+from edge_ranker.runtime.lexical import matched, terms
+
+WEIGHTS = (4, 8, 16, 32, 64)
+Score = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]  # docs, likes, dislikes, doc topics
+
+
+def cois(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The centers of interest the store builds from reactions in order (``interests.react``): points and counts."""
+    cfg = CoIConfig()
+    points: list[np.ndarray] = []
+    counts: list[int] = []
+    for e in vectors:
+        if points:
+            sims = np.array(points) @ e
+            i = int(sims.argmax())
+            if sims[i] >= cfg.threshold:
+                p = (1 - cfg.shift_factor) * points[i] + cfg.shift_factor * e
+                points[i], counts[i] = p / np.linalg.norm(p), counts[i] + 1
+                continue
+        points.append(e.copy())
+        counts.append(1)
+    return np.array(points), np.array(counts, float)
+
+
+def coi(docs: np.ndarray, likes: np.ndarray, dislikes: np.ndarray, _: np.ndarray) -> np.ndarray:
+    """The shipped score with fresh reactions: nearest like's cosine plus its share of reactions, less the nearest
+    dislike's cosine (``interests.personal_scores``)."""
+    pos, count = cois(likes)
+    neg, _ = cois(dislikes)
+    sims = docs @ pos.T
+    return sims.max(1) + (count / count.sum())[sims.argmax(1)] - (docs @ neg.T).max(1)
+
+
+def top3(docs: np.ndarray, likes: np.ndarray, dislikes: np.ndarray, _: np.ndarray) -> np.ndarray:
+    def mean3(s: np.ndarray) -> np.ndarray:
+        return -np.sort(-s, axis=1)[:, :3].mean(1)
+
+    return mean3(docs @ likes.T) - mean3(docs @ dislikes.T)
+
+
+def centroid(docs: np.ndarray, likes: np.ndarray, dislikes: np.ndarray, _: np.ndarray) -> np.ndarray:
+    def direction(v: np.ndarray) -> np.ndarray:
+        m = v.mean(0)
+        return m / np.linalg.norm(m)
+
+    return docs @ direction(likes) - docs @ direction(dislikes)
+
+
+def lse(docs: np.ndarray, likes: np.ndarray, dislikes: np.ndarray, _: np.ndarray, t: float = 0.05) -> np.ndarray:
+    def soft(s: np.ndarray) -> np.ndarray:
+        top = s.max(1, keepdims=True)
+        return (top + t * np.log(np.exp((s - top) / t).mean(1, keepdims=True)))[:, 0]
+
+    return soft(docs @ likes.T) - soft(docs @ dislikes.T)
+
+
+def prf(docs: np.ndarray, likes: np.ndarray, dislikes: np.ndarray, topics: np.ndarray, m: int = 10) -> np.ndarray:
+    score = coi(docs, likes, dislikes, topics)
+    widened = docs[np.argsort(-score)[:m]].mean(0)
+    return score + docs @ (widened / np.linalg.norm(widened))
+
+
+SCORES: dict[str, Score] = {"coi": coi, "top3": top3, "centroid": centroid, "lse": lse, "prf": prf, "oracle": coi}
+
+
+def record(args: argparse.Namespace) -> dict:
+    """Every search of the protocol: the user, the documents' positions, grades, query scores and matched shares."""
+    sem, rel = Encoder.load(args.semantic), Encoder.load("relevance")
+    topics = load_topics(args.data, args.split)
+    topics = as_articles(topics, args.item_sentences) if args.item_sentences > 1 else topics
+    users = ps.Users(sem, rel, topics, Path(tempfile.mkdtemp()), args.seed)
+    empty = users.empty
+
+    def search(corpus: ps.Corpus, keep: np.ndarray, query: str) -> dict:
+        texts = [corpus.docs[i].text for i in keep]
+        m = matched(terms(rel.tokenizer, rel.cut(query)), empty.terms.feed(rel, texts))
+        return {"keep": keep, "q": corpus.rank(empty, keep, query, 0.0)._query, "m": m}
+
+    def vectors(corpus: ps.Corpus) -> np.ndarray:
+        return empty.interest_vectors([d.text for d in corpus.docs], corpus.semantic, corpus.passages)
+
+    langs = sorted(topics.texts)
+    corpora = {lang: ps.Corpus(users, topics.texts[lang]) for lang in langs}
+    out: dict = {"labels": np.array(topics.topics), "vec": {lang: vectors(corpora[lang]) for lang in langs}}
+    out["robustness"], out["usefulness"] = {}, {}
+    for name, lang in ps.QA_SETS.items():  # drawn in the eval's order, so the same users
+        ds = load_retrieval(name, args.data)
+        corpus, ids = ps.Corpus(users, list(ds.corpus.values())), list(ds.corpus)
+        keep = np.arange(len(ids))
+        out["vec"][name] = vectors(corpus)
+        out["robustness"][name] = [
+            search(corpus, keep, query)
+            | {"user": users.draw(lang), "docs": name, "gains": np.array([i in ds.qrels[q] for i in ids], float)}
+            for q, query in tqdm(ds.queries.items(), desc=name, leave=False)
+        ]
+    n, across = len(topics.topics), []
+    for a, b in tqdm([d for d in DIRECTIONS if set(d) <= set(langs)], desc="across", leave=False):
+        for item in sorted(users.rng.choice(n, min(n, ps.ACROSS_QUERIES), replace=False)):
+            user = users.draw(a, avoid={topics.topics[item]})
+            keep = np.setdiff1d(np.arange(n), sorted(user.items))
+            query = " ".join(topics.texts[a][item].split()[: ps.QUERY_WORDS])
+            across.append(search(corpora[b], keep, query) | {"user": user, "docs": b, "gains": keep == item})
+    out["robustness"]["across"] = across
+    bags = {lang: [set(terms(rel.tokenizer, t)) for t in topics.texts[lang]] for lang in langs}
+    for setting in ps.SETTINGS:
+        out["usefulness"][setting] = []
+        for _ in range(ps.USERS):
+            home = "en" if setting == "mono" else str(users.rng.choice(langs))
+            away = str(users.rng.choice([x for x in langs if x != home])) if setting == "cross" else home
+            user = users.draw(home)
+            keep = np.setdiff1d(np.arange(n), sorted(user.items))
+            word = ps._query_word(bags[away], keep, out["labels"], user.liked, users.rng)
+            if word is not None:
+                has = np.array([word in bags[away][i] for i in keep], float)
+                gains = has * (1 + (out["labels"][keep] == user.liked))
+                out["usefulness"][setting].append(
+                    search(corpora[away], keep, word) | {"user": user, "docs": away, "gains": gains}
+                )
+    empty.store.close()
+    return out
+
+
+def replay(rec: dict, name: str) -> dict[tuple[str, str, float], float]:
+    """Mean graded nDCG@10 of each set or setting at each weight (0: the query alone) under interest score ``name``."""
+    score, labels, out = SCORES[name], rec["labels"], {}
+    for part in ("robustness", "usefulness"):
+        for group, searches in rec[part].items():
+            for s in searches:
+                u = s["user"]
+                likes, dislikes = rec["vec"][u.lang][list(u.likes)], rec["vec"][u.lang][list(u.dislikes)]
+                docs = rec["vec"][s["docs"]][s["keep"]]
+                if name == "oracle":  # a QA set's documents are of no topic the user has
+                    topic = labels[s["keep"]] if s["docs"] not in ps.QA_SETS else np.full(s["keep"].size, "")
+                    p = (topic == u.liked) - 0.5 * (topic == u.disliked)
+                else:
+                    p = score(docs, likes, dislikes, labels)
+                known, wordless = np.ones(p.size, bool), np.zeros(p.size, bool)
+                for w in (0, *WEIGHTS):
+                    lift = personal_lift(p, s["m"], known, w, s["q"])
+                    order = np.argsort(-(query_part(s["q"], lift, wordless) + lift), kind="stable")
+                    out.setdefault((part, group, w), []).append(ps.graded_ndcg(np.asarray(s["gains"], float)[order]))
+    return {k: float(np.mean(v)) for k, v in out.items()}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", required=True, help="the project's data folder")
+    p.add_argument("--split", default="dev", choices=["dev", "train"])
+    p.add_argument("--item-sentences", type=int, default=1)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--semantic", default="semantic", help="the Ranker's semantic model (shipped name or folder)")
+    p.add_argument("--scores", nargs="+", default=list(SCORES), choices=list(SCORES))
+    args = p.parse_args()
+    rec = record(args)
+    print("| interest score | weight | min kept (robustness) | usefulness lift |\n|---|---|---|---|")
+    for name in args.scores:
+        res = replay(rec, name)
+        for w in WEIGHTS:
+            kept = min(res[("robustness", g, w)] / res[("robustness", g, 0)] for g in rec["robustness"])
+            lift = np.mean([res[("usefulness", s, w)] - res[("usefulness", s, 0)] for s in rec["usefulness"]])
+            print(f"| {name} | {w} | {100 * kept:.1f}% | {lift:+.3f} |")
+
+
+if __name__ == "__main__":
+    main()
