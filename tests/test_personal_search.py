@@ -8,7 +8,7 @@ import pytest
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.evaluate.personal_search import evaluate_personal_search, graded_ndcg
 from edge_ranker.runtime.encoder import Encoder
-from edge_ranker.runtime.fusion import personal_lift
+from edge_ranker.runtime.fusion import SINK, personal_lift
 from edge_ranker.runtime.lexical import Bag, TermIndex, matched
 from edge_ranker.runtime.ranker import Ranker
 from edge_ranker.runtime.store import PreferenceStore
@@ -69,7 +69,13 @@ def test_a_history_orders_what_answers_the_query_and_never_lifts_what_does_not(e
     assert ranker.rank(docs, query="stone", personal_weight=0).ids == alone.ids  # 0: the query alone
     out = ranker.rank(docs, query="stone", personal_weight=1000)
     by_id = {r.id: r for r in out}
-    assert out.ids.index("river") < out.ids.index("wall") < out.ids.index("song")  # the interests order the matches
+    assert out.ids[0] == "river"  # the interests order the matches: the liked one rises freely
+    song = by_id["song"]
+    assert song.contributions["personal"] < 0 < by_id["river"].contributions["personal"]
+    # the disliked one sinks below the neutral one, unless it would then pass a non-answer: it stops above that one
+    below = [by_id[d].query_score for d in ("none", "band") if by_id[d].query_score < song.query_score]
+    bound = max(below) + (1 - SINK) * (song.query_score - max(below)) if below else None
+    assert out.ids.index("wall") < out.ids.index("song") or song.score == pytest.approx(bound, abs=1e-9)
     for r in out:
         assert r.score == pytest.approx(sum(r.contributions.values()), abs=1e-9)
         assert r.contributions["query"] == pytest.approx(r.query_score)
@@ -113,13 +119,69 @@ def test_the_benchmark_measures_every_system_on_tiny_topics(tmp_path, tiny_model
         assert use[setting]["users"] > 0 and all(0.0 <= use[setting][s] <= 1.0 for s in systems)
 
 
-def test_article_items_are_searched_and_too_few_are_refused_in_words(tmp_path, tiny_model):
-    # 60 sentences per topic, 20 articles of 3; the word in 5 sentences 40 apart, so in 5 of the 60 articles (of 2
+def test_article_items_are_searched_and_too_few_are_refused_in_words(tmp_path, tiny_model, monkeypatch):
+    from edge_ranker.evaluate import personal_search as ps
+
+    # 60 sentences per topic, 20 articles of 3; the word in 5 sentences 40 apart, so in 5 of the 60 articles (of the 3
     # topics), within the 10% of the items a usefulness query may match
     root = with_market(write_sib(tmp_path, per_topic=60), 40)
     enc = Encoder.load(tiny_model)
+    items, users = [], ps.Users
+    monkeypatch.setattr(ps, "Users", lambda *a: items.append(a[2]) or users(*a))  # the items the users search
     res = evaluate_personal_search(enc, enc, root, users=4, directions=[("de", "en")], qa_sets={}, item_sentences=3)
+    assert [len(t.topics) for t in items] == [60] and items[0].texts["en"][0].count("en ") == 3  # 3 sentences joined
     assert res["robustness"]["kept"]["query"] == {"across": 1.0}
     assert all(res["usefulness"][s]["users"] > 0 for s in ("mono", "within", "cross"))
-    with pytest.raises(EdgeRankerError, match="too few for a user who likes 5"):
+    with pytest.raises(EdgeRankerError, match="makes 4 item.* fewer than a user's 5 likes"):
         evaluate_personal_search(enc, enc, root, users=4, qa_sets={}, item_sentences=13)  # 4 articles per topic
+    two = tmp_path / "two" / "topics" / "sib200" / "eng_Latn"
+    two.mkdir(parents=True)
+    rows = [f"{i}\t{'ab'[i % 2]}\tword {i}" for i in range(20)]
+    (two / "dev.tsv").write_text("\n".join(["index_id\tcategory\ttext", *rows]) + "\n", encoding="utf-8")
+    with pytest.raises(EdgeRankerError, match="has 2 topic.* need 3"):
+        ps.search_topics(tmp_path / "two", "dev")
+
+
+def test_the_cli_passes_its_settings_and_refuses_too_few_items_before_other_work(tmp_path, monkeypatch):
+    from edge_ranker.cli import app as cli_mod
+    from edge_ranker.evaluate import personal_search as ps
+    from edge_ranker.evaluate import report
+
+    root = write_sib(tmp_path, per_topic=60)
+    for folder in (root / "topics" / "sib200").iterdir():
+        (folder / "dev.tsv").rename(folder / "train.tsv")
+    seen = {}
+    monkeypatch.setattr(ps, "evaluate_personal_search", lambda *a, **kw: seen.update(kw, split=a[3]) or {})
+    monkeypatch.setattr(report, "evaluate_models", lambda *a, **kw: pytest.fail("evaluated before the refusal"))
+    parse = cli_mod.build_parser().parse_args
+    common = ["eval", "semantic", "relevance", "--personal-search", "--data", str(root), "--cache", str(tmp_path)]
+    a = parse([*common, "--topics-split", "train", "--item-sentences", "3", "--seed", "2", "--strengths", "4"])
+    a.func(a)
+    assert seen == {"split": "train", "item_sentences": 3, "seed": 2, "strengths": (4.0,)}
+    a = parse([*common, "--sts", "--topics-split", "train", "--item-sentences", "13"])
+    with pytest.raises(EdgeRankerError, match="makes 4 item"):
+        a.func(a)  # before --sts runs
+
+
+def test_the_offline_replay_reproduces_the_rankers_figures(tmp_path, tiny_model):
+    """bench/scripts/interest_rules.py draws the eval's searches again and replays the shipped interest score: its
+    figures are the eval's, so what it says of other scores is said of the same searches."""
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "bench" / "scripts" / "interest_rules.py"
+    spec = importlib.util.spec_from_file_location("interest_rules", script)
+    rules = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rules)
+    root = with_market(write_sib(tmp_path), 12)
+    enc = Encoder.load(tiny_model)
+    settings = dict(users=6, directions=[("de", "en")], qa_sets={}, seed=3)
+    res = evaluate_personal_search(enc, enc, root, strengths=(4.0,), **settings)
+    rec = rules.record(enc, enc, root, "dev", 1, 3, 6, {}, [("de", "en")])
+    again = rules.replay(rec, "coi", weights=(4.0, 16.0))
+    assert again[("robustness", "across", 16.0)] == pytest.approx(res["robustness"]["across"]["ranker"], abs=1e-12)
+    assert again[("robustness", "across", 0)] == pytest.approx(res["robustness"]["across"]["query"], abs=1e-12)
+    for setting in ("mono", "within", "cross"):
+        assert len(rec["usefulness"][setting]) == res["usefulness"][setting]["users"] > 0
+        for w, system in ((0, "query"), (4.0, "ranker@4"), (16.0, "ranker")):
+            assert again[("usefulness", setting, w)] == pytest.approx(res["usefulness"][setting][system], abs=1e-12)

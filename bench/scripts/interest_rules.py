@@ -28,8 +28,9 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from edge_ranker.cli import common
 from edge_ranker.datasets.retrieval import load_retrieval
-from edge_ranker.datasets.topics import as_articles, load_topics
+from edge_ranker.errors import EdgeRankerError
 from edge_ranker.evaluate import personal_search as ps
 from edge_ranker.evaluate.crosslingual import DIRECTIONS
 from edge_ranker.runtime.encoder import Encoder
@@ -38,7 +39,7 @@ from edge_ranker.runtime.interests import CoIConfig
 from edge_ranker.runtime.lexical import matched, terms
 
 WEIGHTS = (4, 8, 16, 32, 64)
-Score = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]  # docs, likes, dislikes, doc topics
+Score = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]  # documents', likes' and dislikes' vectors
 
 
 def cois(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -59,7 +60,7 @@ def cois(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.array(points), np.array(counts, float)
 
 
-def coi(docs: np.ndarray, likes: np.ndarray, dislikes: np.ndarray, _: np.ndarray) -> np.ndarray:
+def coi(docs: np.ndarray, likes: np.ndarray, dislikes: np.ndarray) -> np.ndarray:
     """The shipped score with fresh reactions: nearest like's cosine plus its share of reactions, less the nearest
     dislike's cosine (``interests.personal_scores``)."""
     pos, count = cois(likes)
@@ -68,14 +69,18 @@ def coi(docs: np.ndarray, likes: np.ndarray, dislikes: np.ndarray, _: np.ndarray
     return sims.max(1) + (count / count.sum())[sims.argmax(1)] - (docs @ neg.T).max(1)
 
 
-def top3(docs: np.ndarray, likes: np.ndarray, dislikes: np.ndarray, _: np.ndarray) -> np.ndarray:
+def top3(docs: np.ndarray, likes: np.ndarray, dislikes: np.ndarray) -> np.ndarray:
+    """Three likes vote, so one odd like decides less than it does for the nearest."""
+
     def mean3(s: np.ndarray) -> np.ndarray:
         return -np.sort(-s, axis=1)[:, :3].mean(1)
 
     return mean3(docs @ likes.T) - mean3(docs @ dislikes.T)
 
 
-def centroid(docs: np.ndarray, likes: np.ndarray, dislikes: np.ndarray, _: np.ndarray) -> np.ndarray:
+def centroid(docs: np.ndarray, likes: np.ndarray, dislikes: np.ndarray) -> np.ndarray:
+    """One direction per polarity: what the likes share, their noise averaged out."""
+
     def direction(v: np.ndarray) -> np.ndarray:
         m = v.mean(0)
         return m / np.linalg.norm(m)
@@ -83,7 +88,9 @@ def centroid(docs: np.ndarray, likes: np.ndarray, dislikes: np.ndarray, _: np.nd
     return docs @ direction(likes) - docs @ direction(dislikes)
 
 
-def lse(docs: np.ndarray, likes: np.ndarray, dislikes: np.ndarray, _: np.ndarray, t: float = 0.05) -> np.ndarray:
+def lse(docs: np.ndarray, likes: np.ndarray, dislikes: np.ndarray, t: float = 0.05) -> np.ndarray:
+    """Between the nearest and the mean: near likes count most, the others a little."""
+
     def soft(s: np.ndarray) -> np.ndarray:
         top = s.max(1, keepdims=True)
         return (top + t * np.log(np.exp((s - top) / t).mean(1, keepdims=True)))[:, 0]
@@ -91,88 +98,109 @@ def lse(docs: np.ndarray, likes: np.ndarray, dislikes: np.ndarray, _: np.ndarray
     return soft(docs @ likes.T) - soft(docs @ dislikes.T)
 
 
-def prf(docs: np.ndarray, likes: np.ndarray, dislikes: np.ndarray, topics: np.ndarray, m: int = 10) -> np.ndarray:
-    score = coi(docs, likes, dislikes, topics)
+def prf(docs: np.ndarray, likes: np.ndarray, dislikes: np.ndarray, m: int = 10) -> np.ndarray:
+    """The feed's documents most like the likes stand in for more likes: topics cluster among the candidates."""
+    score = coi(docs, likes, dislikes)
     widened = docs[np.argsort(-score)[:m]].mean(0)
     return score + docs @ (widened / np.linalg.norm(widened))
 
 
-SCORES: dict[str, Score] = {"coi": coi, "top3": top3, "centroid": centroid, "lse": lse, "prf": prf, "oracle": coi}
+SCORES: dict[str, Score] = {"coi": coi, "top3": top3, "centroid": centroid, "lse": lse, "prf": prf}
+ORACLE = "oracle"  # scored from the documents' topics, not their vectors
 
 
-def record(args: argparse.Namespace) -> dict:
-    """Every search of the protocol: the user, the documents' positions, grades, query scores and matched shares."""
-    sem, rel = Encoder.load(args.semantic), Encoder.load("relevance")
-    topics = load_topics(args.data, args.split)
-    topics = as_articles(topics, args.item_sentences) if args.item_sentences > 1 else topics
-    users = ps.Users(sem, rel, topics, Path(tempfile.mkdtemp()), args.seed)
-    empty = users.empty
-
-    def search(corpus: ps.Corpus, keep: np.ndarray, query: str) -> dict:
-        texts = [corpus.docs[i].text for i in keep]
-        m = matched(terms(rel.tokenizer, rel.cut(query)), empty.terms.feed(rel, texts))
-        return {"keep": keep, "q": corpus.rank(empty, keep, query, 0.0)._query, "m": m}
-
-    def vectors(corpus: ps.Corpus) -> np.ndarray:
-        return empty.interest_vectors([d.text for d in corpus.docs], corpus.semantic, corpus.passages)
-
+def record(
+    semantic: Encoder,
+    relevance: Encoder,
+    data_root: str | Path,
+    split: str = "dev",
+    item_sentences: int = 1,
+    seed: int = 0,
+    users_per_setting: int = ps.USERS,
+    qa_sets: dict[str, str] | None = None,
+    directions: list[tuple[str, str]] | None = None,
+) -> dict:
+    """Every search of ``evaluate_personal_search`` with these settings, drawn in its order (QA sets, across languages,
+    usefulness), so the same users: the user, the documents' positions, grades, query scores and matched shares."""
+    topics = ps.search_topics(data_root, split, item_sentences)
+    qa_sets = ps.QA_SETS if qa_sets is None else qa_sets
     langs = sorted(topics.texts)
-    corpora = {lang: ps.Corpus(users, topics.texts[lang]) for lang in langs}
-    out: dict = {"labels": np.array(topics.topics), "vec": {lang: vectors(corpora[lang]) for lang in langs}}
-    out["robustness"], out["usefulness"] = {}, {}
-    for name, lang in ps.QA_SETS.items():  # drawn in the eval's order, so the same users
-        ds = load_retrieval(name, args.data)
-        corpus, ids = ps.Corpus(users, list(ds.corpus.values())), list(ds.corpus)
-        keep = np.arange(len(ids))
-        out["vec"][name] = vectors(corpus)
-        out["robustness"][name] = [
-            search(corpus, keep, query)
-            | {"user": users.draw(lang), "docs": name, "gains": np.array([i in ds.qrels[q] for i in ids], float)}
-            for q, query in tqdm(ds.queries.items(), desc=name, leave=False)
-        ]
-    n, across = len(topics.topics), []
-    for a, b in tqdm([d for d in DIRECTIONS if set(d) <= set(langs)], desc="across", leave=False):
-        for item in sorted(users.rng.choice(n, min(n, ps.ACROSS_QUERIES), replace=False)):
-            user = users.draw(a, avoid={topics.topics[item]})
-            keep = np.setdiff1d(np.arange(n), sorted(user.items))
-            query = " ".join(topics.texts[a][item].split()[: ps.QUERY_WORDS])
-            across.append(search(corpora[b], keep, query) | {"user": user, "docs": b, "gains": keep == item})
-    out["robustness"]["across"] = across
-    bags = {lang: [set(terms(rel.tokenizer, t)) for t in topics.texts[lang]] for lang in langs}
-    for setting in ps.SETTINGS:
-        out["usefulness"][setting] = []
-        for _ in range(ps.USERS):
-            home = "en" if setting == "mono" else str(users.rng.choice(langs))
-            away = str(users.rng.choice([x for x in langs if x != home])) if setting == "cross" else home
-            user = users.draw(home)
-            keep = np.setdiff1d(np.arange(n), sorted(user.items))
-            word = ps._query_word(bags[away], keep, out["labels"], user.liked, users.rng)
-            if word is not None:
-                has = np.array([word in bags[away][i] for i in keep], float)
-                gains = has * (1 + (out["labels"][keep] == user.liked))
-                out["usefulness"][setting].append(
-                    search(corpora[away], keep, word) | {"user": user, "docs": away, "gains": gains}
-                )
-    empty.store.close()
+    with tempfile.TemporaryDirectory() as tmp:
+        users = ps.Users(semantic, relevance, topics, Path(tmp), seed)
+        empty = users.empty
+
+        def search(corpus: ps.Corpus, keep: np.ndarray, query: str) -> dict:
+            texts = [corpus.docs[i].text for i in keep]
+            m = matched(terms(relevance.tokenizer, relevance.cut(query)), empty.terms.feed(relevance, texts))
+            return {"keep": keep, "q": corpus.rank(empty, keep, query, 0.0)._query, "m": m}
+
+        def vectors(corpus: ps.Corpus) -> np.ndarray:
+            return empty.interest_vectors([d.text for d in corpus.docs], corpus.semantic, corpus.passages)
+
+        corpora = {lang: ps.Corpus(users, topics.texts[lang]) for lang in langs}
+        out: dict = {"labels": np.array(topics.topics), "langs": langs}
+        out["vec"] = {lang: vectors(corpora[lang]) for lang in langs}
+        out["robustness"], out["usefulness"] = {}, {}
+        for name, lang in qa_sets.items():
+            ds = load_retrieval(name, data_root)
+            corpus, ids = ps.Corpus(users, list(ds.corpus.values())), list(ds.corpus)
+            keep = np.arange(len(ids))
+            out["vec"][name] = vectors(corpus)
+            out["robustness"][name] = [
+                search(corpus, keep, query)
+                | {"user": users.draw(lang), "docs": name, "gains": np.array([i in ds.qrels[q] for i in ids], float)}
+                for q, query in tqdm(ds.queries.items(), desc=name, leave=False)
+            ]
+        n, across = len(topics.topics), []
+        for a, b in tqdm([d for d in directions or DIRECTIONS if set(d) <= set(langs)], desc="across", leave=False):
+            for item in sorted(users.rng.choice(n, min(n, ps.ACROSS_QUERIES), replace=False)):
+                user = users.draw(a, avoid={topics.topics[item]})
+                keep = np.setdiff1d(np.arange(n), sorted(user.items))
+                query = " ".join(topics.texts[a][item].split()[: ps.QUERY_WORDS])
+                across.append(search(corpora[b], keep, query) | {"user": user, "docs": b, "gains": keep == item})
+        out["robustness"]["across"] = across
+        bags = {lang: [set(terms(relevance.tokenizer, t)) for t in topics.texts[lang]] for lang in langs}
+        for setting in ps.SETTINGS:
+            out["usefulness"][setting] = []
+            for _ in range(users_per_setting):
+                home = "en" if setting == "mono" else str(users.rng.choice(langs))
+                away = str(users.rng.choice([x for x in langs if x != home])) if setting == "cross" else home
+                user = users.draw(home)
+                keep = np.setdiff1d(np.arange(n), sorted(user.items))
+                word = ps._query_word(bags[away], keep, out["labels"], user.liked, users.rng)
+                if word is not None:
+                    has = np.array([word in bags[away][i] for i in keep], float)
+                    gains = has * (1 + (out["labels"][keep] == user.liked))
+                    out["usefulness"][setting].append(
+                        search(corpora[away], keep, word) | {"user": user, "docs": away, "gains": gains}
+                    )
+        empty.store.close()
     return out
 
 
-def replay(rec: dict, name: str) -> dict[tuple[str, str, float], float]:
-    """Mean graded nDCG@10 of each set or setting at each weight (0: the query alone) under interest score ``name``."""
-    score, labels, out = SCORES[name], rec["labels"], {}
+def oracle(topics: np.ndarray, liked: str, disliked: str) -> np.ndarray:
+    """What interests that knew the topics would say: 1 for the liked one, -0.5 for the disliked, 0 for others."""
+    return (topics == liked) - 0.5 * (topics == disliked)
+
+
+def replay(rec: dict, name: str, weights: tuple[float, ...] = WEIGHTS) -> dict[tuple[str, str, float], float]:
+    """Mean graded nDCG@10 of each set or setting at each weight (0: the query alone) under interest score ``name``.
+    Every document counts as one the interests can judge (the Ranker leaves out the wordless and those it cannot
+    read, which these sets do not hold)."""
+    out: dict = {}
     for part in ("robustness", "usefulness"):
         for group, searches in rec[part].items():
             for s in searches:
                 u = s["user"]
-                likes, dislikes = rec["vec"][u.lang][list(u.likes)], rec["vec"][u.lang][list(u.dislikes)]
-                docs = rec["vec"][s["docs"]][s["keep"]]
-                if name == "oracle":  # a QA set's documents are of no topic the user has
-                    topic = labels[s["keep"]] if s["docs"] not in ps.QA_SETS else np.full(s["keep"].size, "")
-                    p = (topic == u.liked) - 0.5 * (topic == u.disliked)
+                if name == ORACLE:  # a QA set's documents are of no topic the user has
+                    qa = s["docs"] not in rec["langs"]
+                    topics = np.full(s["keep"].size, "") if qa else rec["labels"][s["keep"]]
+                    p = oracle(topics, u.liked, u.disliked)
                 else:
-                    p = score(docs, likes, dislikes, labels)
+                    likes, dislikes = rec["vec"][u.lang][list(u.likes)], rec["vec"][u.lang][list(u.dislikes)]
+                    p = SCORES[name](rec["vec"][s["docs"]][s["keep"]], likes, dislikes)
                 known, wordless = np.ones(p.size, bool), np.zeros(p.size, bool)
-                for w in (0, *WEIGHTS):
+                for w in (0, *weights):
                     lift = personal_lift(p, s["m"], known, w, s["q"])
                     order = np.argsort(-(query_part(s["q"], lift, wordless) + lift), kind="stable")
                     out.setdefault((part, group, w), []).append(ps.graded_ndcg(np.asarray(s["gains"], float)[order]))
@@ -183,12 +211,22 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", required=True, help="the project's data folder")
     p.add_argument("--split", default="dev", choices=["dev", "train"])
-    p.add_argument("--item-sentences", type=int, default=1)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--item-sentences", type=common.positive, default=1)
+    p.add_argument("--seed", type=common.seed, default=0)
+    p.add_argument("--users", type=common.positive, default=ps.USERS, help="simulated users per usefulness setting")
     p.add_argument("--semantic", default="semantic", help="the Ranker's semantic model (shipped name or folder)")
-    p.add_argument("--scores", nargs="+", default=list(SCORES), choices=list(SCORES))
+    p.add_argument("--relevance", default="relevance", help="the Ranker's relevance model (shipped name or folder)")
+    p.add_argument("--scores", nargs="+", default=[*SCORES, ORACLE], choices=[*SCORES, ORACLE])
     args = p.parse_args()
-    rec = record(args)
+    rec = record(
+        Encoder.load(args.semantic),
+        Encoder.load(args.relevance),
+        args.data,
+        args.split,
+        args.item_sentences,
+        args.seed,
+        args.users,
+    )
     print("| interest score | weight | min kept (robustness) | usefulness lift |\n|---|---|---|---|")
     for name in args.scores:
         res = replay(rec, name)
@@ -199,4 +237,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except EdgeRankerError as exc:
+        raise SystemExit(f"error: {exc}") from None

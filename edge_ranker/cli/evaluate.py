@@ -16,7 +16,7 @@ def cmd_eval(a: argparse.Namespace) -> None:
     from edge_ranker.evaluate.personal import USERS
     from edge_ranker.evaluate.report import evaluate_models
 
-    if not (a.personal or a.personal_search) and (a.topics_split != "dev" or a.users is not None or a.seed):
+    if not (a.personal or a.personal_search) and (a.topics_split != "dev" or a.users is not None or a.seed is not None):
         raise EdgeRankerError(
             "--users, --topics-split and --seed set up --personal or --personal-search: add --personal or "
             "--personal-search"
@@ -51,6 +51,10 @@ def cmd_eval(a: argparse.Namespace) -> None:
         if out.exists() and not a.overwrite:
             raise EdgeRankerError(f"{out} already exists: give a new file name, or --overwrite to replace it")
     reads_data = a.sts or a.retrieval or a.translation or a.personal or a.search or a.personal_search
+    if a.personal_search:  # its items refused now, not after the other evaluations
+        from edge_ranker.evaluate.personal_search import search_topics
+
+        search_topics(data_root(a.data), a.topics_split, a.item_sentences)
     res = (
         {}
         if not others
@@ -67,7 +71,7 @@ def cmd_eval(a: argparse.Namespace) -> None:
             personal_users=(a.users or USERS) if a.personal else 0,
             personal_split=a.topics_split,
             item_sentences=a.item_sentences,
-            personal_seed=a.seed,
+            personal_seed=a.seed or 0,
             search=a.search,
             bitexts=a.bitext,
             ranker_semantic=a.ranker_semantic,
@@ -86,7 +90,7 @@ def cmd_eval(a: argparse.Namespace) -> None:
             a.topics_split,
             a.users or USERS,
             strengths=tuple(a.strengths),
-            seed=a.seed,
+            seed=a.seed or 0,
             item_sentences=a.item_sentences,
         )
     if out:
@@ -133,7 +137,6 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     e.add_argument(
         "--seed",
         type=seed,
-        default=0,
         help="seed of the simulated users of --personal and --personal-search (default 0): another seed, other users",
     )
     e.add_argument(
@@ -141,8 +144,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         type=positive,
         default=1,
         metavar="K",
-        help="--personal and --personal-search items of K sentences of one topic, article-length (K=4 needs "
-        "--topics-split train: dev has too few)",
+        help="--personal and --personal-search items of K sentences of one topic, article-length (dev has too few: "
+        "--topics-split train; --personal-search needs it for any K over 1)",
     )
     e.add_argument(
         "--bitext",

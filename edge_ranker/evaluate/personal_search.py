@@ -4,7 +4,8 @@ Every user who searches has likes and dislikes stored, so search is measured thr
 with a history in the store, against the baselines in the same run: ``query`` (the same query on an empty store),
 ``interests`` (the history alone, no query) and ``rrf`` (the two orders fused by reciprocal rank, k 60, the query
 at weight 1 and the interests at 0.5: the rule the Ranker used before). ``ranker`` is the Ranker as shipped, and
-``ranker@W`` the Ranker at ``personal_weight`` W. Dev data only:
+``ranker@W`` the Ranker at ``personal_weight`` W. No test split is read: the QA sets' dev splits, SIB-200's dev
+split by default (its train split, which no recipe reads, on request):
 
 - *robustness*: a history about other topics must not cost the search. Users like 5 SIB-200 items of one topic and
   dislike 3 of another in the query's language, then search the QA dev sets (WikiQA and SciFact in English,
@@ -19,9 +20,9 @@ at weight 1 and the interests at 0.5: the rule the Ranker used before). ``ranker
   ``query``'s.
 
 Items are single sentences by default; ``item_sentences`` K joins K sentences of one topic into an article-length
-item (``as_articles``), as in the issue's own news protocol and in an app's feed: one sentence says little of its
-topic, so the interests that order the answers are weaker on sentences than on articles (SIB-200 dev is too small
-for articles; its train split, which no recipe reads, makes 175 items of 4 sentences).
+item (``as_articles``), as a news feed's items are: one sentence says little of its topic, so the interests that
+order the answers are weaker on sentences than on articles. SIB-200 dev (99 sentences, 8 of geography) is too small
+for articles; its train split makes 173 items of 4 sentences.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ QA_SETS = {"wikiqa-dev": "en", "scifact-dev": "en", "squad-it-dev": "it"}
 QUERY_WORDS = 6  # an item's first words, as a reader types them
 ACROSS_QUERIES = 100  # items searched per direction across languages (a seeded sample of a larger split)
 LIKES, DISLIKES, TOP = 5, 3, 10
+TOPICS = 3  # a user's liked and disliked topics, and across languages the searched item's
 MIN_MATCHES, MAX_SHARE = 3, 0.1
 SETTINGS = ("mono", "within", "cross")
 USERS = 200  # simulated users per usefulness setting
@@ -262,6 +264,27 @@ def _query_word(
     return str(rng.choice(fits)) if fits else None
 
 
+def search_topics(data_root: str | Path, split: str, item_sentences: int = 1) -> Topics:
+    """SIB-200's ``split`` as the benchmark's items (``item_sentences`` sentences of one topic each), refused in words
+    when a user cannot be drawn from them: any topic may be liked, so each needs ``LIKES`` items, and ``TOPICS``
+    topics are needed. The CLI calls it before any other evaluation, which can take an hour."""
+    topics = load_topics(data_root, split)
+    if item_sentences != 1:
+        topics = as_articles(topics, item_sentences)
+    counts = {t: topics.topics.count(t) for t in sorted(set(topics.topics))}
+    made = f"SIB-200 {split} in items of {item_sentences} sentence{'s' if item_sentences != 1 else ''}"
+    if len(counts) < TOPICS:
+        raise EdgeRankerError(f"{made} has {len(counts)} topic(s); users and their searches need {TOPICS}")
+    fewest = min(counts, key=counts.__getitem__)
+    if counts[fewest] < max(LIKES, DISLIKES):
+        hint = "fewer sentences per item" + (" or --topics-split train" if split != "train" else "")
+        raise EdgeRankerError(
+            f"{made} makes {counts[fewest]} item(s) of the topic {fewest!r}, fewer than a user's {LIKES} likes: "
+            f"use {hint}"
+        )
+    return topics
+
+
 def evaluate_personal_search(
     semantic: Encoder,
     relevance: Encoder,
@@ -282,15 +305,7 @@ def evaluate_personal_search(
     item (articles)."""
     from edge_ranker.evaluate.crosslingual import DIRECTIONS
 
-    topics = load_topics(data_root, split)
-    if item_sentences != 1:
-        topics = as_articles(topics, item_sentences)
-    fewest = min(topics.topics.count(t) for t in set(topics.topics)) if topics.topics else 0
-    if fewest < LIKES or len(set(topics.topics)) < 3:  # any topic may be liked; across, a third is searched
-        raise EdgeRankerError(
-            f"SIB-200 {split} makes {fewest} items of {item_sentences} sentence(s) for some topic, too few for a "
-            f"user who likes {LIKES} of one (3 topics needed): use --topics-split train or fewer sentences per item"
-        )
+    topics = search_topics(data_root, split, item_sentences)
     directions = [d for d in (directions or DIRECTIONS) if set(d) <= set(topics.texts)]
     with tempfile.TemporaryDirectory() as tmp:
         people = Users(semantic, relevance, topics, Path(tmp), seed)

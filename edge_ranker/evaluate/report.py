@@ -36,8 +36,8 @@ def evaluate_models(
     BM25 fused (the runtime's query score within a language), under the key ``SET+lexical``. ``personal_users`` > 0
     adds the personalised-feed benchmark (``evaluate.personal``) for all the models on the same simulated users, under
     the key ``personal`` (SIB-200's ``personal_split``, ``item_sentences`` sentences of a topic per item, users drawn
-    with ``personal_seed``; each
-    runtime model's Ranker holds ``ranker_relevance`` beside it, whose passage vectors join the interests);
+    with ``personal_seed``; each runtime model's Ranker holds ``ranker_relevance`` beside it, whose passage vectors
+    join the interests);
     ``search`` the cross-language search benchmark (``evaluate.crosslingual``), under ``search``, with
     ``ranker_semantic`` as the ranker's semantic model beside each model; each of ``bitexts``
     (the user's ``XX-YY=FILE``) translation retrieval, under ``bitext:SPEC``."""
