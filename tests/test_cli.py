@@ -662,6 +662,7 @@ def test_a_damaged_student_or_metrics_file_is_named(tiny_student, tmp_path):
         (["eval", "semantic", "--sts", "--strengths", "8"], ["--strengths", "add --personal-search"]),
         (["eval", "semantic", "--sts", "--item-sentences", "4"], ["--item-sentences", "--personal-search"]),
         (["eval", "semantic", "--sts", "--seed", "3"], ["--seed", "add --personal"]),
+        (["eval", "semantic", "--sts", "--seed", "0"], ["--seed", "add --personal"]),
         (["eval", "semantic", "--personal", "--seed", "-1"], ["--seed", "a whole number >= 0"]),
         (
             ["distill", "semantic", "--vocab", "{v}", "--out", "{tmp}/o", "--data", "{tmp}", "--checkpoint-dir"]

@@ -22,7 +22,7 @@ FEED = [
 
 
 def test_the_api_block_runs_as_written(tmp_path, monkeypatch):
-    """The issue's API block, line for line: the shipped pair, a store by path, reactions, ranking, erase."""
+    """The README's API block, line for line: the shipped pair, a store by path, reactions, ranking, erase."""
     monkeypatch.chdir(tmp_path)
     ranker = Ranker.load("prefs.db")
     doc = {"id": "s1", "text": FEED[0]}

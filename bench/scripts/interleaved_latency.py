@@ -1,9 +1,9 @@
 """Batch-1 encode time of several models, interleaved, as ratios to the last one.
 
-On a shared 2-core VM a bench run's figures drift by up to 2x from one run to the next, and a model's figure moves
+On a shared machine a bench run's figures drift by nearly 2x from one run to the next, and a model's figure moves
 with its place in a run of several (bench/RESULTS.md, "The shipped shape"). Here every round times each model in
-turn (100 encodes of one short text, their median), so drift hits all of them alike; the ratio to the last model is
-taken within each round and its median over the rounds is reported.
+turn (100 encodes of one short text, their median), starting one model later each round, so drift and place hit all
+of them alike; the ratio to the last model is taken within each round and its median over the rounds is reported.
 
 ``python bench/scripts/interleaved_latency.py MODEL... relevance [--rounds 40]``
 """
@@ -23,10 +23,13 @@ CALLS = 100  # encodes per model per round
 WARMUP = 50
 
 
-def round_medians(encoders: dict[str, Encoder]) -> dict[str, float]:
-    """Each model's median encode time in ms over ``CALLS`` calls, the models timed one after the other."""
+def round_medians(encoders: dict[str, Encoder], start: int) -> dict[str, float]:
+    """Each model's median encode time in ms over ``CALLS`` calls, the models timed one after the other from the
+    ``start``-th."""
+    names = list(encoders)
     out = {}
-    for name, enc in encoders.items():
+    for name in names[start % len(names) :] + names[: start % len(names)]:
+        enc = encoders[name]
         times = []
         for _ in range(CALLS):
             t = time.perf_counter()
@@ -45,7 +48,7 @@ def main() -> None:
     for enc in encoders.values():
         for _ in range(WARMUP):
             enc.encode(TEXT)
-    rounds = [round_medians(encoders) for _ in range(args.rounds)]
+    rounds = [round_medians(encoders, r) for r in range(args.rounds)]
     base = args.models[-1]
     print(f"| model | median ms | ratio to {base}: median [Q1, Q3] |\n|---|---|---|")
     for m in args.models:

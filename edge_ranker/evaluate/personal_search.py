@@ -276,8 +276,10 @@ def search_topics(data_root: str | Path, split: str, item_sentences: int = 1) ->
     if len(counts) < TOPICS:
         raise EdgeRankerError(f"{made} has {len(counts)} topic(s); users and their searches need {TOPICS}")
     fewest = min(counts, key=counts.__getitem__)
-    if counts[fewest] < max(LIKES, DISLIKES):
-        hint = "fewer sentences per item" + (" or --topics-split train" if split != "train" else "")
+    if counts[fewest] < LIKES:  # a user dislikes fewer than it likes
+        hints = ["fewer sentences per item"] if item_sentences > 1 else []
+        hints += ["--topics-split train"] if split != "train" else []
+        hint = " or ".join(hints) or "a split with more items per topic"
         raise EdgeRankerError(
             f"{made} makes {counts[fewest]} item(s) of the topic {fewest!r}, fewer than a user's {LIKES} likes: "
             f"use {hint}"
