@@ -26,10 +26,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 from edge_ranker.cli import common
-from edge_ranker.datasets.retrieval import load_retrieval
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.evaluate import personal_search as ps
 from edge_ranker.evaluate.crosslingual import DIRECTIONS
@@ -120,60 +118,40 @@ def record(
     qa_sets: dict[str, str] | None = None,
     directions: list[tuple[str, str]] | None = None,
 ) -> dict:
-    """Every search of ``evaluate_personal_search`` with these settings, drawn in its order (QA sets, across languages,
-    usefulness), so the same users: the user, the documents' positions, grades, query scores and matched shares."""
+    """Every search of ``evaluate_personal_search`` with these settings, drawn by its own generators, so the same
+    users: each with its user, documents, grades, query scores and matched shares, and the interest vectors."""
     topics = ps.search_topics(data_root, split, item_sentences)
     qa_sets = ps.QA_SETS if qa_sets is None else qa_sets
     langs = sorted(topics.texts)
+    directions = [d for d in directions or DIRECTIONS if set(d) <= set(langs)]
     with tempfile.TemporaryDirectory() as tmp:
         users = ps.Users(semantic, relevance, topics, Path(tmp), seed)
         empty = users.empty
+        vectors: dict[int, np.ndarray] = {}  # each corpus's interest vectors, by the corpus's id
+        corpora: list[ps.Corpus] = []  # kept alive, so that no later corpus takes a freed one's id
 
-        def search(corpus: ps.Corpus, keep: np.ndarray, query: str) -> dict:
-            texts = [corpus.docs[i].text for i in keep]
-            m = matched(terms(relevance.tokenizer, relevance.cut(query)), empty.terms.feed(relevance, texts))
-            return {"keep": keep, "q": corpus.rank(empty, keep, query, 0.0)._query, "m": m}
+        def of(corpus: ps.Corpus) -> int:
+            if id(corpus) not in vectors:
+                corpora.append(corpus)
+                texts = [d.text for d in corpus.docs]
+                vectors[id(corpus)] = empty.interest_vectors(texts, corpus.semantic, corpus.passages)
+            return id(corpus)
 
-        def vectors(corpus: ps.Corpus) -> np.ndarray:
-            return empty.interest_vectors([d.text for d in corpus.docs], corpus.semantic, corpus.passages)
+        def kept(s: ps.Search) -> dict:
+            texts = [s.corpus.docs[i].text for i in s.keep]
+            m = matched(terms(relevance.tokenizer, relevance.cut(s.query)), empty.terms.feed(relevance, texts))
+            q = s.corpus.rank(empty, s.keep, s.query, 0.0)._query
+            return {"user": s.user, "keep": s.keep, "gains": s.gains, "docs": of(s.corpus), "q": q, "m": m}
 
-        corpora = {lang: ps.Corpus(users, topics.texts[lang]) for lang in langs}
-        out: dict = {"labels": np.array(topics.topics), "langs": langs}
-        out["vec"] = {lang: vectors(corpora[lang]) for lang in langs}
-        out["robustness"], out["usefulness"] = {}, {}
-        for name, lang in qa_sets.items():
-            ds = load_retrieval(name, data_root)
-            corpus, ids = ps.Corpus(users, list(ds.corpus.values())), list(ds.corpus)
-            keep = np.arange(len(ids))
-            out["vec"][name] = vectors(corpus)
-            out["robustness"][name] = [
-                search(corpus, keep, query)
-                | {"user": users.draw(lang), "docs": name, "gains": np.array([i in ds.qrels[q] for i in ids], float)}
-                for q, query in tqdm(ds.queries.items(), desc=name, leave=False)
-            ]
-        n, across = len(topics.topics), []
-        for a, b in tqdm([d for d in directions or DIRECTIONS if set(d) <= set(langs)], desc="across", leave=False):
-            for item in sorted(users.rng.choice(n, min(n, ps.ACROSS_QUERIES), replace=False)):
-                user = users.draw(a, avoid={topics.topics[item]})
-                keep = np.setdiff1d(np.arange(n), sorted(user.items))
-                query = " ".join(topics.texts[a][item].split()[: ps.QUERY_WORDS])
-                across.append(search(corpora[b], keep, query) | {"user": user, "docs": b, "gains": keep == item})
-        out["robustness"]["across"] = across
-        bags = {lang: [set(terms(relevance.tokenizer, t)) for t in topics.texts[lang]] for lang in langs}
-        for setting in ps.SETTINGS:
-            out["usefulness"][setting] = []
-            for _ in range(users_per_setting):
-                home = "en" if setting == "mono" else str(users.rng.choice(langs))
-                away = str(users.rng.choice([x for x in langs if x != home])) if setting == "cross" else home
-                user = users.draw(home)
-                keep = np.setdiff1d(np.arange(n), sorted(user.items))
-                word = ps._query_word(bags[away], keep, out["labels"], user.liked, users.rng)
-                if word is not None:
-                    has = np.array([word in bags[away][i] for i in keep], float)
-                    gains = has * (1 + (out["labels"][keep] == user.liked))
-                    out["usefulness"][setting].append(
-                        search(corpora[away], keep, word) | {"user": user, "docs": away, "gains": gains}
-                    )
+        out: dict = {"labels": np.array(topics.topics), "qa_sets": set(qa_sets), "robustness": {}, "usefulness": {}}
+        for part, searches in (
+            ("robustness", ps.robustness_searches(users, data_root, directions, qa_sets)),
+            ("usefulness", ps.usefulness_searches(users, ps.SETTINGS, users_per_setting)),
+        ):
+            for s in searches:
+                out[part].setdefault(s.group, []).append(kept(s) | {"qa": s.group in qa_sets})
+        history = {lang: of(ps.Corpus(users, topics.texts[lang])) for lang in langs}
+        out["vec"] = vectors | {lang: vectors[i] for lang, i in history.items()}
         empty.store.close()
     return out
 
@@ -193,8 +171,7 @@ def replay(rec: dict, name: str, weights: tuple[float, ...] = WEIGHTS) -> dict[t
             for s in searches:
                 u = s["user"]
                 if name == ORACLE:  # a QA set's documents are of no topic the user has
-                    qa = s["docs"] not in rec["langs"]
-                    topics = np.full(s["keep"].size, "") if qa else rec["labels"][s["keep"]]
+                    topics = np.full(s["keep"].size, "") if s["qa"] else rec["labels"][s["keep"]]
                     p = oracle(topics, u.liked, u.disliked)
                 else:
                     likes, dislikes = rec["vec"][u.lang][list(u.likes)], rec["vec"][u.lang][list(u.dislikes)]

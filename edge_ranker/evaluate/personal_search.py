@@ -28,6 +28,7 @@ for articles; its train split makes 173 items of 4 sentences.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -176,6 +177,71 @@ def _mean(scores: dict[str, list[float]]) -> dict[str, float]:
     return {name: float(np.mean(v)) for name, v in scores.items()}
 
 
+@dataclass(frozen=True)
+class Search:
+    """One search of the benchmark: where it counts (a QA set, "across" or a usefulness setting), the user, the
+    documents searched (positions ``keep`` in ``corpus``), the query and each searched document's graded gain."""
+
+    group: str
+    corpus: Corpus
+    user: History
+    keep: np.ndarray
+    query: str
+    gains: np.ndarray
+
+
+def robustness_searches(
+    users: Users, data_root: str | Path, directions: list[tuple[str, str]], qa_sets: dict[str, str]
+) -> Iterator[Search]:
+    """The robustness part's searches, each user drawn as it comes: each of ``qa_sets`` (name: language), then
+    SIB-200 across ``directions``."""
+    for name, lang in qa_sets.items():
+        ds = load_retrieval(name, data_root)
+        corpus = Corpus(users, list(ds.corpus.values()))
+        ids, keep = list(ds.corpus), np.arange(len(ds.corpus))
+        for qid, query in tqdm(ds.queries.items(), desc=name, leave=False):
+            relevant = np.array([ids[i] in ds.qrels[qid] for i in keep], float)
+            yield Search(name, corpus, users.draw(lang), keep, query, relevant)
+    topics = users.topics
+    corpora = {b: Corpus(users, topics.texts[b]) for b in sorted({b for _, b in directions})}
+    n = len(topics.topics)
+    for a, b in tqdm(directions, desc="across languages", leave=False):
+        for item in sorted(users.rng.choice(n, min(n, ACROSS_QUERIES), replace=False)):
+            user = users.draw(a, avoid={topics.topics[item]})
+            keep = np.setdiff1d(np.arange(n), sorted(user.items))
+            query = " ".join(topics.texts[a][item].split()[:QUERY_WORDS])
+            yield Search("across", corpora[b], user, keep, query, (keep == item).astype(float))
+
+
+def usefulness_searches(users: Users, settings: tuple[str, ...], per_setting: int) -> Iterator[Search]:
+    """The usefulness part's searches: ``per_setting`` users per setting, less those whose documents hold no fitting
+    query word."""
+    topics, rng = users.topics, users.rng
+    labels = np.array(topics.topics)
+    langs = sorted(topics.texts)
+    bags = {lang: [set(terms(users.relevance.tokenizer, t)) for t in topics.texts[lang]] for lang in langs}
+    corpora = {lang: Corpus(users, topics.texts[lang]) for lang in langs}
+    for setting in settings:
+        for _ in tqdm(range(per_setting), desc=f"usefulness {setting}", leave=False):
+            home = "en" if setting == "mono" else str(rng.choice(langs))
+            away = str(rng.choice([x for x in langs if x != home])) if setting == "cross" else home
+            user = users.draw(home)
+            keep = np.setdiff1d(np.arange(labels.size), sorted(user.items))
+            word = _query_word(bags[away], keep, labels, user.liked, rng)
+            if word is not None:
+                has = np.array([word in bags[away][i] for i in keep], float)
+                yield Search(setting, corpora[away], user, keep, word, has * (1 + (labels[keep] == user.liked)))
+
+
+def _scores(users: Users, searches: Iterator[Search], strengths: tuple[float, ...]) -> dict[str, dict[str, list]]:
+    """Each group's graded nDCG@10 of each system, search by search."""
+    out: dict[str, dict[str, list]] = {}
+    for s in searches:
+        for system, order in _systems(s.corpus, users, s.user, s.keep, s.query, strengths).items():
+            out.setdefault(s.group, {}).setdefault(system, []).append(graded_ndcg(s.gains[order]))
+    return out
+
+
 def robustness(
     users: Users,
     data_root: str | Path,
@@ -185,59 +251,17 @@ def robustness(
 ) -> dict:
     """nDCG@10 of each system on each of ``qa_sets`` (name: language) and, averaged, on SIB-200 across
     ``directions``; and ``kept``."""
-    out: dict = {}
-    for name, lang in qa_sets.items():
-        ds = load_retrieval(name, data_root)
-        corpus = Corpus(users, list(ds.corpus.values()))
-        ids, keep = list(ds.corpus), np.arange(len(ds.corpus))
-        scores: dict[str, list[float]] = {}
-        for qid, query in tqdm(ds.queries.items(), desc=name, leave=False):
-            relevant = np.array([ids[i] in ds.qrels[qid] for i in keep], float)
-            for system, order in _systems(corpus, users, users.draw(lang), keep, query, strengths).items():
-                scores.setdefault(system, []).append(graded_ndcg(relevant[order]))
-        out[name] = _mean(scores)
-    topics = users.topics
-    across: dict[str, list[float]] = {}
-    corpora = {b: Corpus(users, topics.texts[b]) for b in sorted({b for _, b in directions})}
-    n = len(topics.topics)
-    for a, b in tqdm(directions, desc="across languages", leave=False):
-        for item in sorted(users.rng.choice(n, min(n, ACROSS_QUERIES), replace=False)):
-            text = topics.texts[a][item]
-            user = users.draw(a, avoid={topics.topics[item]})
-            keep = np.setdiff1d(np.arange(n), sorted(user.items))
-            query = " ".join(text.split()[:QUERY_WORDS])
-            relevant = (keep == item).astype(float)
-            for system, order in _systems(corpora[b], users, user, keep, query, strengths).items():
-                across.setdefault(system, []).append(graded_ndcg(relevant[order]))
-    out["across"] = _mean(across)
+    scores = _scores(users, robustness_searches(users, data_root, directions, qa_sets), strengths)
     sets = [*qa_sets, "across"]
+    out: dict = {s: _mean(scores.get(s, {})) for s in sets}
     out["kept"] = {system: {s: out[s][system] / max(out[s]["query"], 1e-12) for s in sets} for system in out["across"]}
     return out
 
 
 def usefulness(users: Users, settings: tuple[str, ...], per_setting: int, strengths: tuple[float, ...]) -> dict:
     """Graded nDCG@10 of each system in each setting, over ``per_setting`` users, and each system's ``lift``."""
-    topics, rng = users.topics, users.rng
-    labels = np.array(topics.topics)
-    langs = sorted(topics.texts)
-    bags = {lang: [set(terms(users.relevance.tokenizer, t)) for t in topics.texts[lang]] for lang in langs}
-    corpora = {lang: Corpus(users, topics.texts[lang]) for lang in langs}
-    out: dict = {}
-    for setting in settings:
-        scores: dict[str, list[float]] = {}
-        for _ in tqdm(range(per_setting), desc=f"usefulness {setting}", leave=False):
-            home = "en" if setting == "mono" else str(rng.choice(langs))
-            away = str(rng.choice([x for x in langs if x != home])) if setting == "cross" else home
-            user = users.draw(home)
-            keep = np.setdiff1d(np.arange(labels.size), sorted(user.items))
-            word = _query_word(bags[away], keep, labels, user.liked, rng)
-            if word is None:
-                continue
-            has = np.array([word in bags[away][i] for i in keep], float)
-            gains = has * (1 + (labels[keep] == user.liked))
-            for system, order in _systems(corpora[away], users, user, keep, word, strengths).items():
-                scores.setdefault(system, []).append(graded_ndcg(gains[order]))
-        out[setting] = _mean(scores) | {"users": len(scores.get("query", []))}
+    scores = _scores(users, usefulness_searches(users, settings, per_setting), strengths)
+    out: dict = {s: _mean(scores.get(s, {})) | {"users": len(scores.get(s, {}).get("query", []))} for s in settings}
     done = [s for s in settings if out[s]["users"]]
     systems = [k for k in out[done[0]] if k != "users"] if done else []
     out["lift"] = {system: float(np.mean([out[s][system] - out[s]["query"] for s in done])) for system in systems}
