@@ -91,18 +91,64 @@ def test_sigkill_while_writing_loses_nothing_acknowledged(tmp_path):
 
 
 def test_four_processes_opening_a_new_database_at_once(tmp_path):
+    """60 rounds of four processes creating one store together: a look at a store between another process's two
+    steps of creating it once read as another application's database."""
     start = str(time.time() + 2.0)
     procs = [
         subprocess.Popen(
-            [sys.executable, PROCESSES / "open_stores.py", str(tmp_path), start, "15"],
+            [sys.executable, PROCESSES / "open_stores.py", str(tmp_path), start, "60", "0.04"],
             stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
         )
         for _ in range(4)
     ]
-    assert [int(p.communicate()[0]) for p in procs] == [0, 0, 0, 0]
-    for i in range(15):
+    outcomes = [p.communicate() for p in procs]
+    assert [int(out) for out, _ in outcomes] == [0, 0, 0, 0], [err for _, err in outcomes if err]
+    for i in range(60):
         assert PreferenceStore(tmp_path / f"db{i}.sqlite").feedback_count() == 0
+
+
+def create(path: Path) -> None:
+    """What a store's first open writes, in one transaction (``PreferenceStore._create``)."""
+    from edge_ranker.runtime.store.sqlite import APPLICATION_ID, SCHEMA, SCHEMA_VERSION
+
+    con = sqlite3.connect(path, isolation_level=None)
+    pragmas = f"PRAGMA user_version={SCHEMA_VERSION}; PRAGMA application_id={APPLICATION_ID};"
+    con.executescript(f"BEGIN IMMEDIATE; {SCHEMA} {pragmas} COMMIT;")
+    con.close()
+
+
+class _CreatedMidway:
+    """A connection whose store another process creates right after its first read of the file's header."""
+
+    def __init__(self, con: sqlite3.Connection, path: Path) -> None:
+        self.con, self.path, self.done = con, path, False
+
+    def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
+        cursor = self.con.execute(sql, *args)
+        if "application_id" in sql and not self.done:
+            self.done = True
+            create(self.path)  # another process's first open, between this look's reads
+        return cursor
+
+    def close(self) -> None:
+        self.con.close()
+
+
+def test_a_store_created_while_it_is_looked_at_reads_as_being_created(tmp_path, monkeypatch):
+    """The look before the open reads the header and the tables in one snapshot: read across another process's
+    creation, they called a new store "another application's SQLite database" (a race four processes met)."""
+    from edge_ranker.runtime.store import sqlite as store_sqlite
+
+    db = tmp_path / "p.db"
+    db.touch()
+    sqlite3.connect(db).execute("PRAGMA journal_mode=WAL").fetchone()  # as another process's open leaves it
+    wrap = store_sqlite.with_functions
+    monkeypatch.setattr(store_sqlite, "with_functions", lambda con: _CreatedMidway(wrap(con), db))
+    assert store_sqlite.inspect_file(db) == 0
+    monkeypatch.undo()
+    assert PreferenceStore(db).feedback_count() == 0
 
 
 def test_a_lock_held_elsewhere_costs_a_cache_write_little_and_a_reaction_one_wait(tmp_path, monkeypatch):

@@ -217,6 +217,7 @@ def inspect_file(path: Path) -> int | None:
     except sqlite3.Error:
         return None
     try:
+        con.execute("BEGIN")  # one snapshot for every read below: another process may create the store between two
         ok = con.execute("PRAGMA quick_check").fetchone()[0]
         if ok != "ok":
             raise describe(f"database disk image is malformed: {ok}", path)
