@@ -16,6 +16,10 @@ def cmd_data(a: argparse.Namespace) -> None:
     root = data_root(a.data)
     sets = chosen(load_registry(), a.names)
     if a.data_command == "fetch":
+        import pooch  # the `fetch` extra
+
+        pooch.get_logger().setLevel("WARNING")  # its "Downloading ..." line: the progress names the file, and a
+        # refusal stays the one line of the error
         written = fetch(root, sets, a.mirror, progress=sys.stderr.isatty())
         print(f"fetched {len(written)} file(s) into {root}; every file checked against its sha256")
         return
