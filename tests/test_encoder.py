@@ -4,6 +4,7 @@ checks made at load."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -121,11 +122,21 @@ def test_encoder_settings_are_checked_at_load(tiny_model, kwargs, match):
         Encoder.load(tiny_model, **kwargs)
 
 
-def test_a_folder_that_is_no_model_does_not_silently_hide_a_shipped_one(tmp_path, monkeypatch):
+def test_a_shipped_name_means_the_shipped_model_whatever_folder_the_working_directory_holds(
+    tiny_model, tmp_path, monkeypatch
+):
+    """A model folder planted as ``semantic/`` in the working directory once replaced the shipped model; a path to
+    it (``./semantic``) still loads it."""
+    import shutil
+
+    from edge_ranker.runtime.encoder import MODELS_DIR, resolve_model_path
+
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "semantic").mkdir()
-    with pytest.raises(EdgeRankerError, match="hides the shipped model"):
-        Encoder.load("semantic")
+    shutil.copytree(tiny_model, tmp_path / "semantic")
+    assert resolve_model_path("semantic") == MODELS_DIR / "semantic"
+    assert resolve_model_path("./semantic") == Path("semantic")
+    assert resolve_model_path(tmp_path / "semantic") == tmp_path / "semantic"
+    assert Encoder.load("./semantic").name == Encoder.load(tiny_model).name
 
 
 def test_more_threads_than_cores_are_capped_not_refused(tiny_model):

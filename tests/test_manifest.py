@@ -164,3 +164,53 @@ def test_the_bytes_verified_are_the_bytes_loaded(broken, tiny_student, tmp_path,
     assert other.read_bytes() != original
     assert not np.allclose(Encoder.load(other.parent).encode(["a swapped graph"]), want, atol=1e-4)  # tells them apart
     assert (got == want).all()
+
+
+@pytest.mark.parametrize("listed", ["model.onnx", "tokenizer.json", "vocab.txt", "manifest.json"])
+def test_a_pipe_in_place_of_a_model_file_is_refused_without_waiting(broken, listed):
+    """Reading a FIFO waits for a writer that never comes: ``Encoder.load`` hung."""
+    import os
+
+    (broken / listed).unlink()
+    os.mkfifo(broken / listed)
+    with pytest.raises(EdgeRankerError, match="is not a regular file"):
+        Encoder.load(broken)
+
+
+@pytest.mark.parametrize("listed", ["model.onnx", "vocab.txt", "manifest.json"])
+def test_a_folder_in_place_of_a_model_file_is_refused_in_words(broken, listed):
+    (broken / listed).unlink()
+    (broken / listed).mkdir()
+    with pytest.raises(EdgeRankerError, match="is not a regular file"):
+        Encoder.load(broken)
+
+
+def test_a_huge_model_file_is_refused_by_its_size_before_it_is_read(broken):
+    """A 2 GB sparse file in place of the graph was read whole (2.1 GB) before its size was compared."""
+    import tracemalloc
+
+    with open(broken / "model.onnx", "r+b") as fh:
+        fh.truncate(2 << 30)
+    tracemalloc.start()
+    try:
+        with pytest.raises(EdgeRankerError, match="truncated or altered: 2147483648 bytes"):
+            Encoder.load(broken)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 << 20
+
+
+def test_a_manifest_linked_from_outside_the_folder_is_refused(broken, tmp_path):
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text((broken / "manifest.json").read_text())
+    (broken / "manifest.json").unlink()
+    (broken / "manifest.json").symlink_to(outside)
+    with pytest.raises(EdgeRankerError, match="not a file inside the model folder"):
+        Encoder.load(broken)
+
+
+def test_a_file_name_with_a_nul_is_refused_in_words(broken):
+    _craft(broken, onnx="model\u0000.onnx")
+    with pytest.raises(EdgeRankerError, match="holds a NUL character"):
+        Encoder.load(broken)

@@ -33,34 +33,36 @@ CHARS_PER_TOKEN_CAP = 64  # a WordPiece token never covers more characters than 
 
 
 def resolve_model_path(name_or_path: str | Path) -> Path:
-    """A folder path, or the name of a model shipped inside the package (``semantic``, ``relevance``)."""
+    """The name of a model shipped inside the package (``semantic``, ``relevance``), or a folder path. A shipped
+    name always means the shipped model, whatever folder of that name the working directory holds: a folder planted
+    there must not replace it (and re-embed a user's reactions under its key); ``./semantic`` is that folder."""
     if not isinstance(name_or_path, (str, os.PathLike)) or isinstance(name_or_path, bytes) or not str(name_or_path):
         raise EdgeRankerError(
             f"a model is a folder path or a shipped name (a non-empty str or pathlib.Path), got {name_or_path!r}"
         )
+    name = os.fspath(name_or_path)
+    if "\0" in name:
+        raise EdgeRankerError(f"cannot use {name!r} as a model folder: it holds a NUL character, which no path can")
+    if isinstance(name_or_path, str) and name in shipped_names():
+        return MODELS_DIR / name
     try:
-        p = Path(name_or_path).expanduser()
+        p = Path(name).expanduser()
     except RuntimeError as exc:  # ~user with no such user
-        raise EdgeRankerError(f"cannot expand {str(name_or_path)!r}: {exc}") from exc
-    shipped = MODELS_DIR / str(name_or_path)
+        raise EdgeRankerError(f"cannot expand {name!r}: {exc}") from exc
     try:
-        found, ships = p.is_dir(), shipped.is_dir()
-    except OSError as exc:  # a name too long for the file system, a NUL
-        raise EdgeRankerError(f"cannot use {str(name_or_path)!r} as a model folder: {exc.strerror or exc}") from exc
-    except ValueError as exc:
-        raise EdgeRankerError(f"cannot use {str(name_or_path)!r} as a model folder: {exc}") from exc
-    if found:  # a folder first, as sentence-transformers does; one that is no model must not hide a shipped one
-        bare = str(name_or_path) not in (".", "..") and Path(str(name_or_path)).name == str(name_or_path)
-        if bare and not (p / "manifest.json").exists() and (shipped / "manifest.json").exists():
-            raise EdgeRankerError(
-                f"{str(name_or_path)!r} names a folder here that is not a model (no manifest.json), which hides the "
-                f"shipped model of that name: run from another folder, or give the shipped one's path, {shipped}"
-            )
+        found = p.is_dir()
+    except OSError as exc:  # a name too long for the file system
+        raise EdgeRankerError(f"cannot use {name!r} as a model folder: {exc.strerror or exc}") from exc
+    if found:
         return p
-    if ships:
-        return shipped
-    names = sorted(d.name for d in MODELS_DIR.iterdir() if d.is_dir()) if MODELS_DIR.is_dir() else []
-    raise EdgeRankerError(f"no model folder at {name_or_path!r}; shipped models: {', '.join(names) or 'none'}")
+    raise EdgeRankerError(f"no model folder at {name!r}; shipped models: {', '.join(shipped_names()) or 'none'}")
+
+
+def shipped_names() -> list[str]:
+    """The models the package ships, by name."""
+    if not MODELS_DIR.is_dir():
+        return []
+    return sorted(d.name for d in MODELS_DIR.iterdir() if (d / "manifest.json").is_file())
 
 
 def text_list(texts: object) -> list:

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
+from typing import BinaryIO
 
 from edge_ranker.errors import EdgeRankerError
 
 SCHEMA_VERSION = 1
 MANIFEST = "manifest.json"
+MAX_MANIFEST_BYTES = 1 << 20  # a manifest is a few kilobytes; a bound, so that no file put in its place is read whole
 
 
 @dataclass
@@ -52,10 +56,15 @@ def _utf8(text: str) -> bool:
 
 
 def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
     with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
+        return sha256_of(fh)
+
+
+def sha256_of(fh: BinaryIO) -> str:
+    """An open file's sha256, read in blocks: a model file is read whole only to be loaded."""
+    h = hashlib.sha256()
+    for block in iter(lambda: fh.read(1 << 20), b""):
+        h.update(block)
     return h.hexdigest()
 
 
@@ -72,13 +81,50 @@ def write_manifest(folder: str | Path, manifest: Manifest) -> Path:
     return path
 
 
+def open_regular(path: Path, what: str) -> int:
+    """A descriptor of ``path`` for reading, refused in words unless it is a regular file. Opened without waiting
+    (a pipe put there would block until a writer came) and checked on the descriptor, so what is read is what was
+    checked."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        raise EdgeRankerError(f"{what} missing: {path} ({MANIFEST} names it)") from None
+    except OSError as exc:
+        raise EdgeRankerError(f"cannot read the {what} {path}: {exc.strerror or exc}") from exc
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise EdgeRankerError(
+            f"the {what} {path} is not a regular file (a folder, pipe or device): re-export the model"
+        )
+    return fd
+
+
+def read_at_most(path: Path, what: str, limit: int) -> bytes:
+    """A regular file's bytes, refused before any is read when it holds more than ``limit``."""
+    fd = open_regular(path, what)
+    try:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            raise EdgeRankerError(f"the {what} {path} is {size} bytes, more than the {limit} it may be")
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            data = fh.read(limit + 1)  # a file that grew since the look is still read no further
+    except OSError as exc:
+        raise EdgeRankerError(f"cannot read the {what} {path}: {exc.strerror or exc}") from exc
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise EdgeRankerError(f"the {what} {path} holds more than the {limit} bytes it may")
+    return data
+
+
 def read_manifest(folder: str | Path, verify: bool = True) -> Manifest:
     folder = Path(folder)
     path = folder / MANIFEST
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         raise EdgeRankerError(f"{folder} is not a model folder: {MANIFEST} is missing")
+    _confined(folder, MANIFEST, "the manifest")
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = json.loads(read_at_most(path, "manifest", MAX_MANIFEST_BYTES).decode("utf-8"))
     except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON, an integer of thousands of digits
         raise EdgeRankerError(f"{path} is corrupted (not valid JSON: {exc}); re-export the model") from exc
     if not isinstance(raw, dict):
@@ -117,6 +163,8 @@ def _field_type(name: str) -> type:
 
 def _confined(folder: Path, name: str, what: str) -> None:
     """A file name the manifest gives must stay inside its folder: no absolute path, no ``..``, no link out."""
+    if "\0" in name:
+        raise EdgeRankerError(f"{folder / MANIFEST}: {what} {name!r} holds a NUL character, which no file name can")
     p = Path(name)
     if not name or p.is_absolute() or ".." in p.parts or not (folder / p).resolve().is_relative_to(folder.resolve()):
         raise EdgeRankerError(f"{folder / MANIFEST}: {what} {name!r} is not a file inside the model folder")
@@ -164,16 +212,18 @@ def verified_bytes(folder: Path, manifest: Manifest, name: str, verify: bool = T
     """A model file's bytes, read once and checked against the manifest's size and sha256 when ``verify``: the
     runtime loads these bytes, not the path, so a file swapped after the check cannot be loaded unverified."""
     path = folder / name
+    fd = open_regular(path, "model file")
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise EdgeRankerError(f"model file missing: {path} ({MANIFEST} names it)") from None
-    except OSError as exc:
-        raise EdgeRankerError(f"cannot read the model file {path}: {exc.strerror or exc}") from exc
+        size = os.fstat(fd).st_size
+    finally:
+        os.close(fd)
+    meta = manifest.files.get(name)
+    if verify and meta is None:
+        raise EdgeRankerError(f"{folder / MANIFEST} lists no hash for {name}")
+    if verify and size != meta["bytes"]:  # before reading: a huge or sparse file put there is never read whole
+        raise EdgeRankerError(f"model file {path} is truncated or altered: {size} bytes, manifest says {meta['bytes']}")
+    data = read_at_most(path, "model file", meta["bytes"] if verify else size)
     if verify:
-        meta = manifest.files.get(name)
-        if meta is None:
-            raise EdgeRankerError(f"{folder / MANIFEST} lists no hash for {name}")
         if len(data) != meta["bytes"]:
             raise EdgeRankerError(
                 f"model file {path} is truncated or altered: {len(data)} bytes, manifest says {meta['bytes']}"
@@ -194,12 +244,18 @@ def verify_files(folder: Path, manifest: Manifest, skip: tuple[str, ...] = ()) -
         if name in skip:
             continue
         p = folder / name
-        if not p.exists():
-            raise EdgeRankerError(f"model file missing: {p}")
-        size = p.stat().st_size
-        if size != meta.get("bytes"):
-            raise EdgeRankerError(
-                f"model file {p} is truncated or altered: {size} bytes, manifest says {meta.get('bytes')}"
-            )
-        if sha256_file(p) != meta.get("sha256"):
+        fd = open_regular(p, "model file")
+        try:
+            size = os.fstat(fd).st_size
+            if size != meta.get("bytes"):
+                raise EdgeRankerError(
+                    f"model file {p} is truncated or altered: {size} bytes, manifest says {meta.get('bytes')}"
+                )
+            with os.fdopen(os.dup(fd), "rb") as fh:
+                digest = sha256_of(fh)
+        except OSError as exc:
+            raise EdgeRankerError(f"cannot read the model file {p}: {exc.strerror or exc}") from exc
+        finally:
+            os.close(fd)
+        if digest != meta.get("sha256"):
             raise EdgeRankerError(f"model file {p} is corrupted: sha256 does not match the manifest")
