@@ -794,7 +794,7 @@ def test_a_damaged_tokenizer_is_named_before_the_teacher_loads(tmp_path):
 
 def test_left_out_models_are_the_shipped_ones_whatever_folders_the_current_one_holds(tmp_path):
     """A folder named like a shipped model where the command runs neither replaces the default model nor stops the
-    command; named on the command line, it is still looked at first, as sentence-transformers does."""
+    command; a shipped name on the command line is the shipped model, and the folder is reached by its path."""
     for name in ("semantic", "relevance"):
         (tmp_path / name).mkdir()
     db = tmp_path / "p.db"
@@ -814,6 +814,8 @@ def test_left_out_models_are_the_shipped_ones_whatever_folders_the_current_one_h
     r = run("rank", "-", "--db", db, "--query", "water")
     assert r.returncode == 0 and json.loads(r.stdout)["contributions"].keys() == {"personal", "query"}, r.stderr
     r = run("rank", "-", "--db", db, "--semantic", "semantic")
+    assert r.returncode == 0, r.stderr
+    r = run("rank", "-", "--db", db, "--semantic", "./semantic")
     assert r.returncode == 2 and "not a model" in r.stderr and "Traceback" not in r.stderr
 
 
