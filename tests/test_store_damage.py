@@ -308,3 +308,65 @@ def test_a_damaged_document_vector_is_computed_again(tmp_path):
         computed = []
         got = VectorCache(10, s).get("m", "", ["a", "b"], 4, lambda t: computed.extend(t) or np.zeros((len(t), 4)))
     assert computed == ["a"] and got[:, 0].tolist() == [0.0, 1.0]
+
+
+def _a_liked_store(db: Path) -> None:
+    with PreferenceStore(db) as s:
+        s.space("m").add_feedback("a", vec(1, 0, 0), "like", text="a secret liked text")
+
+
+def _cli(*args: object) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "edge_ranker.cli", *map(str, args)], capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.mark.parametrize(
+    ("damage", "said"),
+    [
+        ("DROP TABLE vectors", "table vectors is missing"),
+        ("DROP TABLE interests", "table interests is missing"),
+        ("DROP TABLE left_out", "table left_out is missing"),
+        ("DROP TRIGGER left_out_follows_feedback", "trigger left_out_follows_feedback is missing"),
+        ("ALTER TABLE interests DROP COLUMN last_view", "table interests is changed"),
+        ("PRAGMA user_version=0", "schema version is lost"),
+    ],
+)
+def test_a_store_whose_schema_is_damaged_is_named_and_recovered_then_erased(tmp_path, damage, said):
+    """Every command once failed on a raw SQLite line, and ``prefs recover`` called the store healthy."""
+    db = tmp_path / "p.db"
+    _a_liked_store(db)
+    con = sqlite3.connect(db)
+    con.execute(damage)
+    con.commit()
+    con.close()
+    for read_only in (False, True):
+        with pytest.raises(CorruptedDatabase, match=said):
+            PreferenceStore(db, read_only=read_only)
+    r = _cli("prefs", "export", "--db", db)
+    assert r.returncode == 2 and said in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
+    assert _cli("prefs", "recover", "--db", db).returncode == 0
+    assert PreferenceStore(db).feedback_count() == 0
+    assert _cli("prefs", "erase", "--db", db).returncode == 0
+    assert not [p for p in tmp_path.iterdir() if b"secret" in p.read_bytes()]
+
+
+def test_any_flipped_bit_in_the_schema_page_is_an_error_in_words_and_recoverable(tmp_path):
+    """Flips in the schema's text once raised a raw UnicodeDecodeError from the open's check."""
+    import random
+
+    base = tmp_path / "base.db"
+    _a_liked_store(base)
+    data, rng, refused = base.read_bytes(), random.Random(0), 0
+    for trial in range(150):
+        flipped = bytearray(data)
+        flipped[rng.randrange(100, 4096)] ^= 1 << rng.randrange(8)
+        db = tmp_path / f"t{trial}.db"
+        db.write_bytes(bytes(flipped))
+        try:
+            PreferenceStore(db).close()
+        except EdgeRankerError:
+            refused += 1
+            PreferenceStore.recover(db)  # whatever the open refused, recover moves aside
+            assert PreferenceStore(db).feedback_count() == 0
+    assert refused > 20  # the flips reached the schema

@@ -55,6 +55,7 @@ from edge_ranker.runtime.store.sqlite import (
     SCHEMA,
     SCHEMA_VERSION,
     CorruptedDatabase,
+    check_schema,
     connect,
     damaged_rows,
     damaged_store,
@@ -147,6 +148,7 @@ class PreferenceStore:
             if read_only:
                 self._check_version(self._db.execute("PRAGMA user_version").fetchone()[0])
                 if damaged is None:  # the look before could not read it: this connection looks
+                    check_schema(self._db, self.path)
                     damaged = refuse_damage(self.path, damaged_rows(self._db))
                 self.damaged_interests = damaged
                 if damaged:
@@ -167,6 +169,8 @@ class PreferenceStore:
             self._release()
             if isinstance(exc, sqlite3.Error):
                 raise describe(exc, self.path) from exc
+            if isinstance(exc, UnicodeDecodeError):  # a damaged name in the schema, handed over as it is
+                raise damaged_store(self.path, f"its schema holds text that is not UTF-8 ({exc.reason})") from exc
             raise
 
     def __repr__(self) -> str:

@@ -3,6 +3,7 @@ at read-only before a connection may write to it, and SQLite's errors said in wo
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sqlite3
@@ -80,7 +81,13 @@ def describe(exc: sqlite3.Error | str, path: Path) -> EdgeRankerError:
     """What went wrong, in words the user can act on. Only SQLite's own corruption codes say "corrupted"."""
     code = getattr(exc, "sqlite_errorname", "") or ""  # Python 3.11+; the messages below cover 3.10
     msg = str(exc)
-    if code.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or "malformed" in msg or "not a database" in msg:
+    damaged_text = "decode to UTF-8" in msg  # a text SQLite hands over that is not UTF-8: a damaged name or value
+    if (
+        code.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
+        or "malformed" in msg
+        or "not a database" in msg
+        or damaged_text
+    ):
         return CorruptedDatabase(
             f"preference database {path} is corrupted ({msg}). Nothing was changed. To start fresh and keep the "
             f"damaged file for inspection: `edge-ranker prefs recover --db {path}` (PreferenceStore.recover)"
@@ -224,20 +231,65 @@ def inspect_file(path: Path) -> int | None:
         app = con.execute("PRAGMA application_id").fetchone()[0]
         version = con.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        creating = app == 0 and version == 0 and not tables  # another process's first open, between its two steps
+        if app != APPLICATION_ID and not creating:
+            raise EdgeRankerError(
+                f"{path} is another application's SQLite database, not an edge-ranker preference store; give "
+                "another path"
+            )
+        if not creating:
+            check_schema(con, path)
         damaged = damaged_rows(con, tables)
     except sqlite3.Error as exc:
         error = describe(exc, path)
         if isinstance(error, (CorruptedDatabase, LockedDatabase)):  # locked: said after one wait, not after three
             raise error from exc
         return None
+    except UnicodeDecodeError as exc:  # a damaged name in the schema, which SQLite hands over as it is
+        raise damaged_store(path, f"its schema holds text that is not UTF-8 ({exc.reason})") from exc
     finally:
         con.close()
-    creating = app == 0 and version == 0 and not tables  # another process's first open, between its two steps
-    if app != APPLICATION_ID and not creating:
-        raise EdgeRankerError(
-            f"{path} is another application's SQLite database, not an edge-ranker preference store; give another path"
-        )
     return refuse_damage(path, damaged)
+
+
+@functools.cache
+def expected_schema() -> dict[str, tuple]:
+    """``schema_of`` a store this edge-ranker creates."""
+    con = sqlite3.connect(":memory:")
+    try:
+        for stmt in statements(SCHEMA):
+            con.execute(stmt)
+        return schema_of(con)
+    finally:
+        con.close()
+
+
+def schema_of(con: sqlite3.Connection) -> dict[str, tuple]:
+    """Each table's columns (name, type, not null, primary key) and each index's and trigger's kind, by name."""
+    out: dict[str, tuple] = {}
+    for kind, name in con.execute("SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").fetchall():
+        columns = con.execute('SELECT name, type, "notnull", pk FROM pragma_table_info(?)', (name,)).fetchall()
+        out[name] = (kind, *columns) if kind == "table" else (kind,)
+    return out
+
+
+def check_schema(con: sqlite3.Connection, path: Path) -> None:
+    """Refuse, as damage ``recover`` moves aside, a store whose schema this edge-ranker did not write: a table,
+    column, index or trigger gone or changed, or its schema version lost (every read would fail on a raw SQLite
+    line, and a write would try to create tables that are there). A newer schema is left to the version check."""
+    version = con.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION or not con.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone():
+        return  # newer, or a first open still creating it
+    if version == 0:
+        raise damaged_store(path, "its schema version is lost (PRAGMA user_version is 0 in a store that has tables)")
+    want, have = expected_schema(), schema_of(con)
+    wrong = [
+        f"{want[name][0]} {name} is {'changed' if name in have else 'missing'}"
+        for name in want
+        if have.get(name) != want[name]
+    ]
+    if wrong:
+        raise damaged_store(path, ", ".join(wrong))
 
 
 def refuse_damage(path: Path, damaged: dict[str, int]) -> int:
