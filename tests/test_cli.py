@@ -116,6 +116,17 @@ def test_closed_output_is_an_error(tmp_path):
     assert r.returncode == 0 and json.loads((tmp_path / "out.json").read_text())["feedback"] == [], r.stderr
 
 
+def test_rank_runs_with_its_error_output_closed(exported, tmp_path):
+    """Started with ``2>&-``, rank exited 2 with nothing said: asking a stream that is not there whether it is a
+    terminal failed."""
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text(json.dumps({"id": "d", "text": "the cat sat"}) + "\n")
+    args = ("rank", docs, "--json", "--semantic", exported, "--db", tmp_path / "p.db")
+    line = shlex.join((sys.executable, "-m", "edge_ranker.cli", *map(str, args))) + " 2>&-"
+    r = subprocess.run(line, shell=True, stdout=subprocess.PIPE, text=True, timeout=300)
+    assert r.returncode == 0 and json.loads(r.stdout.splitlines()[0])["id"] == "d"
+
+
 def _one_line_error(r, *fragments: str) -> None:
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert "usage:" not in r.stderr, r.stderr  # the usage block is what --help is for, not an error's

@@ -31,6 +31,18 @@ def utf8_stream(stream) -> bool:
         return False
 
 
+def terminal(stream: object) -> bool:
+    """Whether ``stream`` is a terminal; a stream the command was started without (``2>&-``: None) is none."""
+    return stream is not None and stream.isatty()
+
+
+def note(message: str) -> None:
+    """A line for the person at the terminal, on standard error; nowhere when it is closed (``2>&-``), where print
+    would send it to standard output, into the results."""
+    if sys.stderr is not None:
+        print(message, file=sys.stderr)
+
+
 def print_json(obj: object) -> None:
     """``obj`` as indented JSON on standard output (``to_json``)."""
     print(to_json(obj, indent=2))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from edge_ranker.cli.common import print_json
+from edge_ranker.cli.common import print_json, terminal
 from edge_ranker.paths import DATA_HELP, data_root
 
 
@@ -20,11 +20,11 @@ def cmd_data(a: argparse.Namespace) -> None:
 
         pooch.get_logger().setLevel("WARNING")  # its "Downloading ..." line: the progress names the file, and a
         # refusal stays the one line of the error
-        written = fetch(root, sets, a.mirror, progress=sys.stderr.isatty())
+        written = fetch(root, sets, a.mirror, progress=terminal(sys.stderr))
         print(f"fetched {len(written)} file(s) into {root}; every file checked against its sha256")
         return
     rows = status(root, sets, verify=a.verify)
-    if a.json or not sys.stdout.isatty():
+    if a.json or not terminal(sys.stdout):
         print_json({"data": str(root), "datasets": rows})
         return
     print(f"{'data set':<28} {'MB':>6}  {'present':>9}  licence / source")

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from edge_ranker.cli.common import to_json
+from edge_ranker.cli.common import note, to_json
 from edge_ranker.errors import EdgeRankerError
 
 if TYPE_CHECKING:
@@ -28,7 +27,7 @@ def cmd_prefs(a: argparse.Namespace) -> None:
         return
     store = existing_store(a.db, read_only=True)  # export, the one command left
     if a.out is not None and a.out != "-":
-        print(f"wrote {store.export_to(a.out)}", file=sys.stderr)  # stdout may be the export (/dev/stdout)
+        note(f"wrote {store.export_to(a.out)}")  # stdout may be the export (/dev/stdout)
     else:
         print(to_json(store.export()))
 

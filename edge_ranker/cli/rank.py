@@ -16,9 +16,11 @@ from edge_ranker.cli.common import (
     SEMANTIC_HELP,
     count,
     model_or_none,
+    note,
     report_change,
     shipped,
     shown,
+    terminal,
     threads,
     to_json,
     typed,
@@ -69,7 +71,7 @@ def _ranker(a: argparse.Namespace) -> Ranker:
         personal_weight=a.personal_weight,
         lexical_weight=a.lexical_weight,
         semantic_query_weight=a.semantic_query_weight,
-        show_progress_bar=sys.stderr.isatty(),
+        show_progress_bar=terminal(sys.stderr),
     )
 
 
@@ -95,7 +97,7 @@ def _read_docs(path: str | None) -> list:
     elif sys.stdin is None:  # started with its input closed (`<&-`)
         raise EdgeRankerError("standard input is closed: give the documents as a file, or pipe them in")
     else:  # UTF-8 whatever the locale says, as files are read
-        if sys.stdin.isatty() and sys.stderr is not None:  # else it would seem to hang
+        if terminal(sys.stdin) and sys.stderr is not None:  # else it would seem to hang
             print("edge-ranker: reading documents (JSON lines) from the terminal; Ctrl-D ends", file=sys.stderr)
         raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
     for bom, encoding in WIDE_BOMS.items():
@@ -142,12 +144,11 @@ def cmd_rank(a: argparse.Namespace) -> None:
     finally:
         ranker.store.close()
     if unreacted:  # a mistyped --db is a new, empty store: say that nothing personal ranked this feed
-        print(
+        note(
             f"edge-ranker: no likes or dislikes are stored in {ranker.store.path} yet, so nothing personal ranks "
-            "this feed; `edge-ranker feedback like ID --text TEXT` stores one",
-            file=sys.stderr,
+            "this feed; `edge-ranker feedback like ID --text TEXT` stores one"
         )
-    if a.json or not sys.stdout.isatty():
+    if a.json or not terminal(sys.stdout):
         for r in ranked:
             print(to_json(r.to_dict(), allow_nan=False))
         return
