@@ -242,3 +242,20 @@ def test_256d_vectors_take_about_their_size_on_disk(tmp_path):
     s.space("semantic:0123456789abcdef:8w").save_vectors("", [i.to_bytes(16, "big") for i in range(2000)], vectors)
     s.close()
     assert (tmp_path / "v.db").stat().st_size < 1.6 * vectors.nbytes
+
+
+def test_erase_that_cannot_rebuild_the_file_says_the_rows_are_gone_and_how_to_finish(tmp_path, monkeypatch):
+    """On a nearly full disk the rows' deletion commits and the rebuild fails: erase once said "nothing of this
+    change was stored" of a store that held 0 rows."""
+    s = PreferenceStore(tmp_path / "p.db")
+    s.space("m").add_feedback("a", np.ones(4, np.float32), "like", text="the cat")
+
+    def full(step, seconds=None):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(s, "_until_unlocked", full)
+    with pytest.raises(EdgeRankerError, match=r"are deleted, but its files could not be rebuilt .* again to finish"):
+        s.erase()
+    assert s.feedback_count() == 0
+    monkeypatch.undo()
+    s.erase()

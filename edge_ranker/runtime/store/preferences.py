@@ -355,6 +355,14 @@ class PreferenceStore:
             try:
                 self._until_unlocked(lambda: self._db.execute("VACUUM"), ERASE_WAIT_S)
                 busy = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            except sqlite3.Error as exc:  # the rows are gone: "nothing of this change was stored" would be untrue
+                if "locked" in str(exc):
+                    raise
+                raise EdgeRankerError(
+                    f"the feedback and interests in {self.path} are deleted, but its files could not be rebuilt "
+                    f"without their old pages ({exc}): free some space and run `edge-ranker prefs erase` "
+                    "(PreferenceStore.erase) again to finish"
+                ) from exc
             finally:
                 self._db.execute(f"PRAGMA busy_timeout={int(store_sqlite.BUSY_TIMEOUT_S * 1000)}")
         wal = Path(str(self.path) + "-wal")
