@@ -259,3 +259,23 @@ def test_erase_that_cannot_rebuild_the_file_says_the_rows_are_gone_and_how_to_fi
     assert s.feedback_count() == 0
     monkeypatch.undo()
     s.erase()
+
+
+@pytest.mark.parametrize("how", ["replaced", "deleted"])
+def test_a_write_to_a_store_whose_file_was_replaced_while_open_is_refused(tmp_path, how):
+    """SQLite writes into the file it holds open: with another file put at the path, writes were acknowledged and
+    then lost."""
+    import os
+    import shutil
+
+    db = tmp_path / "p.db"
+    s = PreferenceStore(db)
+    s.space("m").add_feedback("a", np.ones(4, np.float32), "like", text="the cat")
+    if how == "replaced":
+        shutil.copy(db, tmp_path / "copy.db")
+        os.replace(tmp_path / "copy.db", db)
+    else:
+        db.unlink()
+    with pytest.raises(EdgeRankerError, match="was replaced, moved or deleted while this store had it open"):
+        s.space("m").add_feedback("b", np.ones(4, np.float32), "like", text="the dog")
+    s.close()

@@ -100,6 +100,14 @@ def _identity(st: os.stat_result) -> tuple[int, int] | None:
     return (st.st_dev, st.st_ino) if st.st_ino else None
 
 
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """The (device, inode) of the file at ``path`` now (links followed); None where there is none or no inode."""
+    try:
+        return _identity(os.stat(path))
+    except OSError:
+        return None
+
+
 def hold(store: Stored, box: list[sqlite3.Connection | None]) -> weakref.finalize:
     """Count ``store``'s file as held open until the returned call, made once by ``close`` or when the store is
     collected unclosed. It closes the connection in ``box`` first: a collected store's connection can outlive it

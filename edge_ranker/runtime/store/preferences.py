@@ -39,6 +39,7 @@ from edge_ranker.runtime.store.files import (
     aside,
     check_path,
     default_path,
+    file_identity,
     held,
     hold,
     holds_nothing,
@@ -117,6 +118,7 @@ class PreferenceStore:
         self._moved: dict[str, dict[int, np.ndarray]] = {}
         # damaged interest rows the open found: rebuilt from the reactions, or replayed around when read only
         self.damaged_interests = 0
+        self._file: tuple[int, int] | None = None  # the file this store opened, to tell one put in its place
         if self.in_memory:  # no file: nothing to look at first, to lock or to switch to WAL
             self._release = lambda: None
             self._db = connect(MEMORY)
@@ -134,6 +136,7 @@ class PreferenceStore:
         box: list[sqlite3.Connection | None] = [None]  # the connection, for a store collected unclosed to close
         try:
             self._release = hold(self, box)  # before SQLite takes its locks: from here no other open drops them
+            self._file = file_identity(self.path)
         except OSError as exc:  # gone since it was checked
             raise EdgeRankerError(f"cannot use {self.path} as the preference database: {exc.strerror or exc}") from exc
         try:
@@ -196,6 +199,7 @@ class PreferenceStore:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 try:
+                    self._check_file()
                     yield
                     self._db.execute("COMMIT")
                     self._writes += 1
@@ -205,6 +209,15 @@ class PreferenceStore:
                     raise
             except sqlite3.Error as exc:
                 raise describe(exc, self.path) from exc
+
+    def _check_file(self) -> None:
+        """Refuse to write where the file this store opened is no longer at its path (replaced, moved or deleted):
+        SQLite would go on writing into the file it has open, and the write would be acknowledged, then lost."""
+        if self._file is not None and file_identity(self.path) != self._file:
+            raise EdgeRankerError(
+                f"preference database {self.path} was replaced, moved or deleted while this store had it open; "
+                "nothing of this change was stored: open the store again to use the file there now"
+            )
 
     @contextmanager
     def _read(self) -> Iterator[None]:
