@@ -34,7 +34,8 @@ function published(value, id) {
 /**
  * ISO-8601's extended form as unix seconds: a date, then optionally "T" or a space and a time to the minute, second
  * or fraction, then optionally "Z" or an offset (+HH:MM). One without a zone is UTC, as in Python (Date.parse would
- * take local time); any other form is refused rather than guessed. Python takes a few more (week dates, basic form).
+ * take local time); any other form, and the year 0000, which Python has not, is refused rather than guessed. Python
+ * takes a few more (week dates, basic form).
  */
 const ISO = /^(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(\.\d{1,6})?)?(Z|[+-]\d\d:\d\d)?)?$/;
 
@@ -42,7 +43,7 @@ function isoSeconds(text, id) {
   const m = ISO.exec(text);
   const [, y, mo, d, h = "00", mi = "00", sec = "00", frac = "", zone = "Z"] = m ?? [];
   const ms = m && Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${sec}${frac.padEnd(frac ? 4 : 0, "0").slice(0, 4)}${zone}`);
-  const exact = m && new Date(Date.UTC(+y, +mo - 1, +d)).getUTCDate() === +d && +h < 24 && +mi < 60 && +sec < 60;
+  const exact = m && +y >= 1 && new Date(Date.UTC(+y, +mo - 1, +d)).getUTCDate() === +d && +h < 24 && +mi < 60 && +sec < 60;
   if (!exact || !Number.isFinite(ms)) {
     throw new EdgeRankerError(
       `document ${id}: 'published' is not an ISO-8601 time (YYYY-MM-DD, then optionally THH:MM[:SS] and Z or ` +

@@ -3,8 +3,8 @@
 // their token-weighted mean.
 import * as ort from "onnxruntime-web";
 import { EdgeRankerError } from "./errors.js";
-import { folderOf } from "./files.js";
-import { modelKey, parseManifest, verifiedBytes } from "./manifest.js";
+import { folderOf, readBytes } from "./files.js";
+import { MAX_MANIFEST_BYTES, modelKey, parseManifest, verifiedBytes } from "./manifest.js";
 import { given } from "./options.js";
 import { cleanText, show, typeName } from "./text.js";
 import { WordPiece, splitWindows } from "./tokenizer.js";
@@ -27,7 +27,7 @@ export class Encoder {
   static async load(source, options) {
     const { verify = true, batchSize = 32 } = given(options, "Encoder.load", ["verify", "batchSize"]);
     const folder = folderOf(source);
-    const manifest = parseManifest(await verifiedBytes(folder, { files: {} }, "manifest.json", false));
+    const manifest = parseManifest(await readBytes(folder, "manifest.json", MAX_MANIFEST_BYTES));
     const graph = await verifiedBytes(folder, manifest, manifest.onnx, verify);
     const vocabulary = await verifiedBytes(folder, manifest, manifest.tokenizer, verify);
     if (verify) {

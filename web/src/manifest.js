@@ -25,6 +25,9 @@ function fileName(raw, name, fallback) {
 }
 
 /** The manifest's fields the runtime uses, checked. */
+/** A manifest is a few kilobytes; a bound, so that no file put in its place is read whole (as Python's). */
+export const MAX_MANIFEST_BYTES = 1 << 20;
+
 export function parseManifest(bytes) {
   let raw;
   try {
@@ -79,9 +82,9 @@ export function parseManifest(bytes) {
 
 /** A file of the folder, checked against the manifest's size and SHA-256 when `verify`: the bytes checked are used. */
 export async function verifiedBytes(folder, manifest, name, verify) {
-  const data = await readBytes(folder, name);
-  if (!verify) return data;
   const meta = manifest.files[name];
+  const data = await readBytes(folder, name, verify && meta ? meta.bytes : Infinity); // a file outside is named first
+  if (!verify) return data;
   if (!meta) throw new EdgeRankerError(`manifest.json lists no hash for ${name}`);
   if (data.length !== meta.bytes) {
     throw new EdgeRankerError(`model file ${name} is truncated or altered: ${data.length} bytes, the manifest says ${meta.bytes}`);

@@ -17,6 +17,11 @@ export class WordPiece {
     if (model?.type !== "WordPiece" || json?.normalizer?.type !== "BertNormalizer") {
       throw new Error("tokenizer.json is not a BERT WordPiece tokenizer (the only kind edge-ranker models use)");
     }
+    const ids = [...Object.values(model.vocab ?? {}), ...(json.added_tokens ?? []).map((t) => t?.id)];
+    const odd = ids.find((id) => !Number.isInteger(id) || id < 0 || id > 0xffffffff);
+    if (odd !== undefined) {
+      throw new Error(`tokenizer.json gives a token the id ${JSON.stringify(odd)}; ids are whole numbers from 0, as Python's tokenizers reads them`);
+    }
     if (json.normalizer.lowercase !== true || json.normalizer.strip_accents === true) {
       throw new Error("tokenizer.json lowercases without stripping accents in every edge-ranker model; this one does not");
     }

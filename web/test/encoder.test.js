@@ -132,3 +132,53 @@ test("a damaged or incomplete folder is refused in one line, naming the file", a
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test("only regular files inside the folder are read, never past the manifest's size", async () => {
+  const { execFileSync } = await import("node:child_process");
+  const { mkdir, symlink, truncate } = await import("node:fs/promises");
+  const dir = await mkdtemp(join(tmpdir(), "edge-ranker-"));
+  const fresh = async () => {
+    const folder = join(dir, `m${Math.random().toString(36).slice(2)}`);
+    await cp(`${MODELS}relevance`, folder, { recursive: true });
+    return folder;
+  };
+  const refused = (folder, said) =>
+    assert.rejects(Encoder.load(folder), (e) => e instanceof EdgeRankerError && said.test(e.message) && !e.message.includes("\n"));
+  try {
+    for (const listed of ["model.onnx", "tokenizer.json", "manifest.json"]) {
+      const folder = await fresh(); // a pipe waits for a writer that never comes: the load hung
+      await rm(join(folder, listed));
+      execFileSync("mkfifo", [join(folder, listed)]);
+      await refused(folder, /is not a regular file/);
+      const other = await fresh();
+      await rm(join(other, listed));
+      await mkdir(join(other, listed));
+      await refused(other, /is not a regular file/);
+    }
+    const linked = await fresh(); // a link to /dev/zero was read until 10.9 GB of memory
+    await rm(join(linked, "model.onnx"));
+    await symlink("/dev/zero", join(linked, "model.onnx"));
+    await refused(linked, /not a file inside the model folder/);
+    const outside = await fresh();
+    await cp(join(outside, "manifest.json"), join(dir, "elsewhere.json"));
+    await rm(join(outside, "manifest.json"));
+    await symlink(join(dir, "elsewhere.json"), join(outside, "manifest.json"));
+    await refused(outside, /not a file inside the model folder/);
+    const huge = await fresh();
+    await truncate(join(huge, "model.onnx"), 2 ** 31);
+    const before = process.memoryUsage().rss;
+    await refused(huge, /model\.onnx is 2147483648 bytes, more than the \d+ it may be/);
+    assert.ok(process.memoryUsage().rss - before < 256 * 2 ** 20, "the huge file was not read");
+    const named = await fresh();
+    const manifest = JSON.parse(await readFile(join(named, "manifest.json"), "utf8"));
+    await writeFile(join(named, "manifest.json"), JSON.stringify({ ...manifest, onnx: "model\u0000.onnx" }));
+    await refused(named, /holds a NUL character/);
+    const negative = await fresh(); // Python's tokenizers refuses such an id; the JS library took it
+    const tokenizer = JSON.parse(await readFile(join(negative, "tokenizer.json"), "utf8"));
+    tokenizer.model.vocab["[UNUSED-NEGATIVE]"] = -5;
+    await writeFile(join(negative, "tokenizer.json"), JSON.stringify(tokenizer));
+    await assert.rejects(Encoder.load(negative, { verify: false }), /gives a token the id -5/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -152,6 +152,8 @@ test("options, settings and texts an app may get wrong are refused in words, as 
   await assert.rejects(ranker.rank([{ id: 1e20, text: "x" }]), /past 2\*\*53.*give it as a string/);
   await assert.rejects(ranker.rank(new Array(2)), /docs has a hole at position 0/);
   await assert.rejects(ranker.rank([{ id: "a", text: "x", published: "2024/01/01 12:30" }]), /not an ISO-8601 time/);
+  // the year 0000 is no date in Python's calendar, which refuses it
+  await assert.rejects(ranker.rank([{ id: "a", text: "x", published: "0000-01-01" }]), /not an ISO-8601 time/);
   await assert.rejects(ranker.embed(42), /docs must be an array/);
   await assert.rejects(ranker.embed(FEED, { role: "query" }), /role must be 'semantic' or 'passage'/);
   assert.equal((await ranker.embed(FEED, { role: "passage" }))[0].length, 128);

@@ -116,6 +116,56 @@ test("FileStore writes atomically: a process killed while it writes leaves every
   await Promise.all(left.map((f) => rm(join(dir, f))));
 });
 
+/** A writer process, killed after `likes` acknowledged likes, while it holds the lock (mid-change). */
+async function killWriter(path, likes) {
+  const child = spawn(process.execPath, [fileURLToPath(new URL("writer.js", import.meta.url)), MODELS, path], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const lock = join(dirname(path), `.${basename(path)}.lock`);
+  let acknowledged = 0;
+  await new Promise((done) => {
+    child.stdout.on("data", (chunk) => {
+      acknowledged += chunk.toString().split("\n").filter(Boolean).length;
+      if (acknowledged === likes) done();
+    });
+  });
+  for (let tries = 0; tries < 20_000; tries++) {
+    if (await stat(lock).then(() => true, () => false)) break;
+    await new Promise((done) => setImmediate(done));
+  }
+  child.kill("SIGKILL");
+  await new Promise((done) => child.on("exit", done));
+}
+
+test("FileStore: writers killed mid-change leave no lock in the way, and erase leaves no byte of the texts", async () => {
+  const folder = await mkdtemp(join(tmpdir(), "edge-ranker-killed-"));
+  const path = join(folder, "prefs.json");
+  for (let round = 0; round < 4; round++) await killWriter(path, 2 + (round % 3));
+  const ranker = await Ranker.load({ models, store: new FileStore(path) });
+  await ranker.like(["after", "A story about rockets and the Moon, liked after the kills"]);
+  await ranker.erase();
+  for (const name of await readdir(folder)) {
+    const bytes = await readFile(join(folder, name));
+    assert.ok(!bytes.includes("rockets and the Moon"), `${name} holds a liked text after erase`);
+  }
+  assert.equal((await Ranker.load({ models, store: new FileStore(path) })).reactions, 0);
+  await rm(folder, { recursive: true, force: true });
+});
+
+test("FileStore: a lock held by a live process is still waited for, not taken", async () => {
+  const folder = await mkdtemp(join(tmpdir(), "edge-ranker-locked-"));
+  const path = join(folder, "prefs.json");
+  await writeFile(join(folder, ".prefs.json.lock"), String(process.ppid));
+  const store = new FileStore(path);
+  const started = Date.now();
+  const taking = store.erase();
+  await new Promise((done) => setTimeout(done, 300));
+  await rm(join(folder, ".prefs.json.lock"));
+  await taking;
+  assert.ok(Date.now() - started >= 300, "the live holder's lock was waited for");
+  await rm(folder, { recursive: true, force: true });
+});
+
 test("a FileStore that cannot be written changes nothing and says why", async () => {
   const gone = new FileStore(join(dir, "no-such-folder", "prefs.json"));
   const orphan = await Ranker.load({ models, store: gone });
