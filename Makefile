@@ -30,7 +30,12 @@ setup-dev: $(BIN)/python
 lint: setup-dev
 	$(BIN)/ruff check edge_ranker tests
 
-test: setup-dev lint
-	$(BIN)/python -m pytest -q
-	bash android_demo/core/run_tests.sh
-	bash web/scripts/test.sh
+# every suite runs even when one before it fails; the last line names those that failed
+test: setup-dev
+	@failed=""; \
+	$(BIN)/ruff check edge_ranker tests || failed="$$failed ruff"; \
+	$(BIN)/python -m pytest -q || failed="$$failed python"; \
+	bash android_demo/core/run_tests.sh || failed="$$failed jvm"; \
+	bash web/scripts/test.sh || failed="$$failed web"; \
+	if [ -n "$$failed" ]; then echo "make test: failed:$$failed"; exit 1; fi; \
+	echo "make test: ruff, python, jvm and web all passed"
