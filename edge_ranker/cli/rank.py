@@ -220,7 +220,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     """rank, feedback"""
     r = sub.add_parser("rank", help="rank documents (JSONL: id, text, published) by stored interests and a query")
     r.add_argument("docs", nargs="?", help="JSONL file, or - / nothing for stdin")
-    r.add_argument("--query", help="rank by relevance to this query too (fused with the stored interests)")
+    r.add_argument("--query", help="rank by relevance to this query; the stored interests order its answers")
     r.add_argument("--top", type=count, default=0, help="print only the first N (default 0: all)")
     r.add_argument(
         "--json", action="store_true", help="JSON lines with every score (the default when output is not a terminal)"

@@ -77,8 +77,8 @@ def run_demo(semantic: str = "semantic", relevance: str | None = "relevance", to
             result["query"] = [r.id for r in ranked]
             _show(f"personalised search: {history['query']!r}", ranked, by_id, top, out)
             print(
-                "(the query's order and the interests' are fused by rank: what the user likes can rank above "
-                "a closer match)",
+                "(the query decides what answers it; the interests order the answers, and never lift what does "
+                "not answer above what does)",
                 file=out,
             )
         store.close()
