@@ -32,9 +32,13 @@ def test_the_api_block_runs_as_written(tmp_path, monkeypatch):
     results = ranker.rank(FEED, query=None)
     assert [r.id for r in results][:2] in (["0", "1"], ["1", "0"])  # plain texts: their positions; sport first
     assert results[-1].id in ("2", "3")
+    assert [(e["id"], e["reaction"]) for e in ranker.history()] == [("s1", "like"), ("m1", "dislike")]
+    assert [f["doc_id"] for f in ranker.export()["feedback"]] == ["s1", "m1"]
     assert ranker.undo("m1") == 1
+    assert [e["id"] for e in ranker.history()] == ["s1"]
     ranker.erase()
     assert ranker.store.feedback_count() == 0 and (tmp_path / "prefs.db").is_file()
+    assert ranker.history() == [] and ranker.export()["feedback"] == []
     enc = Encoder.load("semantic")
     a = enc.encode(FEED[:2], batch_size=8, show_progress_bar=False, normalize_embeddings=True, convert_to_numpy=True)
     b = enc.encode(FEED[2:])
@@ -75,3 +79,10 @@ def test_documents_come_as_documents_dicts_pairs_or_texts_and_nothing_else(tmp_p
         ranker.like(("blank", "   "))
     with pytest.raises(EdgeRankerError, match="a reaction needs the document, with its id"):
         ranker.like("a1")  # an id where the document belongs is not learnt as a text
+
+
+def test_a_store_path_in_a_folder_that_is_not_there_is_refused_not_made(tmp_path):
+    """``Ranker.load`` once made the folders of a mistyped path silently, where the CLI refuses them."""
+    with pytest.raises(EdgeRankerError, match="there is no folder .*typo"):
+        Ranker.load(tmp_path / "typo" / "prefs.db")
+    assert not (tmp_path / "typo").exists()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import math
 import numbers
+import os
 import threading
 import time
 from collections.abc import Iterable
@@ -42,7 +43,8 @@ from edge_ranker.runtime.interests import PersonalScores, alive, finite, persona
 from edge_ranker.runtime.lexical import TermIndex, bm25, coverage, has_word, matched, terms
 from edge_ranker.runtime.ranking import Ranking
 from edge_ranker.runtime.readable import VocabularyCoverage
-from edge_ranker.runtime.store import PreferenceStore, check_view_time
+from edge_ranker.runtime.store import MEMORY, PreferenceStore, check_view_time
+from edge_ranker.runtime.store.files import user_path
 
 log = logging.getLogger("edge_ranker")
 QUERY_CACHE = 64
@@ -126,6 +128,13 @@ class Ranker:
             m if isinstance(m, Encoder) or m is None else Encoder.load(m, threads=threads)
             for m in (semantic, relevance)
         ]
+        if isinstance(store, (str, os.PathLike)) and store != MEMORY:  # a mistyped path is said, not made
+            path = user_path(store, "preference database path", database=True)
+            if not path.absolute().parent.is_dir():
+                raise EdgeRankerError(
+                    f"there is no folder {path.absolute().parent} for the preference database {path}: create it, or "
+                    "check the path (PreferenceStore(path) makes the folders of a new store)"
+                )
         if not isinstance(store, PreferenceStore):
             store = PreferenceStore(store)
         return cls(models[0], models[1], store, **options)
@@ -233,6 +242,15 @@ class Ranker:
         if not isinstance(doc_id, str) and not integer_id(doc_id):  # str() of a list would undo nothing
             raise EdgeRankerError(f"undo takes a document id (a string or an integer), got {type(doc_id).__name__}")
         return self.store.undo(decimal_id(doc_id))
+
+    def history(self) -> list[dict]:
+        """The stored reactions, oldest first: what an app shows as liked and disliked (``PreferenceStore.history``,
+        as the web package's ``history()``)."""
+        return self.store.history()
+
+    def export(self) -> dict:
+        """Everything stored of the user, as JSON-ready data (``edge-ranker prefs export``)."""
+        return self.store.export()
 
     def erase(self) -> list[Path]:
         """Erase every trace of the user: reactions, interests and cached vectors, overwritten in the file (as

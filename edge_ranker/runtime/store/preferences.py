@@ -425,6 +425,13 @@ class PreferenceStore:
         with self._read():
             return int(self._db.execute("SELECT COUNT(*) FROM feedback").fetchone()[0])
 
+    def history(self) -> list[dict]:
+        """The reactions, oldest first, each as ``event`` (its number in the store), ``id`` (the document's),
+        ``text``, ``reaction`` and ``ts``: what an app lists, without the vectors ``export`` gives too."""
+        with self._read():
+            rows = self._db.execute("SELECT id, doc_id, text, reaction, ts FROM feedback ORDER BY id").fetchall()
+        return [{"event": r[0], "id": r[1], "text": r[2], "reaction": r[3], "ts": r[4]} for r in rows]
+
     def export(self) -> dict:
         """Everything stored, as JSON-ready data (``export.everything``)."""
         return everything(self)
