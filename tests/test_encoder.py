@@ -210,3 +210,21 @@ def test_similarity_is_the_cosine_of_every_pair(enc):
         Encoder.similarity(a, a[:, :3])
     with pytest.raises(EdgeRankerError, match="similarity takes vectors"):
         Encoder.similarity(["a"], a)
+
+
+def test_sentence_transformers_keywords_are_honoured_or_refused_in_words(tiny_model):
+    """The README promises sentence-transformers' API: its keywords raised TypeError, its dimension call
+    AttributeError."""
+    enc = Encoder.load(tiny_model)
+    assert enc.get_sentence_embedding_dimension() == enc.dim
+    plain = enc.encode(["the cat sat"])
+    np.testing.assert_array_equal(enc.encode(["the cat sat"], device="cpu", precision="float32"), plain)
+    query = enc.encode(["the cat sat"], role="query")
+    np.testing.assert_array_equal(enc.encode(["the cat sat"], prompt_name="query"), query)
+    for kwargs, said in (
+        ({"device": "cuda"}, "run on the CPU"),
+        ({"precision": "int8"}, "the vectors are float32"),
+        ({"prompt_name": "query", "role": "passage"}, "name one thing"),
+    ):
+        with pytest.raises(EdgeRankerError, match=said):
+            enc.encode(["the cat sat"], **kwargs)

@@ -224,6 +224,10 @@ class Encoder:
         log.debug("loaded %r from %s in %.0f ms", enc.name, folder, (time.perf_counter() - start) * 1e3)
         return enc
 
+    def get_sentence_embedding_dimension(self) -> int:
+        """The vectors' length (``dim``), by sentence-transformers' name for it."""
+        return self.dim
+
     @property
     def roles(self) -> list[str]:
         """The roles ``encode`` takes ("query", "passage"); empty for a symmetric model."""
@@ -261,6 +265,9 @@ class Encoder:
         normalize_embeddings: bool = True,
         convert_to_numpy: bool = True,
         convert_to_tensor: bool = False,
+        prompt_name: str | None = None,
+        device: str | None = None,
+        precision: str = "float32",
     ) -> Any:
         """Unit-length float32 vectors: (n, dim) for a list of texts, (dim,) for a single text, as
         sentence-transformers' ``encode`` takes them.
@@ -272,8 +279,26 @@ class Encoder:
         does not depend on it. ``show_progress_bar``: a tqdm bar on stderr when there is more than one batch.
         ``normalize_embeddings``: True, as the graph ends in an L2 normalisation (False is refused).
         ``convert_to_tensor``: a torch tensor (torch must be installed); ``convert_to_numpy=False``: a list of one
-        array per text.
+        array per text. sentence-transformers' ``prompt_name`` is ``role`` ("query" or "passage"); ``device`` is the
+        CPU's ("cpu" or left out) and ``precision`` "float32": any other is refused in words, not ignored.
         """
+        if prompt_name is not None:
+            if role is not None and role != prompt_name:
+                raise EdgeRankerError(
+                    f"role={role!r} and prompt_name={prompt_name!r} name one thing (sentence-transformers calls the "
+                    "role a prompt name): give one of them"
+                )
+            role = prompt_name
+        if device not in (None, "cpu"):
+            raise EdgeRankerError(
+                f"device={device!r}: edge-ranker models run on the CPU through onnxruntime, as on a phone; leave "
+                "device out or pass 'cpu'"
+            )
+        if precision != "float32":
+            raise EdgeRankerError(
+                f"precision={precision!r}: the vectors are float32 (the weights inside are int8 already); quantise "
+                "them from the float32 vectors where an index needs it"
+            )
         if role is not None and not self.manifest.prefixes:
             raise EdgeRankerError(
                 f"model {self.name!r} has no roles (it embeds queries and passages alike): "
