@@ -319,8 +319,8 @@ def test_a_failed_adoption_is_tried_again_at_the_next_rank(tiny_model, semantic,
 
     tiny = Encoder.load(tiny_model)
     first = Ranker(semantic, tiny, PreferenceStore(tmp_path / "p.db"))
-    for role in ("semantic", "passage"):  # its vectors kept: taking the like in writes none
-        first.embed([{"id": "r", "text": "rivers"}], role)
+    for model in ("semantic", "relevance"):  # its vectors kept: taking the like in writes none
+        first.embed([{"id": "r", "text": "rivers"}], model)
     Ranker(semantic, None, PreferenceStore(tmp_path / "p.db")).feedback({"id": "a", "text": "rivers"}, "like")
     real = first.adoption.space.move_here
     calls = []

@@ -218,7 +218,7 @@ def test_an_unreadable_document_sits_at_the_readable_ones_mean_for_the_semantic_
     query = "zzzq tramway subvention"
     ranker = Ranker(semantic, relevance, PreferenceStore(tmp_path / "p.db"), lexical_weight=0)
     news = [Document(f"r{i}", t) for i, t in enumerate(READ)] + [Document("th", UNREAD[1])]
-    sem, pas = ranker.embed(news, "semantic"), ranker.embed(news, "passage")
+    sem, pas = ranker.embed(news, "semantic"), ranker.embed(news, "relevance")
     sem[-1], pas[-1] = semantic.encode(query), relevance.encode(query, role="query")
     ranked = ranker.rank(news, query=query, semantic_vectors=sem, passage_vectors=pas)
     assert ranked.query_coverage == 0.0 and ranked[ranked.ids.index("th")].semantic_score > 0.99

@@ -305,7 +305,7 @@ def test_an_app_can_pass_the_vectors_it_kept(enc, tmp_path):
     docs = [Document(str(i), f"stone {i}") for i in range(5)]
     ranker = Ranker(enc, enc, PreferenceStore(tmp_path / "p.db"))
     ranker.feedback(docs[0], "like")
-    sem, pas = ranker.embed(docs, "semantic"), ranker.embed(docs, "passage")
+    sem, pas = ranker.embed(docs, "semantic"), ranker.embed(docs, "relevance")
     counting = Counting(enc)
     fresh = Ranker(counting, counting, PreferenceStore(tmp_path / "q.db"))
     fresh.feedback(docs[0], "like")

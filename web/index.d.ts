@@ -160,7 +160,7 @@ export class Ranker {
   erase(): Promise<void>;
   learnable(text: string): boolean;
   /** The vectors rank uses for documents, one per document ("semantic", or "passage" with a relevance model). */
-  embed(docs: Array<DocumentLike | string>, options?: { role?: "semantic" | "passage" }): Promise<Float32Array[]>;
+  embed(docs: Array<DocumentLike | string>, options?: { model?: "semantic" | "relevance" }): Promise<Float32Array[]>;
   rank(
     docs: Array<DocumentLike | string>,
     options?: { query?: string | null; now?: number; personalWeight?: number },

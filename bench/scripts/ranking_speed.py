@@ -37,7 +37,7 @@ def run(
         ranker = Ranker(sem, rel, store)
         t0 = time.perf_counter()
         ranker.embed(docs, "semantic")
-        ranker.embed(docs, "passage")
+        ranker.embed(docs, "relevance")
         out["embed_docs_per_s"] = 2 * n_docs / (time.perf_counter() - t0)  # both models, news-length texts
         out["doc_tokens_mean"] = float(np.mean([len(x) for x in sem.tokenize([d.text for d in docs[:50]])]))
         dim = ranker.interest_vectors(["x"]).shape[1]  # both models' vectors side by side

@@ -143,15 +143,16 @@ class Ranker:
         rel = self.relevance.name if self.relevance is not None else None
         return f"Ranker(semantic={self.semantic.name!r}, relevance={rel!r}, store={self.store!r})"
 
-    def embed(self, docs: Iterable[Document | dict | str | tuple], role: str = "semantic") -> np.ndarray:
-        """The vectors ``rank`` uses for ``docs`` (``role``: "semantic" or "passage"), for an app that keeps them
-        itself and passes them back to ``rank``."""
+    def embed(self, docs: Iterable[Document | dict | str | tuple], model: str = "semantic") -> np.ndarray:
+        """The vectors ``rank`` uses for ``docs``, for an app that keeps them itself and passes them back to
+        ``rank``: ``model`` "semantic" (``semantic_vectors``) or "relevance" (the documents' passage vectors,
+        ``passage_vectors``). A role is the encoder's word for query or passage; here the choice is the model."""
         texts = [d.text for d in documents(docs)]
-        if role == "semantic":
+        if model == "semantic":
             return self._embed(self.semantic, texts, None).copy()
-        if role == "passage" and self.relevance is not None:
+        if model == "relevance" and self.relevance is not None:
             return self._embed(self.relevance, texts, "passage").copy()
-        raise EdgeRankerError(f"role must be 'semantic' or 'passage' (with a relevance model), got {role!r}")
+        raise EdgeRankerError(f"model must be 'semantic' or 'relevance' (with a relevance model), got {model!r}")
 
     def interest_vectors(
         self, texts: list[str], semantic: np.ndarray | None = None, passages: np.ndarray | None = None

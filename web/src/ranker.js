@@ -184,15 +184,15 @@ export class Ranker {
   }
 
   /**
-   * The vectors rank uses for documents (`role`: "semantic" or "passage", with a relevance model), one per document,
-   * for an app that keeps them: Python's Ranker.embed.
+   * The vectors rank uses for documents (`model`: "semantic", or "relevance" for its passage vectors), one per
+   * document, for an app that keeps them: Python's Ranker.embed.
    */
   async embed(docs, options) {
-    const { role = "semantic" } = given(options, "embed", ["role"]);
+    const { model = "semantic" } = given(options, "embed", ["model"]);
     const texts = documents(docs).map((d) => d.text);
-    if (role === "semantic") return this.vectors(this.semantic, "s", texts);
-    if (role === "passage" && this.relevance) return this.vectors(this.relevance, "p", texts);
-    throw new EdgeRankerError(`role must be 'semantic' or 'passage' (with a relevance model), got ${show(role)}`);
+    if (model === "semantic") return this.vectors(this.semantic, "s", texts);
+    if (model === "relevance" && this.relevance) return this.vectors(this.relevance, "p", texts);
+    throw new EdgeRankerError(`model must be 'semantic' or 'relevance' (with a relevance model), got ${show(model)}`);
   }
 
   /** The vectors of texts ("s": semantic, "p": passage), those not cached embedded in batches. */

@@ -155,8 +155,8 @@ test("options, settings and texts an app may get wrong are refused in words, as 
   // the year 0000 is no date in Python's calendar, which refuses it
   await assert.rejects(ranker.rank([{ id: "a", text: "x", published: "0000-01-01" }]), /not an ISO-8601 time/);
   await assert.rejects(ranker.embed(42), /docs must be an array/);
-  await assert.rejects(ranker.embed(FEED, { role: "query" }), /role must be 'semantic' or 'passage'/);
-  assert.equal((await ranker.embed(FEED, { role: "passage" }))[0].length, 128);
+  await assert.rejects(ranker.embed(FEED, { model: "query" }), /model must be 'semantic' or 'relevance'/);
+  assert.equal((await ranker.embed(FEED, { model: "relevance" }))[0].length, 128);
   await assert.rejects(ranker.rank(FEED, { personal_weight: 0 }), /rank has no option personal_weight; it has query/);
   await assert.rejects(ranker.like(FEED[0], { time: NOW }), /like has no option time; it has ts/);
   await assert.rejects(Ranker.load({ models: MODELS, verify: false }), /Ranker.load has no option verify/);
