@@ -100,7 +100,8 @@ export type StoredState = object;
 
 /**
  * Where a user's reactions are kept. `update` reads the stored state and writes what `change` makes of it as one
- * step, so that several Rankers (tabs, processes) on one store add to each other's reactions.
+ * step, so that several Rankers (tabs, processes) on one store add to each other's reactions; `change` may be called
+ * again, with the state as it is then, when another Ranker changed it meanwhile.
  */
 export interface Store {
   load(): Promise<StoredState | null>;
@@ -114,12 +115,16 @@ export class MemoryStore implements Store {
   erase(): Promise<void>;
 }
 
+/**
+ * The reactions in IndexedDB, sealed with AES-GCM; the key's bytes in a file of the origin private file system where
+ * the browser can write one there, else a non-extractable CryptoKey in the database.
+ */
 export class IndexedDBStore implements Store {
   /** @param name the database's name: one per user of the page */
   constructor(name?: string);
   load(): Promise<StoredState | null>;
   update(change: (stored: StoredState | null) => StoredState): Promise<StoredState>;
-  /** Deletes the whole database. */
+  /** Deletes the key, its file and the records, then the whole database. */
   erase(): Promise<void>;
   close(): void;
 }
