@@ -370,3 +370,21 @@ def test_any_flipped_bit_in_the_schema_page_is_an_error_in_words_and_recoverable
             PreferenceStore.recover(db)  # whatever the open refused, recover moves aside
             assert PreferenceStore(db).feedback_count() == 0
     assert refused > 20  # the flips reached the schema
+
+
+def test_a_reaction_whose_text_is_not_utf8_is_named_without_the_text_and_recovered(tmp_path):
+    """A damaged byte in a liked text made export say "corrupted, run recover", and recover call the store
+    healthy; SQLite's message quoted the text."""
+    db = tmp_path / "p.db"
+    _a_liked_store(db)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE feedback SET text = CAST(X'61207365637265740aff6c696b6564' AS TEXT)")
+    con.commit()
+    con.close()
+    r = _cli("prefs", "export", "--db", db)
+    assert r.returncode == 2 and "corrupted" in r.stderr and "secret" not in r.stderr, r.stderr
+    with PreferenceStore(db, read_only=True) as store, pytest.raises(CorruptedDatabase) as caught:
+        store.export()
+    assert "\n" not in str(caught.value) and "secret" not in str(caught.value)
+    assert PreferenceStore.recover(db).exists()
+    assert PreferenceStore(db).feedback_count() == 0

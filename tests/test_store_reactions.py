@@ -279,3 +279,13 @@ def test_a_write_to_a_store_whose_file_was_replaced_while_open_is_refused(tmp_pa
     with pytest.raises(EdgeRankerError, match="was replaced, moved or deleted while this store had it open"):
         s.space("m").add_feedback("b", np.ones(4, np.float32), "like", text="the dog")
     s.close()
+
+
+def test_a_store_opened_by_a_relative_path_still_writes_after_a_chdir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    s = PreferenceStore("p.db")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    s.space("m").add_feedback("a", np.ones(4, np.float32), "like", text="the cat")
+    assert s.feedback_count() == 1
+    s.close()

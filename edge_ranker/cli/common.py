@@ -9,7 +9,7 @@ import json
 import math
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TextIO
 
 from edge_ranker.errors import EdgeRankerError
 
@@ -31,7 +31,7 @@ def utf8_stream(stream) -> bool:
         return False
 
 
-def terminal(stream: object) -> bool:
+def terminal(stream: TextIO | None) -> bool:
     """Whether ``stream`` is a terminal; a stream the command was started without (``2>&-``: None) is none."""
     return stream is not None and stream.isatty()
 

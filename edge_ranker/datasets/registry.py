@@ -128,7 +128,7 @@ def _download(url: str, output_file: str, _pooch: object, size: int, name: str, 
             declared = response.headers.get("Content-Length", "")
             if declared.isdigit() and int(declared) > size:  # said up front: refused unread
                 raise too_big
-            got = 0
+            got, progress = 0, progress and sys.stderr is not None  # no stderr (pythonw, 2>&-): print goes to stdout
             while chunk := response.read(min(CHUNK, size + 1 - got)):  # one byte past the size is enough to refuse
                 got += len(chunk)
                 if got > size:

@@ -119,6 +119,7 @@ class PreferenceStore:
         # damaged interest rows the open found: rebuilt from the reactions, or replayed around when read only
         self.damaged_interests = 0
         self._file: tuple[int, int] | None = None  # the file this store opened, to tell one put in its place
+        self._opened = Path()  # its absolute path then: a chdir later must not make it seem replaced
         if self.in_memory:  # no file: nothing to look at first, to lock or to switch to WAL
             self._release = lambda: None
             self._db = connect(MEMORY)
@@ -136,7 +137,8 @@ class PreferenceStore:
         box: list[sqlite3.Connection | None] = [None]  # the connection, for a store collected unclosed to close
         try:
             self._release = hold(self, box)  # before SQLite takes its locks: from here no other open drops them
-            self._file = file_identity(self.path)
+            self._opened = self.path.absolute()
+            self._file = file_identity(self._opened)
         except OSError as exc:  # gone since it was checked
             raise EdgeRankerError(f"cannot use {self.path} as the preference database: {exc.strerror or exc}") from exc
         try:
@@ -213,7 +215,7 @@ class PreferenceStore:
     def _check_file(self) -> None:
         """Refuse to write where the file this store opened is no longer at its path (replaced, moved or deleted):
         SQLite would go on writing into the file it has open, and the write would be acknowledged, then lost."""
-        if self._file is not None and file_identity(self.path) != self._file:
+        if self._file is not None and file_identity(self._opened) != self._file:
             raise EdgeRankerError(
                 f"preference database {self.path} was replaced, moved or deleted while this store had it open; "
                 "nothing of this change was stored: open the store again to use the file there now"
@@ -411,6 +413,11 @@ class PreferenceStore:
         or of another size than its model's others), or an interest of another size than its model's reactions;
         None where there is nothing of the kind."""
         with self._read():
+            undecodable = self._db.execute(
+                "SELECT COUNT(*) FROM feedback WHERE NOT utf8(CAST(text AS BLOB)) OR NOT utf8(CAST(doc_id AS BLOB))"
+            ).fetchone()[0]
+            if undecodable:
+                return f"{rows(undecodable)} of reactions whose text or id is not UTF-8"
             try:
                 replayed(self._db, self.config)
             except EdgeRankerError as exc:

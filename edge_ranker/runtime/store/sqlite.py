@@ -60,6 +60,7 @@ END;
 VIEW_TIME_CAP = 1e300  # dwell time is read back at most this: a store may hold infinity, which makes scores NaN
 SCHEMA_VERSION = 1  # PRAGMA user_version of a store with SCHEMA; a later schema migrates from it
 
+UNDECODED_TEXT = re.compile(r" with text .*", re.DOTALL)  # what follows the column's name in SQLite's message
 TEMPORARY = re.compile(r"^\s*CREATE (TABLE|TRIGGER)\b")  # a schema statement, made temporary by shadow_schema
 BUSY_TIMEOUT_S = 30.0  # how long a write waits for another process's transaction
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -80,7 +81,7 @@ class LockedDatabase(EdgeRankerError):
 def describe(exc: sqlite3.Error | str, path: Path) -> EdgeRankerError:
     """What went wrong, in words the user can act on. Only SQLite's own corruption codes say "corrupted"."""
     code = getattr(exc, "sqlite_errorname", "") or ""  # Python 3.11+; the messages below cover 3.10
-    msg = str(exc)
+    msg = UNDECODED_TEXT.sub("", str(exc))  # SQLite quotes the text it could not decode: the user's, maybe a line
     damaged_text = "decode to UTF-8" in msg  # a text SQLite hands over that is not UTF-8: a damaged name or value
     if (
         code.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
@@ -186,7 +187,20 @@ def connect(database: Path | str, uri: bool = False) -> sqlite3.Connection:
 def with_functions(con: sqlite3.Connection) -> sqlite3.Connection:
     """``con`` with the SQL function ``DAMAGE`` calls."""
     con.create_function("finite_floats", 1, finite_floats, deterministic=True)
+    con.create_function("utf8", 1, utf8, deterministic=True)
     return con
+
+
+def utf8(value: object) -> int:
+    """SQL ``utf8(CAST(x AS BLOB))``: 1 where ``x`` is NULL or text SQLite can hand over (valid UTF-8); a damaged
+    byte in a reaction's text fails every read of it."""
+    if value is None:
+        return 1
+    try:
+        bytes(value).decode("utf-8")
+    except (UnicodeDecodeError, TypeError):
+        return 0
+    return 1
 
 
 def whole_floats(value: object) -> bool:
