@@ -152,20 +152,6 @@ test("FileStore: writers killed mid-change leave no lock in the way, and erase l
   await rm(folder, { recursive: true, force: true });
 });
 
-test("FileStore: a lock held by a live process is still waited for, not taken", async () => {
-  const folder = await mkdtemp(join(tmpdir(), "edge-ranker-locked-"));
-  const path = join(folder, "prefs.json");
-  await writeFile(join(folder, ".prefs.json.lock"), String(process.ppid));
-  const store = new FileStore(path);
-  const started = Date.now();
-  const taking = store.erase();
-  await new Promise((done) => setTimeout(done, 300));
-  await rm(join(folder, ".prefs.json.lock"));
-  await taking;
-  assert.ok(Date.now() - started >= 300, "the live holder's lock was waited for");
-  await rm(folder, { recursive: true, force: true });
-});
-
 test("a FileStore that cannot be written changes nothing and says why", async () => {
   const gone = new FileStore(join(dir, "no-such-folder", "prefs.json"));
   const orphan = await Ranker.load({ models, store: gone });

@@ -5,13 +5,16 @@
 // is gone (killed mid-change) is taken over, and temporary files it left are removed under the lock, so that no
 // copy of the user's texts outlives an erase.
 import { randomUUID } from "node:crypto";
-import { link, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { EdgeRankerError } from "../errors.js";
 import { fromRecord, toRecord } from "../state.js";
 
 const LOCK_WAIT_MS = 10_000;
-const LOCK_WRITE_MS = 2_000; // a lock file still empty after this was left by a process killed as it made it
+const LOCK_WRITE_MS = 5_000; // a lock that names no process after this was left by one killed as it made it
+/** This process, as its lock files name it: `run` tells it from a killed one that had its pid (a restarted container). */
+const SELF = { host: hostname(), pid: process.pid, run: randomUUID() };
 /** Changes to one file from this process, one after another (the lock file orders processes). */
 const queues = new Map();
 
@@ -71,53 +74,36 @@ export class FileStore {
   }
 
   async locked(task) {
+    const id = randomUUID();
     const deadline = Date.now() + LOCK_WAIT_MS;
-    for (;;) {
-      try {
-        const file = await open(this.lock, "wx", 0o600);
-        try {
-          await file.writeFile(String(process.pid));
-        } finally {
-          await file.close();
-        }
-        break;
-      } catch (err) {
-        if (err.code !== "EEXIST") throw new EdgeRankerError(`cannot lock the preferences file ${this.path}: ${err.message}`);
-        if (await this.breakStale()) continue;
-        if (Date.now() > deadline) {
-          throw new EdgeRankerError(
-            `the preferences file ${this.path} is locked by another process (${this.lock}): remove the lock file ` +
-              "if no process uses the file",
-          );
-        }
-        await new Promise((done) => setTimeout(done, 20));
+    while (!(await this.taken(id))) {
+      if (Date.now() > deadline) {
+        const held = await holder(this.lock);
+        const who = held?.pid ? `process ${held.pid} on ${held.host}` : "another process";
+        throw new EdgeRankerError(
+          `the preferences file ${this.path} is locked by ${who} (${this.lock}): remove the lock file if that process is gone`,
+        );
       }
+      await new Promise((done) => setTimeout(done, 20));
     }
     try {
       await this.removeTemporaries();
       return await task();
     } finally {
-      await rm(this.lock, { force: true });
+      if ((await holder(this.lock))?.id === id) await rm(this.lock, { force: true });
     }
   }
 
-  /** Whether the lock file was left by a process that is gone, and so was taken away. It is moved aside and read
-   * again there: a live process that took the lock meanwhile gets it back. */
-  async breakStale() {
-    const holder = await lockHolder(this.lock);
-    if (holder === null || alive(holder.pid) || (holder.pid === null && Date.now() - holder.mtimeMs < LOCK_WRITE_MS)) {
-      return false;
-    }
-    const aside = `${this.lock}.${randomUUID()}.stale`;
+  /** Whether this process now holds the lock (as `id`); one left by a process that is gone is removed first. */
+  async taken(id) {
     try {
-      await rename(this.lock, aside);
-    } catch {
-      return true; // gone meanwhile: try to take it again
+      if (await created(this.lock, id)) return true;
+      const held = await holder(this.lock);
+      if (held && gone(held)) await broken(this.lock, held);
+      return false;
+    } catch (err) {
+      throw new EdgeRankerError(`cannot lock the preferences file ${this.path}: ${err.message}`);
     }
-    const moved = await lockHolder(aside);
-    if (moved !== null && moved.pid !== holder.pid) await link(aside, this.lock).catch(() => {});
-    await rm(aside, { force: true });
-    return true;
   }
 
   /** Remove the temporary files a killed writer left beside the store (the caller holds the lock, so no writer
@@ -130,7 +116,7 @@ export class FileStore {
     } catch {
       return; // no folder: nothing left there
     }
-    const left = names.filter((n) => n.startsWith(prefix) && (n.endsWith(".tmp") || n.endsWith(".stale")));
+    const left = names.filter((n) => n.startsWith(prefix) && n.endsWith(".tmp"));
     await Promise.all(left.map((n) => rm(join(dirname(this.path), n), { force: true })));
   }
 
@@ -167,24 +153,87 @@ export class FileStore {
   }
 }
 
-/** The pid a lock file names (null: none written yet) and when it was made; null when there is no lock file. */
-async function lockHolder(path) {
+/** Makes the lock file `path`, naming this process and `id`: false when there is one. */
+async function created(path, id) {
+  let file;
   try {
-    const [text, info] = await Promise.all([readFile(path, "utf8"), stat(path)]);
-    const pid = /^\d+$/.test(text) ? Number(text) : null;
-    return { pid, mtimeMs: info.mtimeMs };
+    file = await open(path, "wx", 0o600);
+  } catch (err) {
+    if (err.code === "EEXIST") return false;
+    throw err;
+  }
+  try {
+    await file.writeFile(JSON.stringify({ ...SELF, id }));
+  } catch (err) {
+    await rm(path, { force: true });
+    throw err;
+  } finally {
+    await file.close();
+  }
+  return true;
+}
+
+/**
+ * The process a lock file names, its age and `mark` (its inode and time: a lock made after it has another); null
+ * when there is none. Read and stated through one descriptor, so that all of it is of one file.
+ */
+async function holder(path) {
+  let file;
+  try {
+    file = await open(path, "r");
+    const info = await file.stat({ bigint: true });
+    const text = await file.readFile("utf8");
+    const named = parsed(text);
+    return { ...named, age: Date.now() - Number(info.mtimeMs), mark: `${info.ino}.${info.mtimeNs}` };
   } catch {
     return null;
+  } finally {
+    await file?.close();
   }
 }
 
-/** Whether a process of this id runs (one of another user's counts as running). */
-function alive(pid) {
-  if (pid === null) return false;
+/** A lock's JSON as {host, pid, run, id}; {} for one being written, or of an older edge-ranker. */
+function parsed(text) {
   try {
-    process.kill(pid, 0);
-    return true;
+    const h = JSON.parse(text);
+    const ok = typeof h?.host === "string" && Number.isSafeInteger(h.pid) && h.pid > 0 && typeof h.id === "string";
+    return ok ? { host: h.host, pid: h.pid, run: h.run, id: h.id } : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Whether the process a lock names is gone: asked on this host only (one elsewhere cannot be, so its lock is never
+ * taken), by its run for this process's own pid. A lock that names none is gone once older than its making takes.
+ */
+function gone(held) {
+  if (!held.pid) return held.age > LOCK_WRITE_MS;
+  if (held.host !== SELF.host) return false;
+  if (held.pid === SELF.pid) return held.run !== SELF.run;
+  try {
+    process.kill(held.pid, 0);
+    return false;
   } catch (err) {
-    return err.code === "EPERM";
+    return err.code === "ESRCH"; // EPERM: another user's process, alive
+  }
+}
+
+/**
+ * Removes the lock file `path` if it is still `stale`, a gone process's. Of processes that find it stale at once,
+ * only the one that makes its claim file removes it, so that none removes a lock taken since; a claim left by a
+ * process killed as it broke the lock is broken the same way.
+ */
+async function broken(path, stale) {
+  const claim = `${path}.${stale.mark}`;
+  if (!(await created(claim, randomUUID()))) {
+    const other = await holder(claim);
+    if (other && gone(other)) await broken(claim, other);
+    return;
+  }
+  try {
+    if ((await holder(path))?.mark === stale.mark) await rm(path);
+  } finally {
+    await rm(claim, { force: true });
   }
 }
