@@ -88,7 +88,8 @@ def open_regular(path: Path, what: str) -> int:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
-        raise EdgeRankerError(f"{what} missing: {path} ({MANIFEST} names it)") from None
+        named = f" ({MANIFEST} names it)" if path.name != MANIFEST else ""
+        raise EdgeRankerError(f"{what} missing: {path}{named}") from None
     except OSError as exc:
         raise EdgeRankerError(f"cannot read the {what} {path}: {exc.strerror or exc}") from exc
     if not stat.S_ISREG(os.fstat(fd).st_mode):
