@@ -5,6 +5,9 @@ const inNode = typeof process !== "undefined" && Boolean(process.versions?.node)
 
 /** Where a folder's files are read from: a URL ending in "/", or a path. */
 export function folderOf(source) {
+  if (typeof source === "string" ? source.includes("\0") : source?.protocol === "file:" && /%00/.test(source.pathname)) {
+    throw new EdgeRankerError(`the model folder ${JSON.stringify(String(source))} holds a NUL character, which no path can`);
+  }
   if (source instanceof URL) return new URL(source.href.endsWith("/") ? source.href : `${source.href}/`);
   if (typeof source !== "string" || !source) {
     throw new EdgeRankerError(`a model is a folder path or URL (a non-empty string or URL), got ${String(source)}`);

@@ -173,6 +173,9 @@ test("only regular files inside the folder are read, never past the manifest's s
     const manifest = JSON.parse(await readFile(join(named, "manifest.json"), "utf8"));
     await writeFile(join(named, "manifest.json"), JSON.stringify({ ...manifest, onnx: "model\u0000.onnx" }));
     await refused(named, /holds a NUL character/);
+    for (const folder of [`${named}\0`, new URL(`file://${named}%00/`)]) {
+      await refused(folder, /the model folder .* holds a NUL character, which no path can/);
+    }
     const negative = await fresh(); // Python's tokenizers refuses such an id; the JS library took it
     const tokenizer = JSON.parse(await readFile(join(negative, "tokenizer.json"), "utf8"));
     tokenizer.model.vocab["[UNUSED-NEGATIVE]"] = -5;
