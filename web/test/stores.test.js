@@ -193,3 +193,13 @@ test("MemoryStore: kept for the life of the object only", async () => {
   const other = await Ranker.load({ models, store: new MemoryStore() });
   assert.equal(other.reactions, 0);
 });
+
+test("FileStore: erase removes its own temporary files only, not those of a store whose name starts as its does", async () => {
+  const folder = await mkdtemp(join(tmpdir(), "edge-ranker-names-"));
+  const uuid = "123e4567-e89b-12d3-a456-426614174000";
+  await writeFile(join(folder, `.prefs.json.${uuid}.tmp`), "a killed writer's");
+  await writeFile(join(folder, `.prefs.json.bak.${uuid}.tmp`), "a live writer's, of prefs.json.bak");
+  await new FileStore(join(folder, "prefs.json")).erase();
+  assert.deepEqual(await readdir(folder), [`.prefs.json.bak.${uuid}.tmp`]);
+  await rm(folder, { recursive: true, force: true });
+});

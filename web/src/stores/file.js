@@ -109,14 +109,15 @@ export class FileStore {
   /** Remove the temporary files a killed writer left beside the store (the caller holds the lock, so no writer
    * has one open): they hold the user's texts. */
   async removeTemporaries() {
-    const prefix = `.${basename(this.path)}.`;
+    const name = basename(this.path).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const written = new RegExp(`^\\.${name}\\.[0-9a-f-]{36}\\.tmp$`); // write's names: not another store's
     let names;
     try {
       names = await readdir(dirname(this.path));
     } catch {
       return; // no folder: nothing left there
     }
-    const left = names.filter((n) => n.startsWith(prefix) && n.endsWith(".tmp"));
+    const left = names.filter((n) => written.test(n));
     await Promise.all(left.map((n) => rm(join(dirname(this.path), n), { force: true })));
   }
 
