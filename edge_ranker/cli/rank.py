@@ -97,8 +97,8 @@ def _read_docs(path: str | None) -> list:
     elif sys.stdin is None:  # started with its input closed (`<&-`)
         raise EdgeRankerError("standard input is closed: give the documents as a file, or pipe them in")
     else:  # UTF-8 whatever the locale says, as files are read
-        if terminal(sys.stdin) and sys.stderr is not None:  # else it would seem to hang
-            print("edge-ranker: reading documents (JSON lines) from the terminal; Ctrl-D ends", file=sys.stderr)
+        if terminal(sys.stdin):  # else it would seem to hang
+            note("edge-ranker: reading documents (JSON lines) from the terminal; Ctrl-D ends")
         raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
     for bom, encoding in WIDE_BOMS.items():
         if raw.startswith(bom):

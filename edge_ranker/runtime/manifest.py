@@ -107,12 +107,19 @@ def read_at_most(path: Path, what: str, limit: int) -> bytes:
         size = os.fstat(fd).st_size
         if size > limit:
             raise EdgeRankerError(f"the {what} {path} is {size} bytes, more than the {limit} it may be")
-        with os.fdopen(os.dup(fd), "rb") as fh:
-            data = fh.read(limit + 1)  # a file that grew since the look is still read no further
-    except OSError as exc:
-        raise EdgeRankerError(f"cannot read the {what} {path}: {exc.strerror or exc}") from exc
+        return read_open(fd, path, what, limit)
     finally:
         os.close(fd)
+
+
+def read_open(fd: int, path: Path, what: str, limit: int) -> bytes:
+    """At most ``limit`` bytes of the open file ``fd`` (``path``'s), refused when it holds more: a file that grew
+    since its size was looked at is still read no further."""
+    try:
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise EdgeRankerError(f"cannot read the {what} {path}: {exc.strerror or exc}") from exc
     if len(data) > limit:
         raise EdgeRankerError(f"the {what} {path} holds more than the {limit} bytes it may")
     return data
@@ -216,14 +223,16 @@ def verified_bytes(folder: Path, manifest: Manifest, name: str, verify: bool = T
     fd = open_regular(path, "model file")
     try:
         size = os.fstat(fd).st_size
+        meta = manifest.files.get(name)
+        if verify and meta is None:
+            raise EdgeRankerError(f"{folder / MANIFEST} lists no hash for {name}")
+        if verify and size != meta["bytes"]:  # before reading: a huge or sparse file put there is never read whole
+            raise EdgeRankerError(
+                f"model file {path} is truncated or altered: {size} bytes, manifest says {meta['bytes']}"
+            )
+        data = read_open(fd, path, "model file", meta["bytes"] if verify else size)
     finally:
         os.close(fd)
-    meta = manifest.files.get(name)
-    if verify and meta is None:
-        raise EdgeRankerError(f"{folder / MANIFEST} lists no hash for {name}")
-    if verify and size != meta["bytes"]:  # before reading: a huge or sparse file put there is never read whole
-        raise EdgeRankerError(f"model file {path} is truncated or altered: {size} bytes, manifest says {meta['bytes']}")
-    data = read_at_most(path, "model file", meta["bytes"] if verify else size)
     if verify:
         if len(data) != meta["bytes"]:
             raise EdgeRankerError(

@@ -124,17 +124,17 @@ class Ranker:
         """A Ranker in one call: the shipped pair of models (or those named: a shipped name, a model folder or an
         ``Encoder``; ``relevance=None`` for no queries) and a store (a path; ``":memory:"``, which keeps nothing on
         disk; a ``PreferenceStore``; or None, the user's default). ``options`` are the constructor's."""
-        models = [
-            m if isinstance(m, Encoder) or m is None else Encoder.load(m, threads=threads)
-            for m in (semantic, relevance)
-        ]
-        if isinstance(store, (str, os.PathLike)) and store != MEMORY:  # a mistyped path is said, not made
-            path = user_path(store, "preference database path", database=True)
+        if isinstance(store, (str, os.PathLike)) and store != MEMORY:  # a mistyped path is said, not made, and
+            path = user_path(store, "preference database path", database=True)  # before the models load
             if not path.absolute().parent.is_dir():
                 raise EdgeRankerError(
                     f"there is no folder {path.absolute().parent} for the preference database {path}: create it, or "
                     "check the path (PreferenceStore(path) makes the folders of a new store)"
                 )
+        models = [
+            m if isinstance(m, Encoder) or m is None else Encoder.load(m, threads=threads)
+            for m in (semantic, relevance)
+        ]
         if not isinstance(store, PreferenceStore):
             store = PreferenceStore(store)
         return cls(models[0], models[1], store, **options)

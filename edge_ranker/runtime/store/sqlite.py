@@ -282,8 +282,12 @@ def schema_of(con: sqlite3.Connection) -> dict[str, tuple]:
     """Each table's columns (name, type, not null, primary key) and each index's and trigger's kind, by name."""
     out: dict[str, tuple] = {}
     for kind, name in con.execute("SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").fetchall():
-        columns = con.execute('SELECT name, type, "notnull", pk FROM pragma_table_info(?)', (name,)).fetchall()
-        out[name] = (kind, *columns) if kind == "table" else (kind,)
+        columns = (
+            con.execute('SELECT name, type, "notnull", pk FROM pragma_table_info(?)', (name,)).fetchall()
+            if kind == "table"
+            else []
+        )
+        out[name] = (kind, *columns)
     return out
 
 
