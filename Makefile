@@ -28,12 +28,12 @@ setup-dev: $(BIN)/python
 	$(BIN)/pip install --quiet -e ".[train,fetch,dev]"
 
 lint: setup-dev
-	$(BIN)/ruff check edge_ranker tests
+	$(BIN)/ruff check edge_ranker tests spec
 
 # every suite runs even when one before it fails; the last line names those that failed
 test: setup-dev
 	@failed=""; \
-	$(BIN)/ruff check edge_ranker tests || failed="$$failed ruff"; \
+	$(BIN)/ruff check edge_ranker tests spec || failed="$$failed ruff"; \
 	$(BIN)/python -m pytest -q || failed="$$failed python"; \
 	bash android_demo/core/run_tests.sh || failed="$$failed jvm"; \
 	bash web/scripts/test.sh || failed="$$failed web"; \

@@ -1,11 +1,11 @@
-"""The committed golden vectors (checked by the JVM core in android_demo/core) match the Python runtime.
+"""The committed golden vectors (spec/golden, checked by the JVM core and web/) match the Python runtime.
 
 Token ids must be identical. Vectors and scores must agree within ``TOL``: the shipped models compute in fp32
 (int8 weights, fp32 activations), and over 400 texts onnxruntime's kernel paths (every graph optimisation
 level, 1 and 2 threads, batches of 1, 7 and 64) differ by at most 2.8e-7 per coordinate (bench/RESULTS.md,
 "Quantization"), so 1e-5 leaves a margin of 36x for other CPUs. Rankings must be identical, which is sound
 only because no two candidates' scores in the golden scenario lie within a few tolerances of each other
-(checked below). Regenerate with ``python -m edge_ranker.demo.golden android_demo/golden``.
+(checked below). Regenerate with ``python -m spec.tools.golden``.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from edge_ranker.demo.golden import UNREADABLE, WORDLESS, generate
 from edge_ranker.runtime.fusion import neutral, query_scores
+from spec.tools.golden import UNREADABLE, WORDLESS, generate
 
-GOLDEN = Path(__file__).resolve().parent.parent / "android_demo" / "golden"
+GOLDEN = Path(__file__).resolve().parent.parent / "spec" / "golden"
 TOL = 1e-5
 
 
@@ -104,11 +104,11 @@ def test_scenario_identical_but_for_vectors(fresh):
 
 def test_the_wide_fixture_is_wide_and_its_vectors_are_the_runtimes(tmp_path):
     """The JVM core checks its map up from the word table and down after pooling against these vectors
-    (``bench/scripts/jvm_wide_fixture.py`` made them): the runtime must still give them."""
+    (``spec/tools/wide.py`` made them): the runtime must still give them."""
     import onnx
 
-    from edge_ranker.demo.golden import write_embeddings
     from edge_ranker.runtime.encoder import Encoder
+    from spec.tools.golden import write_embeddings
 
     graph = onnx.load(str(GOLDEN / "wide" / "model.onnx")).graph
     assert {n.output[0].split("/")[1] for n in graph.node if n.op_type == "MatMul"} >= {"up", "down"}
@@ -164,17 +164,14 @@ def test_golden_scenario_has_no_near_ties_and_crosses_languages():
 
 def test_the_jvm_unicode_table_is_the_tokenizers_librarys():
     """The JVM tokenizer drops, spaces, splits and lowercases non-ASCII characters by a table written from the
-    tokenizers library (android_demo/core/make_unicode_table.py): a newer library with newer Unicode tables must
+    tokenizers library (spec/tools/unicode_table.py): a newer library with newer Unicode tables must
     come with a new table, or the JVM reads some characters apart from Python. Its letters and numbers are those of
     the Python that wrote it (Python 3.11, as CI runs); under another Python only the rest is compared."""
-    import importlib.util
+    import importlib
 
     from tokenizers import Tokenizer
 
-    script = GOLDEN.parent / "core" / "make_unicode_table.py"
-    spec = importlib.util.spec_from_file_location("make_unicode_table", script)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = importlib.import_module("spec.tools.unicode_table")
     fresh_table = module.table(Tokenizer.from_file(str(module.TOKENIZER)))
     committed = module.TABLE.read_text(encoding="ascii").splitlines()
     if module.UNICODE not in committed[2]:  # another Python's Unicode: its letters and numbers are its own

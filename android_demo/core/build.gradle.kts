@@ -4,6 +4,8 @@ plugins {
     `java-library`
 }
 
+sourceSets["main"].resources.srcDir("${rootDir}/../spec/unicode")  // unicode.tsv, written by spec/tools
+
 java {
     toolchain { languageVersion.set(JavaLanguageVersion.of(17)) }
 }
@@ -12,6 +14,6 @@ tasks.register<JavaExec>("goldenTest") {
     description = "Checks the core against the Python runtime's golden vectors"
     classpath = sourceSets["test"].runtimeClasspath
     mainClass.set("ai.edgeranker.core.GoldenTest")
-    args = listOf("${rootDir}/golden", "${rootDir}/../edge_ranker/models")
+    args = listOf("${rootDir}/../spec/golden", "${rootDir}/../edge_ranker/models")
 }
 tasks.named("check") { dependsOn("goldenTest") }

@@ -16,9 +16,9 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 mkdir -p "$out/main" "$out/test" build
 javac -d "$out/main" $(find src/main/java -name '*.java')
-cp -r src/main/resources/. "$out/main/"  # unicode.tsv, read by WordPieceTokenizer
+cp ../../spec/unicode/unicode.tsv "$out/main/"  # read by WordPieceTokenizer
 javac -d "$out/test" -cp "$out/main" $(find src/test/java -name '*.java')
-java -cp "$out/main:$out/test" ai.edgeranker.core.GoldenTest ../golden ../../edge_ranker/models
+java -cp "$out/main:$out/test" ai.edgeranker.core.GoldenTest ../../spec/golden ../../edge_ranker/models
 jar --create --file build/edge-ranker-core.jar --main-class ai.edgeranker.core.Main -C "$out/main" .
 # the command line end to end: the demo feed, its scripted history and query, one JSON line per document
 (cd ../.. && java -jar android_demo/core/build/edge-ranker-core.jar rank edge_ranker/demo/feed.jsonl \

@@ -24,7 +24,7 @@ from edge_ranker.runtime.encoder import Encoder
 
 def parity_texts(n: int = 400, seed: int = 0) -> list[str]:
     from edge_ranker.demo import load_feed
-    from edge_ranker.demo.golden import TEXTS
+    from spec.tools.golden import TEXTS
 
     docs, history = load_feed()
     base = [d.text for d in docs] + [h["text"] for h in history["likes"] + history["dislikes"]] + TEXTS

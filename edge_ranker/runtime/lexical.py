@@ -159,7 +159,7 @@ def has_word(text: str, end: int | None = None) -> bool:
     sits close to many others (an empty document ranked second for any query), so the ranker puts it last. The
     regular expression finds candidates at C speed (a long text without a letter costs no Python loop); each is
     confirmed by its category, as ``terms`` does. Like ``terms``, it follows Python's Unicode tables; the JVM core
-    reads the same from a table of them (``make_unicode_table.py``, written under Python 3.11), whatever its JDK
+    reads the same from a table of them (``spec/unicode/unicode.tsv``, written under Python 3.11), whatever its JDK
     knows, so the two differ only on letters another Python's Unicode adds or changes."""
     if text[:1].isalpha():  # the common case, decided without the search: str.isalpha is exactly category L*
         return True

@@ -1,4 +1,4 @@
-// Writes src/unicode-table.js from the JVM core's unicode.tsv (android_demo/core/make_unicode_table.py writes that
+// Writes src/unicode-table.js from the JVM core's unicode.tsv (spec/tools/unicode_table.py writes that
 // from the tokenizers library itself), so that the browser, Node and the JVM split and lowercase every character
 // as the Python runtime does, whatever Unicode version the JavaScript engine knows. test/encoder.test.js checks
 // the two copies agree. Usage: node scripts/unicode-table.js
@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 export const SOURCE = new URL(
-  "../../android_demo/core/src/main/resources/ai/edgeranker/core/unicode.tsv",
+  "../../spec/unicode/unicode.tsv",
   import.meta.url,
 );
 export const TARGET = new URL("../src/unicode-table.js", import.meta.url);

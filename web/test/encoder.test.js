@@ -13,7 +13,7 @@ import { splitWindows } from "../src/tokenizer.js";
 import { GOLDEN, MODELS, floats, rows, text } from "./golden.js";
 
 const encoders = {};
-// the shipped models, and a tiny one whose layer is wider than its vectors (bench/scripts/jvm_wide_fixture.py)
+// the shipped models, and a tiny one whose layer is wider than its vectors (spec/tools/wide.py)
 const folder = (name) => (name === "wide" ? fileURLToPath(new URL("wide", GOLDEN)) : `${MODELS}${name}`);
 const load = async (name) => (encoders[name] ??= await Encoder.load(folder(name)));
 

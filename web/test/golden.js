@@ -1,10 +1,10 @@
-// The golden files the Python runtime writes (python -m edge_ranker.demo.golden android_demo/golden), read as
+// The golden files the Python runtime writes (python -m spec.tools.golden), read as
 // the JVM core's GoldenTest reads them.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { MemoryStore, Ranker } from "../src/index.js";
 
-export const GOLDEN = new URL("../../android_demo/golden/", import.meta.url);
+export const GOLDEN = new URL("../../spec/golden/", import.meta.url);
 export const MODELS = fileURLToPath(new URL("../../edge_ranker/models/", import.meta.url));
 
 export const rows = (name) =>

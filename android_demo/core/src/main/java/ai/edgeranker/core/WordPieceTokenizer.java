@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
  * longest-match WordPiece with "##" continuations, [CLS] ... [SEP], truncation to maxLength (the tokens the
  * model reads of a text, all its windows).
  * Works on Unicode code points, as the Rust tokenizers library does. Which characters are dropped, spaced,
- * split off as punctuation or lowercased comes from unicode.tsv (make_unicode_table.py), written from the
+ * split off as punctuation or lowercased comes from unicode.tsv (spec/tools/unicode_table.py), written from the
  * tokenizers library itself, not from the JDK's Character tables: Java 17 knows Unicode 13 and would drop the
  * emoji added since (🥹, 🫠), which the tokenizers library keeps as [UNK]. The same table gives the letters and
  * numbers (Unicode L* and N*) by Python's unicodedata, which Lexical counts words by.
@@ -42,7 +42,7 @@ public final class WordPieceTokenizer {
         List<int[]> ranges = new ArrayList<>();
         List<int[]> alnum = new ArrayList<>();
         List<Character> kinds = new ArrayList<>();
-        try (InputStream in = WordPieceTokenizer.class.getResourceAsStream("unicode.tsv")) {
+        try (InputStream in = WordPieceTokenizer.class.getResourceAsStream("/unicode.tsv")) {
             if (in == null) {
                 throw new IllegalStateException("unicode.tsv is missing from the edge-ranker core's resources");
             }

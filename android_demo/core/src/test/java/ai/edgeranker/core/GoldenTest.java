@@ -15,7 +15,7 @@ import java.util.stream.Collectors;
 
 /**
  * Checks the JVM core against golden vectors written by the Python runtime
- * (python -m edge_ranker.demo.golden android_demo/golden): token ids identical for every input and role; the
+ * (python -m spec.tools.golden): token ids identical for every input and role; the
  * JVM forward pass within 1e-5 per coordinate of onnxruntime's vector for every input and role, both models and a
  * tiny model whose layer is wider than its vectors (golden/wide);
  * rankings identical and scores (fused, personal, cosine, BM25, semantic query cosine) within 1e-4 for a
@@ -718,7 +718,7 @@ public final class GoldenTest {
         keys(golden, models);
         Encoder semantic = vectors(golden, models, "semantic");
         Encoder relevance = vectors(golden, models, "relevance");
-        vectors(golden, golden, "wide");  // a layer wider than its vectors: bench/scripts/jvm_wide_fixture.py
+        vectors(golden, golden, "wide");  // a layer wider than its vectors: spec/tools/wide.py
         oneMapOnly(golden);
         System.out.println(forwardChecks + " forward-pass checks (every golden text and role, within " + VECTOR_TOL
                 + " per coordinate)");

@@ -2,7 +2,7 @@
 
 Plain tab-separated text (texts base64-encoded) so a JVM test needs no JSON library. The vectors of
 ``*_embeddings.tsv`` (text, role or "-", vector) are computed one text at a time, as the JVM encodes. Regenerate with
-``python -m edge_ranker.demo.golden OUT_DIR`` after changing a shipped model.
+``python -m spec.tools.golden [OUT_DIR]`` (default spec/golden) after changing a shipped model.
 """
 
 from __future__ import annotations
@@ -326,4 +326,4 @@ def generate(out_dir: str | Path, semantic: str = "semantic", relevance: str = "
 
 
 if __name__ == "__main__":
-    print(generate(sys.argv[1] if len(sys.argv) > 1 else "android_demo/golden"))
+    print(generate(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[1] / "golden"))

@@ -3,7 +3,7 @@ test: the shipped models are 128 wide, so without it the core's map up from the 
 would go unchecked. Random weights over a small vocabulary, exported as the shipped models are (int8 weights), and the
 Python runtime's vector of every golden text, each encoded alone.
 
-``python bench/scripts/jvm_wide_fixture.py [android_demo/golden]`` writes ``wide/`` and ``wide_embeddings.tsv``
+``python -m spec.tools.wide [OUT_DIR]`` (default spec/golden) writes ``wide/`` and ``wide_embeddings.tsv``
 there; ``tests/test_golden.py`` checks that the runtime still gives those vectors, ``GoldenTest`` that the JVM does.
 """
 
@@ -18,11 +18,11 @@ import torch
 from tokenizers import Tokenizer
 
 from edge_ranker.demo import load_feed
-from edge_ranker.demo.golden import TEXTS, write_embeddings
 from edge_ranker.export.onnx_graph import export_model
 from edge_ranker.modeling.student import Student, StudentInfo, save_student
 from edge_ranker.runtime.encoder import Encoder
 from edge_ranker.vocab.builder import build_vocab
+from spec.tools.golden import TEXTS, write_embeddings
 
 VECTORS, WIDTH = 32, 64  # the vectors and the word table 32 wide, the layer 64: both maps are real matrices
 
@@ -50,4 +50,4 @@ def main(out_dir: str) -> Path:
 
 
 if __name__ == "__main__":
-    print(main(sys.argv[1] if len(sys.argv) > 1 else "android_demo/golden"))
+    print(main(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[1] / "golden"))

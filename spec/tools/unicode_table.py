@@ -7,7 +7,7 @@ Each line: ``R FIRST LAST CLASS`` (hex code points; D dropped, S whitespace, C a
 P punctuation split off; every other character is kept), ``L CHAR LOWER...`` (its lowercase, when not itself) or
 ``A FIRST LAST`` (letters and numbers, Unicode L* and N* as Python's unicodedata has them: what BM25 counts words by
 and what makes a text have a word, so that the JVM decides both as the Python runtime does).
-Usage: python android_demo/core/make_unicode_table.py [OUT]
+Usage: python -m spec.tools.unicode_table [OUT] (default spec/unicode/unicode.tsv)
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from tokenizers import Tokenizer
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKENIZER = ROOT / "edge_ranker" / "models" / "semantic" / "tokenizer.json"
-TABLE = Path(__file__).resolve().parent / "src" / "main" / "resources" / "ai" / "edgeranker" / "core" / "unicode.tsv"
+TABLE = ROOT / "spec" / "unicode" / "unicode.tsv"
 # The letters and numbers follow the Unicode of the Python that writes the table, as the runtime does where it runs
 UNICODE = f"Unicode {unicodedata.unidata_version} (Python's unicodedata)"
 SURROGATES = range(0xD800, 0xE000)  # not characters: the JVM replaces a lone one before the table is read
