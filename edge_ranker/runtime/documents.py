@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.runtime.constants import LAST_SECOND
 from edge_ranker.runtime.encoder import clean_text
 from edge_ranker.runtime.interests import finite
 
@@ -23,7 +24,6 @@ class Unlearnable(EdgeRankerError):
     goes on; nothing was stored."""
 
 
-LAST_SECOND = 253_402_300_799  # 9999-12-31T23:59:59Z: a later 'published' is a unit mistake (milliseconds)
 
 
 @dataclass(frozen=True)

@@ -15,21 +15,20 @@ Without a query the interests alone order the feed, and a cold start orders by r
 Weights: ``PERSONAL_WEIGHT`` was chosen on the dev sets of ``eval --personal-search`` (users with an unrelated
 history keep at least 97% of the empty store's nDCG@10; a history that favours one topic lifts a query matching
 several). The query's BM25 weighs as much as its cosine; the semantic model's query cosine weighs twice the
-relevance cosine where none of the query's words are in the documents, since it crosses languages better. The JVM
-core's Ranker mirrors these defaults (its golden test checks them).
+relevance cosine where none of the query's words are in the documents, since it crosses languages better. Every
+runtime reads these defaults from spec/constants.json (spec/rules/fusion.md).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from edge_ranker.runtime.constants import LEXICAL_WEIGHT as LEXICAL_WEIGHT
+from edge_ranker.runtime.constants import PERSONAL_WEIGHT as PERSONAL_WEIGHT
+from edge_ranker.runtime.constants import RRF_K as RRF_K
+from edge_ranker.runtime.constants import SEMANTIC_QUERY_WEIGHT as SEMANTIC_QUERY_WEIGHT
+from edge_ranker.runtime.constants import SINK
 from edge_ranker.runtime.lexical import standardise
-
-PERSONAL_WEIGHT = 16.0
-LEXICAL_WEIGHT = 1.0
-SEMANTIC_QUERY_WEIGHT = 2.0
-RRF_K = 60
-SINK = 0.9  # of the way down to the next non-answer, the most the interests sink an answer
 
 
 def rrf(scores: np.ndarray, k: int) -> np.ndarray:

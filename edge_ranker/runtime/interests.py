@@ -16,17 +16,23 @@ from dataclasses import dataclass
 import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
-
-DAY = 86_400.0
+from edge_ranker.runtime.constants import (
+    DAY,
+    DECAY_RATE_PER_DAY,
+    HORIZON_DAYS,
+    MIN_POSITIVE_COIS,
+    SHIFT_FACTOR,
+    THRESHOLD,
+)
 
 
 @dataclass(frozen=True)
 class CoIConfig:
-    shift_factor: float = 0.1
-    threshold: float = 0.67
-    horizon_days: float = 30.0
-    decay_rate_per_day: float = -0.1
-    min_positive_cois: int = 1
+    shift_factor: float = SHIFT_FACTOR
+    threshold: float = THRESHOLD
+    horizon_days: float = HORIZON_DAYS
+    decay_rate_per_day: float = DECAY_RATE_PER_DAY
+    min_positive_cois: int = MIN_POSITIVE_COIS
 
     def __post_init__(self) -> None:
         for name in ("shift_factor", "threshold", "horizon_days", "decay_rate_per_day"):

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 from tokenizers import Tokenizer
 
-K1 = 1.2
-B = 0.75
+from edge_ranker.runtime.constants import K1, B
+
 _ALNUM = re.compile(r"[^\W_]")  # str.isalnum(): letters and numbers, the candidates of ``has_word``
 
 

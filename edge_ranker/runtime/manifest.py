@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.runtime.constants import MANIFEST_SCHEMA_VERSION as SCHEMA_VERSION
+from edge_ranker.runtime.constants import MAX_LENGTH_MAX, MAX_LENGTH_MIN, MAX_WINDOWS
 
-SCHEMA_VERSION = 1
 MANIFEST = "manifest.json"
 MAX_MANIFEST_BYTES = 1 << 20  # a manifest is a few kilobytes; a bound, so that no file put in its place is read whole
 
@@ -159,8 +160,7 @@ def read_manifest(folder: str | Path, verify: bool = True) -> Manifest:
 
 KINDS = ("semantic", "relevance")  # which ranker a model is, and so which roles an app may ask of it
 MAX_DIM = 65536  # far past any sentence embedding: a bound that keeps a damaged number from sizing arrays
-MAX_LENGTH_RANGE = (2, 8192)  # [CLS] [SEP] at least; longer than any position table a small student has
-MAX_WINDOWS = 64  # a bound on the forward passes one text may cost
+MAX_LENGTH_RANGE = (MAX_LENGTH_MIN, MAX_LENGTH_MAX)
 
 
 def _field_type(name: str) -> type:

@@ -26,13 +26,10 @@ import numpy as np
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.adoption import Adoption
 from edge_ranker.runtime.cache import CACHE_VECTORS, TermCache, VectorCache
+from edge_ranker.runtime.constants import LEXICAL_WEIGHT, PERSONAL_WEIGHT, RRF_K, SEMANTIC_QUERY_WEIGHT, SEMANTIC_SHARE
 from edge_ranker.runtime.documents import Document, Unlearnable, decimal_id, documents, integer_id, reacted, unique_ids
 from edge_ranker.runtime.encoder import Encoder, clean_text, model_key, text_list
 from edge_ranker.runtime.fusion import (
-    LEXICAL_WEIGHT,
-    PERSONAL_WEIGHT,
-    RRF_K,
-    SEMANTIC_QUERY_WEIGHT,
     neutral,
     personal_lift,
     query_part,
@@ -50,10 +47,9 @@ log = logging.getLogger("edge_ranker")
 QUERY_CACHE = 64
 MODEL_API = ("encode", "manifest", "dim", "name", "tokenizer", "cut", "cut_chars")  # what the Ranker uses of a model
 PROGRESS_FROM = 2_000  # texts to embed before a progress bar is worth showing (about a second)
-# The semantic model's share of an interest's cosine beside a relevance model (which has the rest); chosen on the
-# feed benchmark (docs/design.md). Part of the stored model key, so interests stored under another share are embedded
-# again; the JVM core mirrors it.
-SEMANTIC_SHARE = 0.65
+# SEMANTIC_SHARE, the semantic model's share of an interest's cosine beside a relevance model (which has the rest;
+# spec/rules/semantic-share.md), is part of the stored model key, so interests stored under another share are embedded
+# again.
 # two unit vectors side by side times these: a unit vector whose cosines are the shares' weighted sum
 SEMANTIC_SCALE, PASSAGE_SCALE = np.float32(np.sqrt(SEMANTIC_SHARE)), np.float32(np.sqrt(1 - SEMANTIC_SHARE))
 

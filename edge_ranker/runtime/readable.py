@@ -25,10 +25,10 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from edge_ranker.runtime.cache import drop_oldest
+from edge_ranker.runtime.constants import UNKNOWN_LIMIT
 from edge_ranker.runtime.lexical import is_term, words
 from edge_ranker.runtime.manifest import Manifest
 
-UNKNOWN_LIMIT = 0.5  # a text with a larger share of unknown words is one the model cannot read
 # BERT's white space (tab, line feed, carriage return and category Zs), as a regular expression class
 WHITE = r"\t\n\r\u0020\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
 WORDS_KEPT = 200_000  # words whose pieces are remembered: most words of a feed recur

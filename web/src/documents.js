@@ -1,11 +1,10 @@
 // What rank and the reactions take as a document, as the Python runtime's documents.py: an object {id, text,
 // published?}, an [id, text] pair or a plain text (its id is then its position); an id is an identity, refused
 // rather than altered.
+import { LAST_SECOND } from "./constants.js";
 import { EdgeRankerError } from "./errors.js";
 import { cleanText, show, strip, typeName } from "./text.js";
 
-/** 9999-12-31T23:59:59Z: a later publication time is a unit mistake (milliseconds). */
-const LAST_SECOND = 253_402_300_799;
 
 function checkId(id) {
   if (typeof id === "number" && Number.isInteger(id) && !Number.isSafeInteger(id)) {

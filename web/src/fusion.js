@@ -1,11 +1,9 @@
 // How a query and the interests meet in one score (Python's fusion.py): the query decides what is relevant, the
 // interests order within it; a feed without a query is one order fused as 1 / (k + rank).
+import { SINK } from "./constants.js";
 import { standardise } from "./lexical.js";
 
-export const PERSONAL_WEIGHT = 16;
-export const LEXICAL_WEIGHT = 1;
-export const SEMANTIC_QUERY_WEIGHT = 2;
-export const RRF_K = 60;
+export { LEXICAL_WEIGHT, PERSONAL_WEIGHT, RRF_K, SEMANTIC_QUERY_WEIGHT, SINK } from "./constants.js";
 
 /** Document indices by score, highest first, ties in input order. */
 export function order(scores) {
@@ -45,9 +43,6 @@ export function neutral(cosine, unread, blind) {
   const mean = known.length ? known.reduce((a, b) => a + b, 0) / known.length : 0;
   return cosine.map((c, i) => (unread[i] ? mean : c));
 }
-
-/** Of the way down to the next non-answer below it, the most the interests sink an answer. */
-export const SINK = 0.9;
 
 /**
  * What the interests add to a query score: weight x the share of the query's words held x (personal - median). An

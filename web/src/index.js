@@ -1,6 +1,7 @@
 // edge-ranker for the browser and Node: the same models, ranking and golden figures as the Python runtime.
 export { Encoder } from "./encoder.js";
 export { EdgeRankerError, Unlearnable } from "./errors.js";
-export { Ranker, SEMANTIC_SHARE, UNKNOWN_LIMIT } from "./ranker.js";
+export { SEMANTIC_SHARE, UNKNOWN_LIMIT } from "./constants.js";
+export { Ranker } from "./ranker.js";
 export { IndexedDBStore } from "./stores/indexeddb.js";
 export { MemoryStore } from "./stores/memory.js";

@@ -2,17 +2,18 @@
 // polarity towards the document when their cosine reaches the threshold, else starts one; interests fade with the
 // time since they were last fed; a document's personal score is positiveSimilarity x decay + the interest's
 // relevance - negativeSimilarity x decay.
+import { DAY, DECAY_RATE_PER_DAY, HORIZON_DAYS, MIN_POSITIVE_COIS, SHIFT_FACTOR, THRESHOLD } from "./constants.js";
 import { EdgeRankerError } from "./errors.js";
 
-export const DAY = 86_400;
+export { DAY } from "./constants.js";
 
 /** The interests' settings, Python's CoIConfig defaults. */
 export const DEFAULT_CONFIG = Object.freeze({
-  shiftFactor: 0.1,
-  threshold: 0.67,
-  horizonDays: 30,
-  decayRatePerDay: -0.1,
-  minPositiveCois: 1,
+  shiftFactor: SHIFT_FACTOR,
+  threshold: THRESHOLD,
+  horizonDays: HORIZON_DAYS,
+  decayRatePerDay: DECAY_RATE_PER_DAY,
+  minPositiveCois: MIN_POSITIVE_COIS,
 });
 
 export function dot(a, b) {

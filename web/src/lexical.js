@@ -1,7 +1,6 @@
 // BM25 of a query over the documents being ranked, and how many of its words they hold: the Python runtime's
 // lexical.py (Lucene's BM25, k1 = 1.2, b = 0.75), on the words text.terms gives.
-const K1 = 1.2;
-const B = 0.75;
+import { B, K1 } from "./constants.js";
 
 /** A text's term counts. */
 export function counts(words) {

@@ -1,12 +1,12 @@
 // manifest.json, the contract of a model folder (Python's edge_ranker/runtime/manifest.py): read, checked field by
 // field, and every file it lists checked by size and SHA-256 before any is used.
+import { MANIFEST_SCHEMA_VERSION, MAX_LENGTH_MAX, MAX_LENGTH_MIN, MAX_WINDOWS } from "./constants.js";
 import { EdgeRankerError } from "./errors.js";
 import { readBytes, sha256 } from "./files.js";
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = MANIFEST_SCHEMA_VERSION;
 const KINDS = ["semantic", "relevance"];
 const MAX_DIM = 65536;
-const MAX_WINDOWS = 64;
 
 function whole(raw, name, lo, hi, fallback) {
   const value = raw[name] ?? fallback;
@@ -70,7 +70,7 @@ export function parseManifest(bytes) {
     name: raw.name,
     kind: raw.kind,
     dim: whole(raw, "dim", 1, MAX_DIM),
-    maxLength: whole(raw, "max_length", 2, 8192),
+    maxLength: whole(raw, "max_length", MAX_LENGTH_MIN, MAX_LENGTH_MAX),
     windows: whole(raw, "windows", 1, MAX_WINDOWS, 1),
     onnx: fileName(raw, "onnx", "model.onnx"),
     tokenizer: fileName(raw, "tokenizer", "tokenizer.json"),

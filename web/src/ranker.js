@@ -4,26 +4,22 @@
 // model, and meets the interests in one score (fusion.js: the query decides what is relevant, the interests order
 // within it). Without a query the interests order the feed; with neither, the newest come first. Each result's
 // contributions add up to its score.
+import { DAY, MAX_VIEW_S, SEMANTIC_SHARE, UNKNOWN_LIMIT } from "./constants.js";
 import { documentId, documents, reacted } from "./documents.js";
 import { Encoder } from "./encoder.js";
 import { EdgeRankerError, Unlearnable } from "./errors.js";
 import * as fusion from "./fusion.js";
-import { DAY, DEFAULT_CONFIG, active, addDwell, addViewTime, dot, personalScores, react } from "./interests.js";
+import { DEFAULT_CONFIG, active, addDwell, addViewTime, dot, personalScores, react } from "./interests.js";
 import { bm25, counts, coverage, matched } from "./lexical.js";
 import { given } from "./options.js";
 import { emptyState } from "./state.js";
 import { MemoryStore } from "./stores/memory.js";
 import { cleanText, hasWord, show, strip, terms, typeName } from "./text.js";
 
-/** The semantic model's share of an interest's cosine (the relevance model has the rest), as in Python. */
-export const SEMANTIC_SHARE = 0.65;
 const SEMANTIC_SCALE = Math.fround(Math.sqrt(SEMANTIC_SHARE));
 const PASSAGE_SCALE = Math.fround(Math.sqrt(1 - SEMANTIC_SHARE));
-/** A text with a larger share of words unknown to the semantic vocabulary is one the models cannot read. */
-export const UNKNOWN_LIMIT = 0.5;
 /** Vectors (per model), terms and flags of recently seen texts kept in memory, each. */
 const CACHE_ENTRIES = 100_000;
-const MAX_VIEW_S = DAY;
 
 /** A map that forgets its least recently used entries past `limit`. */
 class Cache extends Map {

@@ -11,10 +11,10 @@ from collections.abc import Iterable
 import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
-from edge_ranker.runtime.interests import DAY, CoI, CoIConfig, closest, react
+from edge_ranker.runtime.constants import DAY, MAX_VIEW_S
+from edge_ranker.runtime.interests import CoI, CoIConfig, closest, react
 
 FUTURE_SLACK_S = DAY  # a device clock may run ahead; a reaction further in the future is refused
-MAX_VIEW_S = DAY  # one view longer than a day is a unit or clock error, and summed it could reach infinity
 
 
 def check_size(cois: list[CoI], emb: np.ndarray, model: str) -> None:
