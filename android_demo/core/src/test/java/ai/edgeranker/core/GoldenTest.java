@@ -627,7 +627,7 @@ public final class GoldenTest {
                 }
             }
             check(replaced > 0, "the wide fixture's graph names " + c[0]);
-            String listed = manifest.replace(Encoder.sha256(model), Encoder.sha256(m));
+            String listed = manifest.replace(Manifest.sha256(model), Manifest.sha256(m));
             try {
                 Encoder.read(name -> name.equals("manifest.json") ? listed.getBytes(StandardCharsets.UTF_8)
                         : name.equals("model.onnx") ? m : Files.readAllBytes(folder.resolve(name)));
@@ -649,7 +649,7 @@ public final class GoldenTest {
         for (String[] r : rows(golden.resolve("keys.tsv"))) {
             Map<String, String> prefixes = new LinkedHashMap<>();
             Json.object(b64(r[0])).forEach((role, prefix) -> prefixes.put(role, (String) prefix));
-            String got = Encoder.madeBy(listed, (String) manifest.get("onnx"), r[1], (String) manifest.get("vocab"),
+            String got = Manifest.madeBy(listed, (String) manifest.get("onnx"), r[1], (String) manifest.get("vocab"),
                     Integer.parseInt(r[2]), prefixes);
             check(got.equals(r[3]), "model key of prefixes " + b64(r[0]) + ", " + r[1] + ", " + r[2] + ": " + got
                     + " vs " + r[3]);
@@ -658,7 +658,7 @@ public final class GoldenTest {
 
     /** The manifest listing another vocab.txt by its size and hash, as a tampered folder would. */
     static String listing(String manifest, byte[] vocab, byte[] other) {
-        return manifest.replace(Encoder.sha256(vocab), Encoder.sha256(other))
+        return manifest.replace(Manifest.sha256(vocab), Manifest.sha256(other))
                 .replace("\"bytes\": " + vocab.length, "\"bytes\": " + other.length);
     }
 
