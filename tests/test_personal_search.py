@@ -8,8 +8,9 @@ import pytest
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.evaluate.personal_search import evaluate_personal_search, graded_ndcg
 from edge_ranker.runtime.encoder import Encoder
-from edge_ranker.runtime.fusion import SINK, personal_lift
-from edge_ranker.runtime.lexical import Bag, TermIndex, matched
+from edge_ranker.runtime.fusion import SINK, personal_lift, query_part
+from edge_ranker.runtime.interests import CoIConfig
+from edge_ranker.runtime.lexical import Bag, TermIndex, matched, terms
 from edge_ranker.runtime.ranker import Ranker
 from edge_ranker.runtime.store import PreferenceStore
 from tests.test_personal import write_sib
@@ -165,25 +166,95 @@ def test_the_cli_passes_its_settings_and_refuses_too_few_items_before_other_work
         a.func(a)  # before --sts runs
 
 
-def test_the_offline_replay_reproduces_the_rankers_figures(tmp_path, tiny_model):
-    """bench/scripts/interest_rules.py draws the eval's searches again and replays the shipped interest score: its
-    figures are the eval's, so what it says of other scores is said of the same searches."""
-    import importlib.util
+def _centers(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The centers of interest a store builds from fresh reactions in order (``interests.react``): points, counts."""
+    cfg = CoIConfig()
+    points: list[np.ndarray] = []
+    counts: list[int] = []
+    for e in vectors:
+        if points:
+            sims = np.array(points) @ e
+            i = int(sims.argmax())
+            if sims[i] >= cfg.threshold:
+                p = (1 - cfg.shift_factor) * points[i] + cfg.shift_factor * e
+                points[i], counts[i] = p / np.linalg.norm(p), counts[i] + 1
+                continue
+        points.append(e.copy())
+        counts.append(1)
+    return np.array(points), np.array(counts, float)
+
+
+def _nearest_centers(docs: np.ndarray, likes: np.ndarray, dislikes: np.ndarray) -> np.ndarray:
+    """The personal score with fresh reactions: the nearest like's cosine plus its share of the reactions, less the
+    nearest dislike's cosine (``interests.personal_scores``)."""
+    pos, count = _centers(likes)
+    neg, _ = _centers(dislikes)
+    sims = docs @ pos.T
+    return sims.max(1) + (count / count.sum())[sims.argmax(1)] - (docs @ neg.T).max(1)
+
+
+def _replayed(semantic, relevance, root, weights, seed, users, qa_sets, directions) -> tuple[dict, dict]:
+    """Mean graded nDCG@10 of each part, group and weight (0: the query alone) of ``evaluate_personal_search``'s
+    searches (dev split, items of one sentence), drawn by its own generators and ranked again by the rule as the
+    runtime's parts state it: the query part plus each document's personal lift, from the query scores, the matched
+    shares and the interest vectors the Ranker computes."""
+    import tempfile
     from pathlib import Path
 
-    script = Path(__file__).resolve().parents[1] / "bench" / "scripts" / "interest_rules.py"
-    spec = importlib.util.spec_from_file_location("interest_rules", script)
-    rules = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(rules)
+    from edge_ranker.evaluate import personal_search as ps
+
+    topics = ps.search_topics(root, "dev", 1)
+    searches: dict = {"robustness": {}, "usefulness": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        drawn = ps.Users(semantic, relevance, topics, Path(tmp), seed)
+        empty = drawn.empty
+        vectors: dict[int, np.ndarray] = {}  # each corpus's interest vectors, by the corpus's id
+        corpora: list = []  # kept alive, so that no later corpus takes a freed one's id
+
+        def of(corpus) -> int:
+            if id(corpus) not in vectors:
+                corpora.append(corpus)
+                texts = [d.text for d in corpus.docs]
+                vectors[id(corpus)] = empty.interest_vectors(texts, corpus.semantic, corpus.passages)
+            return id(corpus)
+
+        for part, found in (
+            ("robustness", ps.robustness_searches(drawn, root, directions, qa_sets)),
+            ("usefulness", ps.usefulness_searches(drawn, ps.SETTINGS, users)),
+        ):
+            for s in found:
+                texts = [s.corpus.docs[i].text for i in s.keep]
+                m = matched(terms(relevance.tokenizer, relevance.cut(s.query)), empty.terms.feed(relevance, texts))
+                q = s.corpus.rank(empty, s.keep, s.query, 0.0)._query
+                searches[part].setdefault(s.group, []).append((s.user, s.keep, s.gains, of(s.corpus), q, m))
+        history = {lang: vectors[of(ps.Corpus(drawn, topics.texts[lang]))] for lang in sorted(topics.texts)}
+        empty.store.close()
+    out: dict = {}
+    for part, groups in searches.items():
+        for group, found in groups.items():
+            for user, keep, gains, docs, q, m in found:
+                likes, dislikes = history[user.lang][list(user.likes)], history[user.lang][list(user.dislikes)]
+                p = _nearest_centers(vectors[docs][keep], likes, dislikes)
+                known, wordless = np.ones(p.size, bool), np.zeros(p.size, bool)
+                for w in (0, *weights):
+                    lift = personal_lift(p, m, known, w, q)
+                    order = np.argsort(-(query_part(q, lift, wordless) + lift), kind="stable")
+                    out.setdefault((part, group, w), []).append(graded_ndcg(np.asarray(gains, float)[order]))
+    return {k: float(np.mean(v)) for k, v in out.items()}, {g: len(f) for g, f in searches["usefulness"].items()}
+
+
+def test_the_rankers_search_figures_are_the_query_part_plus_the_nearest_centers_lift(tmp_path, tiny_model):
+    """Ranked again from the Ranker's query scores, matched shares and interest vectors, with each document's lift
+    from the nearest centers of interest, the eval's searches give the eval's figures: what the Ranker does with a
+    query and a history is the rule its parts state, on the same searches."""
     root = with_market(write_sib(tmp_path), 12)
     enc = Encoder.load(tiny_model)
     settings = dict(users=6, directions=[("de", "en")], qa_sets={}, seed=3)
     res = evaluate_personal_search(enc, enc, root, strengths=(4.0,), **settings)
-    rec = rules.record(enc, enc, root, "dev", 1, 3, 6, {}, [("de", "en")])
-    again = rules.replay(rec, "coi", weights=(4.0, 16.0))
+    again, searched = _replayed(enc, enc, root, (4.0, 16.0), **settings)
     assert again[("robustness", "across", 16.0)] == pytest.approx(res["robustness"]["across"]["ranker"], abs=1e-12)
     assert again[("robustness", "across", 0)] == pytest.approx(res["robustness"]["across"]["query"], abs=1e-12)
     for setting in ("mono", "within", "cross"):
-        assert len(rec["usefulness"][setting]) == res["usefulness"][setting]["users"] > 0
+        assert searched[setting] == res["usefulness"][setting]["users"] > 0
         for w, system in ((0, "query"), (4.0, "ranker@4"), (16.0, "ranker")):
             assert again[("usefulness", setting, w)] == pytest.approx(res["usefulness"][setting][system], abs=1e-12)

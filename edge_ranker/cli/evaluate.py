@@ -198,7 +198,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         default=0.0,
         help="also score each retrieval set by cosine + W x BM25, both standardised (reported as SET+lexical; the "
         "runtime's default W is 1, and it adds the semantic cosine by the share of the query's words no document "
-        "has: bench/scripts/search_fusion.py)",
+        "has: bench/scripts/experiments/search_fusion.py)",
     )
     e.add_argument("--split", default="test", choices=["test", "dev"], help="STS split: test (default) or dev")
     e.add_argument("--data", help=DATA_HELP)

@@ -10,7 +10,7 @@ with no letter or number (Unicode L* or N*: punctuation, emoji) are dropped. The
 ``Lexical.java`` does the same, checked by the golden test. The statistics (document frequency, average
 length) come from the documents being ranked, since the device holds no other corpus. Lucene's BM25:
 idf = ln(1 + (N - df + 0.5) / (df + 0.5)), k1 1.2, b 0.75. Numpy and tokenizers only (the runtime's
-dependencies); the bm25s package, which bench/scripts/bm25_baseline.py uses, needs scipy.
+dependencies); the bm25s package, which bench/scripts/benchmarks/bm25_baseline.py uses, needs scipy.
 """
 
 from __future__ import annotations

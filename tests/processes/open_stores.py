@@ -1,6 +1,6 @@
 """Opens COUNT new stores in FOLDER, one every EVERY seconds (default 0.2) from START (unix seconds), and prints how
 many failed: several of these at once open each new file together (tests/test_store_concurrency.py,
-bench/scripts/probe_runtime.py).
+bench/scripts/probes/probe_runtime.py).
 Usage: python open_stores.py FOLDER START COUNT [EVERY]"""
 
 import sys

@@ -1,5 +1,5 @@
 """Holds a read transaction open on the store DATABASE until a line comes on standard input, having printed "reading":
-another process's erase must wait for it (tests/test_store_export.py, bench/scripts/probe_runtime.py).
+another process's erase must wait for it (tests/test_store_export.py, bench/scripts/probes/probe_runtime.py).
 Usage: python read_store.py DATABASE"""
 
 import sqlite3

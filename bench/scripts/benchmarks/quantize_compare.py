@@ -1,6 +1,6 @@
 """Compare quantization variants of one student: size, parity with the torch student, latency, quality.
 
-``python bench/scripts/quantize_compare.py STUDENT --out DIR [--variants ...] [--sts] [--retrieval SET ...]``
+``python bench/scripts/benchmarks/quantize_compare.py STUDENT --out DIR [--variants ...] [--sts] [--retrieval SET ...]``
 
 Parity inputs are built offline from the demo feed and the golden texts (several scripts, empty, emoji,
 very short and very long by concatenation), a few hundred in all.

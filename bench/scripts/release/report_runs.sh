@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Every measurement in bench/RESULTS.md after the default models are trained (bench/scripts/train_defaults.sh):
+# Every measurement in bench/RESULTS.md after the default models are trained (bench/scripts/release/train_defaults.sh):
 # teacher and students on the same data in one run per table, the quantization comparison, the asymmetric
 # mode, and the speed/size/energy benchmark. Teacher embeddings come from the on-disk cache when present.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 export EDGE_RANKER_DATA=${EDGE_RANKER_DATA:-../shared/data} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 mkdir -p runs/report
 step=${1:-all}
@@ -18,8 +18,8 @@ if [ "$step" = all ] || [ "$step" = eval ]; then
     --out runs/report/retrieval_asymmetric.json --overwrite > /dev/null
 fi
 if [ "$step" = all ] || [ "$step" = quant ]; then
-  python bench/scripts/quantize_compare.py runs/semantic --out runs/report/quant-semantic --overwrite --sts > /dev/null
-  python bench/scripts/quantize_compare.py runs/relevance --out runs/report/quant-relevance --overwrite --retrieval scifact squad-it > /dev/null
+  python bench/scripts/benchmarks/quantize_compare.py runs/semantic --out runs/report/quant-semantic --overwrite --sts > /dev/null
+  python bench/scripts/benchmarks/quantize_compare.py runs/relevance --out runs/report/quant-relevance --overwrite --retrieval scifact squad-it > /dev/null
 fi
 if [ "$step" = all ] || [ "$step" = bench ]; then
   edge-ranker export runs/semantic --out runs/semantic-fp32 --overwrite --quantize fp32 --name semantic-fp32 > /dev/null

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Table-1-style variants of the semantic student, in the ablation's subset setting (3,000 Tatoeba pairs per
 # language, 2 epochs, MSE loss, teacher-initialised embeddings), scored on the STS dev split. The 50k/128-d
-# row of this setting is runs/ablate/mse (bench/scripts/ablate_losses.sh).
+# row of this setting is runs/ablate/mse (bench/scripts/experiments/ablate_losses.sh).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 export EDGE_RANKER_DATA=${EDGE_RANKER_DATA:-../shared/data} OMP_NUM_THREADS=1
 OUT=runs/variants
 mkdir -p $OUT

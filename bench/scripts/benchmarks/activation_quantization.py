@@ -5,7 +5,7 @@ For each model folder: how far a text's vector moves with its batch (alone, besi
 batches of 1, 7 and 64), latency at batch 1 for a 16- and a 128-token text (one thread, tokenization
 included) and throughput for news-length documents at batch 32. Quality is measured by ``edge-ranker eval``.
 
-Usage: python bench/scripts/activation_quantization.py DIR [DIR ...]   (prints a Markdown table)
+Usage: python bench/scripts/benchmarks/activation_quantization.py DIR [DIR ...]   (prints a Markdown table)
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ Messages of fewer than 3 words (menu labels, single terms) are left out, keyboar
 and markup tags are removed, and each English message keeps the first translation found, so a corpus has no
 duplicate English side. With ``--hold DOMAIN`` that catalogue (e.g. ``gnucash``) is left out of training, and its
 pairs whose English no language's training pairs contain go to ``LANG-en.held.tsv``: a test from an application
-the student never saw. ``python bench/scripts/gettext_pairs.py ROOT OUT sv fi --hold gnucash``
+the student never saw. ``python bench/scripts/data/gettext_pairs.py ROOT OUT sv fi --hold gnucash``
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 each training sample the recipe has (Tatoeba English sources, Leipzig Wikipedia sentences, news sentences, every
 English source, every target), scored on STS dev and on the personalised feed (plain rule: nearest like minus
 nearest dislike; SIB-200 dev, and the train split's items as a second set of users) beside USE itself.
-``python bench/scripts/pca_fit_samples.py --data DIR`` (needs the teachers and data extras; about 15 minutes of
-teacher time on 2 cores from an empty cache)."""
+``python bench/scripts/experiments/pca_fit_samples.py --data DIR`` (needs the teachers and data extras; about 15
+minutes of teacher time on 2 cores from an empty cache)."""
 
 from __future__ import annotations
 

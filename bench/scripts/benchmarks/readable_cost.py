@@ -2,7 +2,7 @@
 languages it sets apart: SIB-200 train sentences (every language) made 100,000 distinct texts, decided once, then the
 same feed again; the same texts each with an emoji glued to its last word (such a word is [UNK] to the model too,
 so every text goes word by word); and the largest share of unknown words in any sentence.
-``python bench/scripts/readable_cost.py --data DIR [--model semantic]``"""
+``python bench/scripts/benchmarks/readable_cost.py --data DIR [--model semantic]``"""
 
 from __future__ import annotations
 

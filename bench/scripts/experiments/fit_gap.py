@@ -3,9 +3,8 @@ on their held-out evaluation texts: the mean (and 10th percentile) cosine of stu
 set, split and role. A large train/eval gap means the student memorises the texts it trained on rather than
 learning what generalises (bench/EXPERIMENTS.md, "A second seed; memorisation").
 
-Usage: python bench/scripts/fit_gap.py runs/relevance-seed0 --train-cache CACHE [--eval-cache CACHE] [--docs N]
-[--seed S]
-    [--doc-words W]
+Usage: python bench/scripts/experiments/fit_gap.py runs/relevance-seed0 --train-cache CACHE [--eval-cache CACHE]
+    [--docs N] [--seed S] [--doc-words W]
 (``--train-cache``: the teacher cache the run was distilled with; the defaults are the user cache. ``--docs``,
 ``--seed`` and ``--doc-words``: the run's own, which draw and cut its training documents.)
 """

@@ -2,7 +2,7 @@
 # Trains two short recipes (relevance with the judged loss, mined passages and passage queries; semantic with
 # nearest-neighbour columns) at one seed with the code of git revision REV and with the working tree, and compares
 # the students byte for byte: a refactor of the training side must not change what it trains.
-# usage: bash bench/scripts/same_seed_check.sh REV   (EDGE_RANKER_DATA must name the data folder)
+# usage: bash bench/scripts/release/same_seed_check.sh REV   (EDGE_RANKER_DATA must name the data folder)
 set -euo pipefail
 REV=${1:?give a git revision to compare against}
 : "${EDGE_RANKER_DATA:?set EDGE_RANKER_DATA to the data folder}"

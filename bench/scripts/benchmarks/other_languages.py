@@ -3,7 +3,7 @@ more (no format placeholders, one line) drawn with seed 0 from the system's gett
 (``/usr/share/locale/LANG/LC_MESSAGES/*.mo``), the share of their word pieces that are [UNK] and the share of
 messages the Ranker sets apart as unreadable (``runtime/readable.py``). The README's figures for Swedish, Greek and
 Ukrainian come from Debian bookworm's catalogues.
-``python bench/scripts/other_languages.py [--langs sv el uk] [--model semantic]``"""
+``python bench/scripts/benchmarks/other_languages.py [--langs sv el uk] [--model semantic]``"""
 
 from __future__ import annotations
 

@@ -2,8 +2,8 @@
 and 64, for each shipped model, without a role and in each of its roles: the README's figure for "whatever else
 is in its batch".
 
-``python bench/scripts/batch_invariance.py``: 200 texts of 1 to 400 words drawn (seed 0) from the semantic model's
-vocabulary, whole-word pieces only.
+``python bench/scripts/benchmarks/batch_invariance.py``: 200 texts of 1 to 400 words drawn (seed 0) from the semantic
+model's vocabulary, whole-word pieces only.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 Synthetic batches shaped as the semantic recipe's (452 texts of 3 to 64 tokens, about 7,500 tokens, 50k vocabulary,
 2 layers of width 256, the length-chunked forward in 4 pieces, an MSE and an in-batch loss, fused AdamW), so no data
-or teacher is needed: ``python bench/scripts/train_step_speed.py eager sdpa compile bucketed``. Each mode runs 10
-steps to warm up (torch.compile compiles there) and times the next 20.
+or teacher is needed: ``python bench/scripts/experiments/train_step_speed.py eager sdpa compile bucketed``. Each mode
+runs 10 steps to warm up (torch.compile compiles there) and times the next 20.
 """
 
 from __future__ import annotations
