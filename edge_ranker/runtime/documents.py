@@ -4,6 +4,7 @@ accepted)."""
 
 from __future__ import annotations
 
+import json
 import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -147,7 +148,8 @@ def unique_ids(docs: list[Document]) -> list[str]:
         seen: dict[str, int] = {}
         for i, d in enumerate(ids):
             if seen.setdefault(d, i) != i:
-                raise EdgeRankerError(f"document id {d!r} appears twice (positions {seen[d] + 1} and {i + 1})")
+                shown = json.dumps(d, ensure_ascii=False)  # in the JVM core's and web/'s words (spec/cases/checks)
+                raise EdgeRankerError(f"document id {shown} appears twice (positions {seen[d] + 1} and {i + 1})")
     return ids
 
 

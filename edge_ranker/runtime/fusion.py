@@ -103,6 +103,14 @@ def query_scores(
     return out
 
 
+def recency(published: list[float | None], wordless: np.ndarray, k: int) -> np.ndarray:
+    """The cold start's order as ``1 / (k + rank)``: the newest first, documents without a date after those with
+    one, ties in input order, and a document without a word last (spec/rules/cold-start.md)."""
+    times = np.array([-np.inf if p is None else p for p in published], dtype=np.float64)
+    times = np.where(np.isfinite(times), times, -1e18) - np.arange(len(times)) * 1e-9
+    return rrf(np.where(wordless, -np.inf, times), k)
+
+
 def neutral(cosine: np.ndarray, unread: np.ndarray, blind: bool) -> np.ndarray:
     """A query's cosines where those that say nothing are neutral: all of them when the models cannot read the
     query (``blind``), else those of the documents they cannot read, at the mean of the others'. BM25 then ranks

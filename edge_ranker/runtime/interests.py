@@ -21,9 +21,13 @@ from edge_ranker.runtime.constants import (
     DECAY_RATE_PER_DAY,
     HORIZON_DAYS,
     MIN_POSITIVE_COIS,
+    SEMANTIC_SHARE,
     SHIFT_FACTOR,
     THRESHOLD,
 )
+
+# two unit vectors side by side times these: a unit vector whose cosines are the shares' weighted sum
+SEMANTIC_SCALE, PASSAGE_SCALE = np.float32(np.sqrt(SEMANTIC_SHARE)), np.float32(np.sqrt(1 - SEMANTIC_SHARE))
 
 
 @dataclass(frozen=True)
@@ -116,6 +120,16 @@ def unit(v: np.ndarray) -> np.ndarray:
     if not math.isfinite(n) or n == 0.0:
         raise EdgeRankerError("embedding must be a finite, non-zero vector")
     return v / n
+
+
+def interest_vectors(semantic: np.ndarray, passages: np.ndarray) -> np.ndarray:
+    """Documents' interest vectors: the semantic and passage vectors side by side, times the square roots of
+    ``SEMANTIC_SHARE`` and of the rest, so that a cosine of two is the two models' cosines weighed by the share
+    (spec/rules/semantic-share.md). One float32 buffer, no copies."""
+    out = np.empty((len(semantic), semantic.shape[1] + passages.shape[1]), dtype=np.float32)
+    np.multiply(semantic, SEMANTIC_SCALE, out=out[:, : semantic.shape[1]])
+    np.multiply(passages, PASSAGE_SCALE, out=out[:, semantic.shape[1] :])
+    return out
 
 
 def closest(cois: list[CoI], emb: np.ndarray, points: np.ndarray | None = None) -> tuple[int, float]:

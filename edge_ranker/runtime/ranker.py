@@ -34,9 +34,10 @@ from edge_ranker.runtime.fusion import (
     personal_lift,
     query_part,
     query_scores,
+    recency,
     rrf,
 )
-from edge_ranker.runtime.interests import PersonalScores, alive, finite, personal_scores
+from edge_ranker.runtime.interests import PersonalScores, alive, finite, interest_vectors, personal_scores
 from edge_ranker.runtime.lexical import TermIndex, bm25, coverage, has_word, matched, terms
 from edge_ranker.runtime.ranking import Ranking
 from edge_ranker.runtime.readable import VocabularyCoverage
@@ -50,8 +51,6 @@ PROGRESS_FROM = 2_000  # texts to embed before a progress bar is worth showing (
 # SEMANTIC_SHARE, the semantic model's share of an interest's cosine beside a relevance model (which has the rest;
 # spec/rules/semantic-share.md), is part of the stored model key, so interests stored under another share are embedded
 # again.
-# two unit vectors side by side times these: a unit vector whose cosines are the shares' weighted sum
-SEMANTIC_SCALE, PASSAGE_SCALE = np.float32(np.sqrt(SEMANTIC_SHARE)), np.float32(np.sqrt(1 - SEMANTIC_SHARE))
 
 
 class Ranker:
@@ -82,11 +81,7 @@ class Ranker:
                 )
         if not isinstance(store, PreferenceStore):
             raise EdgeRankerError(f"store must be a PreferenceStore(path), got {type(store).__name__}")
-        if isinstance(k, bool) or not (isinstance(k, numbers.Integral) and 0 < k <= 10**9):
-            raise EdgeRankerError(f"RRF k must be a whole number from 1 to 10**9, got {k!r}")
-        _check_weight("personal", personal_weight)
-        _check_weight("lexical", lexical_weight)
-        _check_weight("semantic query", semantic_query_weight)
+        check_options(k, personal_weight, lexical_weight, semantic_query_weight)
         self.semantic, self.relevance, self.store = semantic, relevance, store
         self.show_progress_bar = show_progress_bar
         self.personal_weight, self.k = personal_weight, int(k)
@@ -165,10 +160,7 @@ class Ranker:
         if self.relevance is None:
             return sem.copy() if semantic is None else sem  # the cache's rows stay the cache's
         pas = self._embed(self.relevance, texts, "passage") if passages is None else passages
-        out = np.empty((len(sem), sem.shape[1] + pas.shape[1]), dtype=np.float32)  # one float32 buffer, no copies
-        np.multiply(sem, SEMANTIC_SCALE, out=out[:, : sem.shape[1]])
-        np.multiply(pas, PASSAGE_SCALE, out=out[:, sem.shape[1] :])
-        return out
+        return interest_vectors(sem, pas)
 
     def _embed(self, encoder: Encoder, texts: list[str], role: str | None) -> np.ndarray:
         role = role if encoder.roles else None
@@ -376,10 +368,7 @@ class Ranker:
             return parts | {"personal": lift} if personal is not None else parts
         if personal is not None:
             return {"personal": rrf(np.where(known, personal.score, -np.inf), self.k)}
-        # cold start: newest first, unknown dates last, then input order
-        recency = np.array([d.published if d.published is not None else -math.inf for d in docs])
-        recency = np.where(np.isfinite(recency), recency, -1e18) - np.arange(len(docs)) * 1e-9
-        return {"recency": rrf(np.where(wordless, -np.inf, recency), self.k)}
+        return {"recency": recency([d.published for d in docs], wordless, self.k)}
 
 
 @dataclass
@@ -412,6 +401,20 @@ def _check_model(role: str, model: object) -> None:
             f"the {role} model must be an Encoder (Encoder.load({role!r})) or a wrapper of one; "
             f"{type(model).__name__} lacks {', '.join(missing)}"
         )
+
+
+def check_options(
+    k: object = RRF_K,
+    personal_weight: object = PERSONAL_WEIGHT,
+    lexical_weight: object = LEXICAL_WEIGHT,
+    semantic_query_weight: object = SEMANTIC_QUERY_WEIGHT,
+) -> None:
+    """The Ranker's settings, refused in words unless each is in range (spec/rules/checks.md)."""
+    if isinstance(k, bool) or not (isinstance(k, numbers.Integral) and 0 < k <= 10**9):
+        raise EdgeRankerError(f"RRF k must be a whole number from 1 to 10**9, got {k!r}")
+    _check_weight("personal", personal_weight)
+    _check_weight("lexical", lexical_weight)
+    _check_weight("semantic query", semantic_query_weight)
 
 
 def _check_weight(name: str, weight: object) -> float:

@@ -34,6 +34,15 @@ export function queryScores(cosine, lexical, weight, semantic, cover, semanticWe
 }
 
 /**
+ * The cold start's order as 1 / (k + rank): the newest first, documents without a date after those with one, ties in
+ * input order, a document without a word last (spec/rules/cold-start.md).
+ */
+export function recency(published, wordless, k) {
+  const times = published.map((p, i) => (p ?? -1e18) - i * 1e-9);
+  return rrf(times.map((t, i) => (wordless[i] ? -Infinity : t)), k);
+}
+
+/**
  * A query's cosines where those that say nothing are neutral: all 0 when the models cannot read the query (blind),
  * else those of the documents they cannot read at the mean of the others'.
  */

@@ -2,7 +2,7 @@
 // polarity towards the document when their cosine reaches the threshold, else starts one; interests fade with the
 // time since they were last fed; a document's personal score is positiveSimilarity x decay + the interest's
 // relevance - negativeSimilarity x decay.
-import { DAY, DECAY_RATE_PER_DAY, HORIZON_DAYS, MIN_POSITIVE_COIS, SHIFT_FACTOR, THRESHOLD } from "./constants.js";
+import { DAY, DECAY_RATE_PER_DAY, HORIZON_DAYS, MIN_POSITIVE_COIS, SEMANTIC_SHARE, SHIFT_FACTOR, THRESHOLD } from "./constants.js";
 import { EdgeRankerError } from "./errors.js";
 
 export { DAY } from "./constants.js";
@@ -27,6 +27,20 @@ export function unit(v) {
   const norm = Math.fround(Math.sqrt(dot(v, v)));
   if (!(norm > 0) || !Number.isFinite(norm)) throw new EdgeRankerError("an embedding must be a finite, non-zero vector");
   return Float32Array.from(v, (x) => x / norm);
+}
+
+const SEMANTIC_SCALE = Math.fround(Math.sqrt(SEMANTIC_SHARE));
+const PASSAGE_SCALE = Math.fround(Math.sqrt(1 - SEMANTIC_SHARE));
+
+/**
+ * A document's interest vector: its semantic and passage vectors side by side, times the square roots of the
+ * semantic share and of the rest (spec/rules/semantic-share.md).
+ */
+export function interestVector(semantic, passage) {
+  const out = new Float32Array(semantic.length + passage.length);
+  semantic.forEach((x, j) => { out[j] = Math.fround(x * SEMANTIC_SCALE); });
+  passage.forEach((x, j) => { out[semantic.length + j] = Math.fround(x * PASSAGE_SCALE); });
+  return out;
 }
 
 /** The index of the interest closest to v (of those alive, when decays are given) and its cosine; -1 when none. */

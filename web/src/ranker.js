@@ -9,15 +9,13 @@ import { documentId, documents, reacted } from "./documents.js";
 import { Encoder } from "./encoder.js";
 import { EdgeRankerError, Unlearnable } from "./errors.js";
 import * as fusion from "./fusion.js";
-import { DEFAULT_CONFIG, active, addDwell, addViewTime, dot, personalScores, react } from "./interests.js";
+import { DEFAULT_CONFIG, active, addDwell, addViewTime, dot, interestVector, personalScores, react } from "./interests.js";
 import { bm25, counts, coverage, matched } from "./lexical.js";
 import { given } from "./options.js";
 import { emptyState } from "./state.js";
 import { MemoryStore } from "./stores/memory.js";
 import { cleanText, hasWord, show, strip, terms, typeName } from "./text.js";
 
-const SEMANTIC_SCALE = Math.fround(Math.sqrt(SEMANTIC_SHARE));
-const PASSAGE_SCALE = Math.fround(Math.sqrt(1 - SEMANTIC_SHARE));
 /** Vectors (per model), terms and flags of recently seen texts kept in memory, each. */
 const CACHE_ENTRIES = 100_000;
 
@@ -47,6 +45,21 @@ function weight(name, value) {
     throw new EdgeRankerError(`the ${name} weight must be a finite number >= 0, got ${show(value)}`);
   }
   return value;
+}
+
+/** The Ranker's settings, refused in words unless each is in range (spec/rules/checks.md). */
+export function checkOptions({ personalWeight, lexicalWeight, semanticQueryWeight, k }) {
+  if (!Number.isInteger(k) || k < 1 || k > 1e9) throw new EdgeRankerError(`RRF k must be a whole number from 1 to 10**9, got ${k}`);
+  weight("personal", personalWeight);
+  weight("lexical", lexicalWeight);
+  weight("semantic query", semanticQueryWeight);
+}
+
+/** One view's dwell time: seconds from 0 to MAX_VIEW_S. */
+export function checkViewTime(spent) {
+  if (typeof spent !== "number" || !(spent >= 0 && spent <= MAX_VIEW_S)) {
+    throw new EdgeRankerError(`view time must be from 0 to ${MAX_VIEW_S} seconds (a day), got ${show(spent)}`);
+  }
 }
 
 function seconds(name, value, fallback) {
@@ -119,10 +132,10 @@ export class Ranker {
     this.semantic = semantic;
     this.relevance = relevance;
     this.store = store;
-    this.personalWeight = weight("personal", personalWeight);
-    this.lexicalWeight = weight("lexical", lexicalWeight);
-    this.semanticQueryWeight = weight("semantic query", semanticQueryWeight);
-    if (!Number.isInteger(k) || k < 1 || k > 1e9) throw new EdgeRankerError(`RRF k must be a whole number from 1 to 10**9, got ${k}`);
+    checkOptions({ personalWeight, lexicalWeight, semanticQueryWeight, k });
+    this.personalWeight = personalWeight;
+    this.lexicalWeight = lexicalWeight;
+    this.semanticQueryWeight = semanticQueryWeight;
     this.k = k;
     this.config = interestConfig(config);
     this.modelKey = relevance ? `${semantic.key}+${relevance.key}@${SEMANTIC_SHARE}` : semantic.key;
@@ -208,12 +221,7 @@ export class Ranker {
     const sem = await this.vectors(this.semantic, "s", texts);
     if (!this.relevance) return sem;
     const pas = await this.vectors(this.relevance, "p", texts);
-    return sem.map((s, i) => {
-      const out = new Float32Array(s.length + pas[i].length);
-      s.forEach((x, j) => { out[j] = Math.fround(x * SEMANTIC_SCALE); });
-      pas[i].forEach((x, j) => { out[s.length + j] = Math.fround(x * PASSAGE_SCALE); });
-      return out;
-    });
+    return sem.map((s, i) => interestVector(s, pas[i]));
   }
 
   /** Whether a text holds a word, within what the semantic model reads. */
@@ -270,9 +278,7 @@ export class Ranker {
   viewed(doc, spent) {
     return this.inTurn(async () => {
       const d = reacted(doc);
-      if (typeof spent !== "number" || !(spent >= 0 && spent <= MAX_VIEW_S)) {
-        throw new EdgeRankerError(`view time must be from 0 to ${MAX_VIEW_S} seconds (a day), got ${show(spent)}`);
-      }
+      checkViewTime(spent);
       if (!this.learnable(d.text)) return;
       const [vector] = await this.interestVectors([d.text]);
       await this.change((state) => addViewTime(state, vector, spent));
@@ -356,8 +362,8 @@ export class Ranker {
       const scores = personal.map((p, i) => (known[i] ? p.score : -Infinity));
       fusion.rrf(scores, this.k).forEach((c, i) => { parts[i].personal = c; });
     } else {
-      const recency = items.map((d, i) => (d.published ?? -1e18) - i * 1e-9);
-      fusion.rrf(recency.map((r, i) => (wordless[i] ? -Infinity : r)), this.k).forEach((c, i) => { parts[i].recency = c; });
+      const published = items.map((d) => d.published);
+      fusion.recency(published, wordless, this.k).forEach((c, i) => { parts[i].recency = c; });
     }
     const total = parts.map((p) => Object.values(p).reduce((a, b) => a + b, 0));
     return fusion.order(total).map((i, r) => ({

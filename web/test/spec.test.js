@@ -1,0 +1,128 @@
+// The web package against spec/: every conformance case of spec/cases (generated from the Python reference), and
+// the constants its modules rank with against spec/constants.json. A failure names the rule and the case, or the
+// constant.
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { test } from "node:test";
+import * as constants from "../src/constants.js";
+import { documents } from "../src/documents.js";
+import * as fusion from "../src/fusion.js";
+import { DEFAULT_CONFIG, decay, interestVector, personalScores, react } from "../src/interests.js";
+import { bm25, counts, coverage, matched } from "../src/lexical.js";
+import { SCHEMA_VERSION } from "../src/manifest.js";
+import { checkOptions, checkViewTime } from "../src/ranker.js";
+import { splitWindows } from "../src/tokenizer.js";
+
+const SPEC = new URL("../../spec/", import.meta.url);
+const CASES = new URL("cases/", SPEC);
+const SPEC_CONSTANTS = JSON.parse(readFileSync(new URL("constants.json", SPEC), "utf8"));
+
+const camel = (name) => name.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+const config = (overrides = {}) =>
+  ({ ...DEFAULT_CONFIG, ...Object.fromEntries(Object.entries(overrides).map(([k, v]) => [camel(k), v])) });
+const bags = (docs) => docs.map(counts);
+
+function interests(input) {
+  const cfg = config(input.config);
+  const state = { positives: [], negatives: [] };
+  for (const r of input.reactions) react(state, Float32Array.from(r.vector), r.positive, r.ts, cfg);
+  const side = (cois) => cois.map((c) => ({ point: [...c.point], view_count: c.viewCount, last_view: c.lastView }));
+  const scores = personalScores(state, input.docs.map((d) => Float32Array.from(d)), input.now, cfg).map((s) => ({
+    positive_interest: s.positiveInterest,
+    positive_similarity: s.positiveSimilarity,
+    positive_decay: s.positiveDecay,
+    interest_relevance: s.interestRelevance,
+    negative_interest: s.negativeInterest,
+    negative_similarity: s.negativeSimilarity,
+    negative_decay: s.negativeDecay,
+    score: s.score,
+  }));
+  return { positives: side(state.positives), negatives: side(state.negatives), scores };
+}
+
+function check(input) {
+  if (input.call === "view_time") checkViewTime(input.seconds);
+  else if (input.call === "documents") documents(input.docs);
+  else if (input.call === "ranker") {
+    const defaults = { personalWeight: fusion.PERSONAL_WEIGHT, lexicalWeight: fusion.LEXICAL_WEIGHT,
+      semanticQueryWeight: fusion.SEMANTIC_QUERY_WEIGHT, k: fusion.RRF_K };
+    const given = Object.fromEntries(Object.entries(input.options).map(([k, v]) => [camel(k), v]));
+    checkOptions({ ...defaults, ...given });
+  } else throw new Error(`no such check: ${input.call}`);
+}
+
+/** Each case function of spec/tools/cases.py, as this package computes it. */
+const FUNCTIONS = {
+  rrf: (i) => fusion.rrf(i.scores, i.k),
+  personal_lift: (i) => fusion.personalLift(i.personal, i.matched, i.known, i.weight, i.score),
+  query_part: (i) => fusion.queryPart(i.score, i.lift, i.wordless),
+  query_scores: (i) => fusion.queryScores(i.cosine, i.lexical, i.weight, i.semantic, i.cover, i.semantic_weight),
+  neutral: (i) => fusion.neutral(i.cosine, i.unread, i.blind),
+  bm25: (i) => bm25(i.query, bags(i.docs)),
+  matched: (i) => matched(i.query, bags(i.docs)),
+  coverage: (i) => coverage(i.query, bags(i.docs)),
+  decay: (i) => decay(i.last_view, i.now, config(i.config)),
+  interests,
+  interest_vectors: (i) => i.semantic.map((s, r) => [...interestVector(Float32Array.from(s), Float32Array.from(i.passages[r]))]),
+  recency: (i) => fusion.recency(i.published, i.wordless, i.k),
+  split_windows: (i) => splitWindows(i.ids, i.max_length, i.windows, i.head),
+  check,
+};
+
+function close(got, want, tolerance, where) {
+  if (want === null || typeof want === "string" || typeof want === "boolean") {
+    assert.equal(got, want, where);
+  } else if (Array.isArray(want)) {
+    assert.equal(got.length, want.length, `${where}: length`);
+    want.forEach((w, i) => close(got[i], w, tolerance, `${where}[${i}]`));
+  } else if (typeof want === "object") {
+    assert.deepEqual(Object.keys(got).sort(), Object.keys(want).sort(), `${where}: keys`);
+    for (const key of Object.keys(want)) close(got[key], want[key], tolerance, `${where}.${key}`);
+  } else {
+    assert.ok(Math.abs(got - want) <= tolerance, `${where}: ${got} != ${want} (tolerance ${tolerance})`);
+  }
+}
+
+const cases = readdirSync(CASES).sort().flatMap((rule) =>
+  readdirSync(new URL(`${rule}/`, CASES)).sort().map((file) => [rule, file.replace(/\.json$/, "")]));
+
+test("spec/ holds at least 20 cases in at least 6 rules", () => {
+  assert.ok(cases.length >= 20 && new Set(cases.map(([rule]) => rule)).size >= 6);
+});
+
+for (const [rule, name] of cases) {
+  test(`rule ${rule}, case ${name}`, () => {
+    const c = JSON.parse(readFileSync(new URL(`${rule}/${name}.json`, CASES), "utf8"));
+    const run = FUNCTIONS[c.function];
+    assert.ok(run, `no runner for ${c.function}`);
+    if ("error" in c) {
+      assert.throws(() => run(c.input), (e) => e.name === "EdgeRankerError" && e.message === c.error,
+        `rule ${rule}, case ${name}: the refusal's words differ from "${c.error}"`);
+    } else {
+      const got = JSON.parse(JSON.stringify(run(c.input), (_, v) => (ArrayBuffer.isView(v) ? [...v] : v)));
+      close(got, c.expected, c.tolerance, `rule ${rule}, case ${name}`);
+    }
+  });
+}
+
+test("the constants module is spec/constants.json's", () => {
+  for (const [name, { value }] of Object.entries(SPEC_CONSTANTS)) assert.equal(constants[name], value, name);
+  assert.deepEqual(Object.keys(constants).sort(), Object.keys(SPEC_CONSTANTS).sort());
+});
+
+test("the modules rank with the spec's constants", () => {
+  const used = {
+    PERSONAL_WEIGHT: fusion.PERSONAL_WEIGHT,
+    LEXICAL_WEIGHT: fusion.LEXICAL_WEIGHT,
+    SEMANTIC_QUERY_WEIGHT: fusion.SEMANTIC_QUERY_WEIGHT,
+    RRF_K: fusion.RRF_K,
+    SINK: fusion.SINK,
+    SHIFT_FACTOR: DEFAULT_CONFIG.shiftFactor,
+    THRESHOLD: DEFAULT_CONFIG.threshold,
+    HORIZON_DAYS: DEFAULT_CONFIG.horizonDays,
+    DECAY_RATE_PER_DAY: DEFAULT_CONFIG.decayRatePerDay,
+    MIN_POSITIVE_COIS: DEFAULT_CONFIG.minPositiveCois,
+    MANIFEST_SCHEMA_VERSION: SCHEMA_VERSION,
+  };
+  for (const [name, value] of Object.entries(used)) assert.equal(value, SPEC_CONSTANTS[name].value, name);
+});
