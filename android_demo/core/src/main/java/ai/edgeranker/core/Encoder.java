@@ -76,12 +76,11 @@ public final class Encoder {
 
     /**
      * The share of the words this model reads of a text (up to windows x (maxLength - 2) pieces) that its vocabulary
-     * can only give as [UNK] (WordPieceTokenizer.unknownShare): Python's VocabularyCoverage.unknown_share. Past
-     * Ranker.UNKNOWN_LIMIT the text's vector says nothing of what it says (a script the vocabulary lacks), and the
-     * Ranker ranks it by its words alone.
+     * can only give as [UNK] (Readable.unknownShare). Past Readable.UNKNOWN_LIMIT the text's vector says nothing of
+     * what it says (a script the vocabulary lacks), and the Ranker ranks it by its words alone.
      */
     public double unknownShare(String text) {
-        return tokenizer.unknownShare(text, (maxLength - 2) * windows);
+        return Readable.unknownShare(tokenizer, text, (maxLength - 2) * windows);
     }
 
     /** Token ids of text with the role's prefix (null: none), [CLS] ... [SEP], as far as the model reads. */

@@ -4,13 +4,14 @@ import java.util.Arrays;
 import java.util.Comparator;
 
 /**
- * How a query and the interests meet in one score, and the rank fusion of a feed without a query (Python's
- * edge_ranker/runtime/fusion.py): with a query, its score plus weight x the document's share of the query's words x
- * its interest score above the median, an answer never below a non-answer it outscored; without one,
- * 1 / (k + rank) of one order, ties kept in input order.
+ * How a query and the interests meet in one score, and the rank fusion of a feed without a query
+ * (edge_ranker/runtime/fusion.py): with a query, its score (queryScores: the relevance cosine, BM25 and the semantic
+ * model's cosine, each standardised and weighed by the share of the query's words the documents have or lack) plus
+ * weight x the document's share of the query's words x its interest score above the median, an answer never below a
+ * non-answer it outscored; without one, 1 / (k + rank) of one order, ties kept in input order.
  */
 public final class Fusion {
-    /** Of the way down to the next non-answer below it, the most the interests sink an answer (Python's SINK). */
+    /** Of the way down to the next non-answer below it, the most the interests sink an answer. */
     public static final double SINK = 0.9;
 
     private Fusion() {
@@ -26,7 +27,7 @@ public final class Fusion {
         return ranks;
     }
 
-    /** 1 / (k + rank) of each score, computed as the Python Ranker does. */
+    /** 1 / (k + rank) of each score. */
     public static double[] rrf(double[] scores, int k) {
         int[] r = ranks(scores);
         double[] out = new double[scores.length];
@@ -40,7 +41,7 @@ public final class Fusion {
      * What the interests add to each document's query score: weight x matched x (personal - median), the median
      * over the documents the interests can judge (known); 0 for the others. A document that holds a query word sinks
      * at most SINK of the way down to the highest score below its own of a document that holds none, so a
-     * non-answer never overtakes an answer (Python's fusion.personal_lift).
+     * non-answer never overtakes an answer.
      */
     public static double[] personalLift(double[] personal, double[] matched, boolean[] known, double weight,
             double[] score) {
@@ -98,7 +99,7 @@ public final class Fusion {
 
     /**
      * The query's part of each score: its query score, but one below every other document's whole score for a
-     * document without a word (which the interests never lift), so that it goes last (Python's fusion.query_part).
+     * document without a word (which the interests never lift), so that it goes last.
      */
     public static double[] queryPart(double[] scores, double[] lift, boolean[] wordless) {
         double floor = Double.POSITIVE_INFINITY;
@@ -109,6 +110,79 @@ public final class Fusion {
         double[] out = new double[scores.length];
         for (int i = 0; i < out.length; i++) {
             out[i] = wordless[i] ? floor : scores[i];
+        }
+        return out;
+    }
+
+    /**
+     * What orders the documents for a query: the relevance cosine, plus BM25 at weight x the share of the
+     * query's words the documents have (cover), plus the semantic model's cosine at semanticWeight x the share
+     * they lack, each standardised; the cosine alone when nothing joins it.
+     */
+    public static double[] queryScores(
+            double[] cosine, double[] lexical, double weight, double[] semantic, double cover, double semanticWeight) {
+        double lexicalShare = lexical != null ? weight * cover : 0.0;
+        double semanticShare = semantic != null ? semanticWeight * (1.0 - cover) : 0.0;
+        if (lexicalShare == 0 && semanticShare == 0) {
+            return cosine;
+        }
+        double[] out = Lexical.standardise(cosine);
+        if (lexicalShare != 0) {
+            double[] l = Lexical.standardise(lexical);
+            for (int i = 0; i < out.length; i++) {
+                out[i] = out[i] + lexicalShare * l[i];
+            }
+        }
+        if (semanticShare != 0) {
+            double[] m = Lexical.standardise(semantic);
+            for (int i = 0; i < out.length; i++) {
+                out[i] = out[i] + semanticShare * m[i];
+            }
+        }
+        return out;
+    }
+
+    /**
+     * A query's cosines where those that say nothing are neutral: all 0 when the models cannot read the query
+     * (blind), else those of the documents they cannot read (unread) at the mean of the others'.
+     */
+    static double[] neutral(double[] cosine, boolean[] unread, boolean blind) {
+        double[] out = new double[cosine.length];
+        if (blind) {
+            return out;
+        }
+        double sum = 0;
+        int known = 0;
+        for (int i = 0; i < cosine.length; i++) {
+            if (!unread[i]) {
+                sum += cosine[i];
+                known++;
+            }
+        }
+        double mean = known == 0 ? 0.0 : sum / known;
+        for (int i = 0; i < cosine.length; i++) {
+            out[i] = unread[i] ? mean : cosine[i];
+        }
+        return out;
+    }
+
+    /** Whether every score is the same (numpy's ptp of 0): a query score that orders nothing. */
+    static boolean constant(double[] scores) {
+        for (double x : scores) {
+            if (x != scores[0]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The scores with each document marked last at -infinity: what one order ranks below every other. */
+    static double[] wordlessLast(double[] scores, boolean[] last) {
+        double[] out = scores.clone();
+        for (int i = 0; i < out.length; i++) {
+            if (last[i]) {
+                out[i] = Double.NEGATIVE_INFINITY;
+            }
         }
         return out;
     }

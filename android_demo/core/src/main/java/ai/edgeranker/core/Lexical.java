@@ -7,10 +7,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * BM25 of a query over the documents being ranked, added to the relevance cosine with both standardised over
- * the documents, each weighted by how many of the query's words the documents have: the Python runtime's
- * edge_ranker.runtime.lexical, with the same terms (the tokenizer's
- * normaliser and pre-tokeniser, words with a letter or number), statistics and formula (Lucene's BM25).
+ * A query's words in the documents being ranked (edge_ranker/runtime/lexical.py): the terms (the tokenizer's
+ * normaliser and pre-tokeniser, words with a letter or number), BM25 (Lucene's formula and statistics), each
+ * document's idf-weighted share of the query's terms, the share of them any document has, and standardisation over
+ * the documents, with which Fusion.queryScores joins BM25 to the cosines.
  */
 public final class Lexical {
     static final double K1 = 1.2;
@@ -76,7 +76,7 @@ public final class Lexical {
 
     /**
      * Each document's share of the query's distinct terms, each weighed by its BM25 idf over the documents: 1 for a
-     * document holding every query word some document has, 0 for one holding none (Python's lexical.matched).
+     * document holding every query word some document has, 0 for one holding none.
      */
     public static double[] matched(List<String> query, List<Map<String, Integer>> docs) {
         int n = docs.size();
@@ -108,7 +108,7 @@ public final class Lexical {
         return df;
     }
 
-    /** Lucene's BM25 idf of a term found in df of n documents (Python's lexical.idf). */
+    /** Lucene's BM25 idf of a term found in df of n documents. */
     static double idf(int n, int df) {
         return Math.log1p((n - df + 0.5) / (df + 0.5));
     }
@@ -150,36 +150,8 @@ public final class Lexical {
     }
 
     /**
-     * What orders the documents for a query: the relevance cosine, plus BM25 at weight x the share of the
-     * query's words the documents have (cover), plus the semantic model's cosine at semanticWeight x the share
-     * they lack, each standardised; the cosine alone when nothing joins it (Python's fusion.query_scores).
-     */
-    public static double[] queryScores(
-            double[] cosine, double[] lexical, double weight, double[] semantic, double cover, double semanticWeight) {
-        double lexicalShare = lexical != null ? weight * cover : 0.0;
-        double semanticShare = semantic != null ? semanticWeight * (1.0 - cover) : 0.0;
-        if (lexicalShare == 0 && semanticShare == 0) {
-            return cosine;
-        }
-        double[] out = standardise(cosine);
-        if (lexicalShare != 0) {
-            double[] l = standardise(lexical);
-            for (int i = 0; i < out.length; i++) {
-                out[i] = out[i] + lexicalShare * l[i];
-            }
-        }
-        if (semanticShare != 0) {
-            double[] m = standardise(semantic);
-            for (int i = 0; i < out.length; i++) {
-                out[i] = out[i] + semanticShare * m[i];
-            }
-        }
-        return out;
-    }
-
-    /**
      * Whether the text holds a word BM25 would count (a letter or number): a text without one holds nothing that
-     * interests or a query can match, and the ranker puts it last (Python's lexical.has_word).
+     * interests or a query can match, and the ranker puts it last.
      */
     public static boolean hasWord(String text) {
         return text.codePoints().anyMatch(Lexical::isLetterOrNumber);

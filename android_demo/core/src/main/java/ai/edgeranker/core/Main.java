@@ -1,15 +1,9 @@
 package ai.edgeranker.core;
 
 import java.io.IOException;
-import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.OffsetDateTime;
-import java.time.ZoneId;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -78,14 +72,6 @@ public final class Main {
         return s.startsWith("\uFEFF") ? s.substring(1) : s;
     }
 
-    /** A document id as Python's rank takes it: a non-empty string, or an integer (1, not 1.0). */
-    static String docId(Object id) {
-        if ((id instanceof String t && !t.isEmpty()) || id instanceof Long || id instanceof BigInteger) {
-            return id.toString();
-        }
-        throw new IllegalArgumentException("'id' must be a non-blank string or an integer, got " + Json.write(id));
-    }
-
     /** A whole-number option of at least min, or an error that names it. */
     static int count(String value, String name, int min) {
         try {
@@ -135,12 +121,12 @@ public final class Main {
                         || !(d.get("text") == null || d.get("text") instanceof String)) {
                     throw new IllegalArgumentException("a document needs an 'id' and a 'text' (a string or null)");
                 }
-                String id = docId(d.get("id"));
+                String id = Documents.docId(d.get("id"));
                 Integer seen = firstLine.putIfAbsent(id, line);
                 if (seen != null) {
                     throw new IllegalArgumentException("id '" + id + "' was already given on line " + seen);
                 }
-                docs.add(new Ranker.Document(id, (String) d.get("text"), published(d.get("published"))));
+                docs.add(new Ranker.Document(id, (String) d.get("text"), Documents.published(d.get("published"))));
             } catch (IllegalArgumentException | ClassCastException e) {
                 throw new IllegalArgumentException("documents line " + line + ": " + describe(e), e);
             }
@@ -175,34 +161,6 @@ public final class Main {
         }
         System.out.write(out.toString().getBytes(StandardCharsets.UTF_8));
         System.out.flush();
-    }
-
-    /** ISO-8601 (a date-time without offset is local time, as Python's fromisoformat) or unix seconds. */
-    static Double published(Object v) {
-        if (v == null) {
-            return null;
-        }
-        if (v instanceof Number n) {
-            return n.doubleValue();
-        }
-        if (!(v instanceof String s)) {
-            throw new IllegalArgumentException("'published' must be ISO-8601 or unix seconds, got " + Json.write(v));
-        }
-        try {
-            OffsetDateTime t = OffsetDateTime.parse(s);
-            return t.toEpochSecond() + t.getNano() / 1e9;
-        } catch (DateTimeParseException e) {
-            try {
-                LocalDateTime t = LocalDateTime.parse(s);
-                return t.atZone(ZoneId.systemDefault()).toEpochSecond() + t.getNano() / 1e9;
-            } catch (DateTimeParseException e2) {
-                try {
-                    return (double) LocalDate.parse(s).atStartOfDay(ZoneId.systemDefault()).toEpochSecond();
-                } catch (DateTimeParseException e3) {
-                    throw new IllegalArgumentException("'published' is not ISO-8601: " + Json.write(v));
-                }
-            }
-        }
     }
 
     /** The texts of a feed to benchmark on, read once (it may be standard input), each line checked as rank does. */

@@ -1,18 +1,10 @@
 package ai.edgeranker.core;
 
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.Base64;
-import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.function.Function;
 
 /**
  * Orders documents by the user's interests and, when given, a query, as the Python runtime's Ranker
@@ -38,19 +30,10 @@ public final class Ranker {
         /** 9999-12-31T23:59:59Z: a later publication time is a unit mistake (milliseconds). */
         public static final double LAST_SECOND = 253_402_300_799.0;
 
-        /** Refuses what Python's Document refuses: a blank id, a publication time not finite or after LAST_SECOND. */
+        /** Refuses a blank id, one with a lone surrogate, and a publication time not finite or after LAST_SECOND. */
         public Document(String id, String text, Double published) {
-            if (id == null || strip(id).isEmpty()) {
-                throw new IllegalArgumentException("a document id must be a non-blank string, got " + id);
-            }
-            if (!StandardCharsets.UTF_8.newEncoder().canEncode(id)) {  // a lone surrogate: Python refuses it too
-                throw new IllegalArgumentException("document id " + Json.write(id) + " is not valid Unicode (a lone "
-                        + "surrogate)");
-            }
-            if (published != null && (!Double.isFinite(published) || published > LAST_SECOND)) {
-                throw new IllegalArgumentException("document " + id + ": 'published' must be finite unix seconds "
-                        + "up to the year 9999 (not milliseconds), got " + published);
-            }
+            Documents.checkId(id);
+            Documents.checkPublished(id, published);
             this.id = id;
             this.text = text == null ? "" : text;
             this.published = published;
@@ -110,9 +93,6 @@ public final class Ranker {
     /** What each model's unit vector is multiplied by in an interest vector: float, as numpy's float32 in Python. */
     private static final float SEMANTIC_SCALE = (float) Math.sqrt(SEMANTIC_SHARE);
     private static final float PASSAGE_SCALE = (float) Math.sqrt(1 - SEMANTIC_SHARE);
-    /** A text with a larger share of unknown words is one the models cannot read: UNKNOWN_LIMIT of readable.py. */
-    public static final double UNKNOWN_LIMIT = 0.5;
-
     public final Encoder semantic;
     public final Encoder relevance;  // null: no queries
     public final Interests interests;
@@ -124,62 +104,6 @@ public final class Ranker {
     private final Cache cache;
     /** Whether a text has a word, and can be read: apart, so that they take no room from the vectors. */
     private final Cache flags;
-
-    /**
-     * What was computed for a text, least recently used first out once the entries' estimated bytes pass the budget.
-     * Only the Ranker's synchronized methods touch it: an access-order map changes on every read.
-     */
-    private static final class Cache {
-        /** A value with the bytes it was counted at (a class, not a record: older Android versions lack records). */
-        private static final class Entry {
-            final Object value;
-            final long bytes;
-
-            Entry(Object value, long bytes) {
-                this.value = value;
-                this.bytes = bytes;
-            }
-        }
-
-        private final LinkedHashMap<String, Entry> entries = new LinkedHashMap<>(16, 0.75f, true);
-        private final long budget;
-        private long bytes;
-
-        Cache(long budget) {
-            this.budget = budget;
-        }
-
-        Object get(String key, Function<String, Object> compute) {
-            Entry e = entries.get(key);
-            if (e == null) {
-                Object v = Objects.requireNonNull(compute.apply(key), key);
-                e = new Entry(v, 64L + 2L * key.length() + bytesOf(v));
-                entries.put(key, e);
-                bytes += e.bytes;
-                Iterator<Entry> eldest = entries.values().iterator();
-                while (bytes > budget && entries.size() > 1) {
-                    bytes -= eldest.next().bytes;
-                    eldest.remove();
-                }
-            }
-            return e.value;
-        }
-
-        /** A float[] vector, a term-count map or a flag, as the JVM lays them out (estimated, 64-bit). */
-        private static long bytesOf(Object v) {
-            if (v instanceof float[] f) {
-                return 16L + 4L * f.length;
-            }
-            if (v instanceof Map<?, ?> m) {
-                long total = 64L;
-                for (Object term : m.keySet()) {  // node, boxed count, String and its array
-                    total += 32L + 16L + 40L + 2L * ((String) term).length();
-                }
-                return total;
-            }
-            return 0L;
-        }
-    }
 
     public Ranker(Encoder semantic, Encoder relevance, Interests interests) {
         this(semantic, relevance, interests, CACHE_BYTES);
@@ -219,26 +143,13 @@ public final class Ranker {
         return semantic.key + "+" + relevance.key + "@" + share;
     }
 
-    /**
-     * A cache key: what is cached and the text's SHA-256, not the text, so that a cached 5 MB document holds 45
-     * bytes of key, not 10 MB (texts with the same lone surrogates replaced read alike, so may share one).
-     */
-    static String key(char kind, String text) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-            return kind + Base64.getEncoder().encodeToString(digest);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
-        }
-    }
-
     /** The semantic vector of a text: what a query in another language is compared with. */
     public synchronized float[] embed(String text) {
-        return (float[]) cache.get(key('s', given(text)), key -> semantic.encode(text, null));
+        return (float[]) cache.get(Cache.key('s', given(text)), key -> semantic.encode(text, null));
     }
 
     private float[] passage(String text) {
-        return (float[]) cache.get(key('p', text), key -> relevance.encode(text, "passage"));
+        return (float[]) cache.get(Cache.key('p', text), key -> relevance.encode(text, "passage"));
     }
 
     /** What a like or dislike stores and what interests score: Ranker.interest_vectors in Python. */
@@ -269,7 +180,7 @@ public final class Ranker {
 
     @SuppressWarnings("unchecked")
     private Map<String, Integer> terms(String text) {
-        return (Map<String, Integer>) cache.get(key('t', text),
+        return (Map<String, Integer>) cache.get(Cache.key('t', text),
                 key -> Lexical.counts(Lexical.terms(relevance.cut(text))));
     }
 
@@ -284,57 +195,12 @@ public final class Ranker {
 
     /** Whether a text has a word on what the semantic model reads, as Python's Ranker decides it (Lexical.hasWord). */
     private boolean hasWord(String text) {
-        return (Boolean) flags.get(key('w', text), key -> Lexical.hasWord(semantic.cut(text)));
+        return (Boolean) flags.get(Cache.key('w', text), key -> Lexical.hasWord(semantic.cut(text)));
     }
 
     /** Whether the models can read a text (Encoder.unknownShare, by the semantic vocabulary), as Python decides it. */
     private boolean readable(String text) {
-        return (Boolean) flags.get(key('r', text), key -> semantic.unknownShare(text) <= UNKNOWN_LIMIT);
-    }
-
-    /**
-     * A query's cosines where those that say nothing are neutral: all 0 when the models cannot read the query
-     * (blind), else those of the documents they cannot read at the mean of the others' (Python's ranker._neutral).
-     */
-    static double[] neutral(double[] cosine, boolean[] unread, boolean blind) {
-        double[] out = new double[cosine.length];
-        if (blind) {
-            return out;
-        }
-        double sum = 0;
-        int known = 0;
-        for (int i = 0; i < cosine.length; i++) {
-            if (!unread[i]) {
-                sum += cosine[i];
-                known++;
-            }
-        }
-        double mean = known == 0 ? 0.0 : sum / known;
-        for (int i = 0; i < cosine.length; i++) {
-            out[i] = unread[i] ? mean : cosine[i];
-        }
-        return out;
-    }
-
-    /** Whether every score is the same (numpy's ptp of 0). */
-    static boolean constant(double[] scores) {
-        for (double x : scores) {
-            if (x != scores[0]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** The scores with every document without a word last (Lexical.hasWord; Python's Ranker does the same). */
-    static double[] wordlessLast(double[] scores, boolean[] wordless) {
-        double[] out = scores.clone();
-        for (int i = 0; i < out.length; i++) {
-            if (wordless[i]) {
-                out[i] = Double.NEGATIVE_INFINITY;
-            }
-        }
-        return out;
+        return (Boolean) flags.get(Cache.key('r', text), key -> Readable.readable(semantic.unknownShare(text)));
     }
 
     /** A like (or dislike) of a text at unix time ts; returns the vector the interests took in. */
@@ -343,7 +209,7 @@ public final class Ranker {
             throw new IllegalArgumentException("no word to learn an interest from (empty, or only punctuation or emoji)");
         }
         if (!readable(text)) {  // nor would the vector of a script the models lack (as in Python)
-            long share = (long) Math.ceil(100 * semantic.unknownShare(text) - 1e-9);  // as Python: 0.55 reads 55%
+            long share = Readable.percent(semantic.unknownShare(text));
             throw new IllegalArgumentException("not a text the models can read: " + share + "% of its words are "
                     + "unknown to their vocabulary (a script it lacks, or symbols within words): no interest is "
                     + "learnt from it");
@@ -366,27 +232,13 @@ public final class Ranker {
             throw new IllegalArgumentException("'now' must be finite unix seconds, got " + now);
         }
         checkSettings();
-        if (docs == null) {
-            throw new IllegalArgumentException("docs must be a list of Document, got null");
-        }
-        Map<String, Integer> seen = new HashMap<>();
-        for (int i = 0; i < docs.size(); i++) {  // as Python: two documents of one id could not be told apart
-            Document d = docs.get(i);
-            if (d == null) {
-                throw new IllegalArgumentException("docs[" + i + "] is null, not a Document");
-            }
-            Integer first = seen.putIfAbsent(d.id, i);
-            if (first != null) {
-                throw new IllegalArgumentException("document id " + Json.write(d.id) + " appears twice (positions "
-                        + (first + 1) + " and " + (i + 1) + ")");
-            }
-        }
+        Documents.checkList(docs);
         int n = docs.size();
         List<Ranked> out = new ArrayList<>();
         if (n == 0) {
             return out;
         }
-        String q = strip(query == null ? "" : query);
+        String q = Documents.strip(query == null ? "" : query);
         if (!q.isEmpty() && !hasWord(q)) {  // only punctuation or emoji: nothing to match, as in Python
             q = "";
         }
@@ -452,9 +304,9 @@ public final class Ranker {
                 }
             }
             boolean blind = !readable(q);
-            double[] scores = Lexical.queryScores(neutral(cosine, unread, blind), lexical, lexicalWeight,
-                    semanticCosine == null ? null : neutral(semanticCosine, unread, blind), cover, semanticQueryWeight);
-            if (!(blind && constant(scores))) {  // a query the models cannot read and no document has its words
+            double[] scores = Fusion.queryScores(Fusion.neutral(cosine, unread, blind), lexical, lexicalWeight,
+                    semanticCosine == null ? null : Fusion.neutral(semanticCosine, unread, blind), cover, semanticQueryWeight);
+            if (!(blind && Fusion.constant(scores))) {  // a query the models cannot read and no document has its words
                 queryScore = scores;
                 double[] lift = personalScores == null ? new double[n]
                         : Fusion.personalLift(personalScores, Lexical.matched(words, counts), known, weight, scores);
@@ -469,14 +321,14 @@ public final class Ranker {
             }
         }
         if (queryScore == null && personalScores != null) {  // a feed: the interests' order
-            fuse("personal", wordlessLast(personalScores, unknown), total, parts);
+            fuse("personal", Fusion.wordlessLast(personalScores, unknown), total, parts);
         } else if (queryScore == null) {  // unknown dates last; the tiny step keeps input order among equals
             double[] recency = new double[n];
             for (int i = 0; i < n; i++) {
                 Double p = docs.get(i).published;
                 recency[i] = (p != null && Double.isFinite(p) ? p : -1e18) - i * 1e-9;
             }
-            fuse("recency", wordlessLast(recency, wordless), total, parts);
+            fuse("recency", Fusion.wordlessLast(recency, wordless), total, parts);
         }
         Integer[] order = Fusion.order(total);
         for (int r = 0; r < n; r++) {
@@ -510,28 +362,6 @@ public final class Ranker {
                         + weights[i]);
             }
         }
-    }
-
-    /** Without leading and trailing Unicode white space, as Python's str.strip() (String.strip is not on
-     * every Android version the app supports). */
-    static String strip(String s) {
-        int[] cps = s.codePoints().toArray();
-        int a = 0;
-        int b = cps.length;
-        while (a < b && isSpace(cps[a])) {
-            a++;
-        }
-        while (b > a && isSpace(cps[b - 1])) {
-            b--;
-        }
-        return new String(cps, a, b - a);
-    }
-
-    /** Python's str.isspace: Unicode White_Space and the four ASCII separators 0x1C-0x1F. */
-    static boolean isSpace(int c) {
-        return c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F) || c == 0x85 || c == 0xA0
-                || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F
-                || c == 0x205F || c == 0x3000;
     }
 
     private void fuse(String name, double[] scores, double[] total, List<Map<String, Double>> parts) {

@@ -279,34 +279,13 @@ public final class WordPieceTokenizer {
         }
     }
 
-    /**
-     * The share of the words of a text, as far as a model reading at most `pieces` of its pieces reads them, that
-     * WordPiece can only give as [UNK]; words without a letter or number count neither way: the Python runtime's
-     * VocabularyCoverage.unknown_share (edge_ranker/runtime/readable.py), which tells a text the model cannot read.
-     */
-    public double unknownShare(String text, int pieces) {
-        int read = 0;
-        int counted = 0;
-        int missed = 0;
-        List<Integer> out = new ArrayList<>();
-        for (String word : preTokenize(normalize(cut(text)))) {
-            if (read >= pieces) {
-                break;
-            }
-            out.clear();
-            wordPiece(word, out);
-            read += out.size();
-            if (word.codePoints().anyMatch(WordPieceTokenizer::isLetterOrNumber)) {
-                counted++;
-                if (out.size() == 1 && out.get(0) == unk) {
-                    missed++;
-                }
-            }
-        }
-        return counted == 0 ? 0.0 : (double) missed / counted;
+    /** The id of [UNK], the piece of a word the vocabulary cannot spell. */
+    int unknownId() {
+        return unk;
     }
 
-    private void wordPiece(String word, List<Integer> out) {
+    /** The WordPiece ids of one pre-tokenized word, added to out: [UNK] alone for a word it cannot spell. */
+    void wordPiece(String word, List<Integer> out) {
         int[] cps = word.codePoints().toArray();
         if (cps.length > MAX_CHARS_PER_WORD) {
             out.add(unk);

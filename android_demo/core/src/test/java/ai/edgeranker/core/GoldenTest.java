@@ -61,7 +61,7 @@ public final class GoldenTest {
         for (int i = 0; i < last.length; i++) {
             last[i] = !Lexical.hasWord(b64(docs.get(i)[3])) || unreadToo && unread(docs)[i];
         }
-        return Ranker.wordlessLast(scores, last);
+        return Fusion.wordlessLast(scores, last);
     }
 
     /** Which golden documents the Python runtime found the models cannot read. */
@@ -228,9 +228,9 @@ public final class GoldenTest {
                 }
                 lexical = Lexical.bm25(words, counts);
                 boolean blind = sc.get(queryOf(name) + "_blind").equals("1");
-                double[] scores = Lexical.queryScores(Ranker.neutral(rscore, unread(docs), blind), lexical, lw,
-                        semantic == null ? null : Ranker.neutral(semantic, unread(docs), blind), cover, sw);
-                if (!(blind && Ranker.constant(scores))) {  // as the Ranker: a query that can add no order adds none
+                double[] scores = Fusion.queryScores(Fusion.neutral(rscore, unread(docs), blind), lexical, lw,
+                        semantic == null ? null : Fusion.neutral(semantic, unread(docs), blind), cover, sw);
+                if (!(blind && Fusion.constant(scores))) {  // as the Ranker: a query that can add no order adds none
                     total = searched(scores, pscore, Lexical.matched(words, counts), docs, weight);
                 }
             }
@@ -297,7 +297,7 @@ public final class GoldenTest {
                 && ranker.lexicalWeight == Double.parseDouble(sc.get("lexical_weight"))
                 && ranker.semanticQueryWeight == Double.parseDouble(sc.get("semantic_query_weight"))
                 && ranker.k == Integer.parseInt(sc.get("k")), "default weights as Python's");
-        check(Ranker.UNKNOWN_LIMIT == Double.parseDouble(sc.get("unknown_limit")), "the unknown share limit as Python's");
+        check(Readable.UNKNOWN_LIMIT == Double.parseDouble(sc.get("unknown_limit")), "the unknown share limit as Python's");
         ranker.personalWeight = Double.parseDouble(sc.get("personal_weight"));
         ranker.lexicalWeight = Double.parseDouble(sc.get("lexical_weight"));
         ranker.semanticQueryWeight = Double.parseDouble(sc.get("semantic_query_weight"));
@@ -522,12 +522,12 @@ public final class GoldenTest {
             }
         }
         // ids as Python's rank takes them: 1 and integers past a long as text, 1.0 and "" refused
-        check(Main.docId(Json.parse("1")).equals("1") && Main.docId(Json.parse("-7")).equals("-7"), "integer ids");
-        check(Main.docId(Json.parse("123456789012345678901234567890")).equals("123456789012345678901234567890"),
+        check(Documents.docId(Json.parse("1")).equals("1") && Documents.docId(Json.parse("-7")).equals("-7"), "integer ids");
+        check(Documents.docId(Json.parse("123456789012345678901234567890")).equals("123456789012345678901234567890"),
                 "an id past a long");
         for (String id : new String[] {"1.0", "1e3", "\"\"", "true", "null"}) {
             try {
-                Main.docId(Json.parse(id));
+                Documents.docId(Json.parse(id));
                 check(false, "the id " + id + ", which Python refuses, was taken");
             } catch (IllegalArgumentException e) {
                 check(e.getMessage().contains("non-blank string or an integer"), e.getMessage());
