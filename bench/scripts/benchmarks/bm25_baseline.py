@@ -1,5 +1,5 @@
 """BM25 on the same retrieval samples and metrics as `edge-ranker eval --retrieval`: the zero-megabyte lexical
-ranker every learnt one should be read against (bench/EXPERIMENTS.md, "BM25 beside the student").
+ranker every learnt one should be read against (bench/experiments/relevance-losses.md, "BM25 beside the student").
 
 BM25 (Lucene's variant, k1 1.2, b 0.75, as the runtime's `edge_ranker.runtime.lexical`) from the `bm25s`
 package (`pip install bm25s`; a bench-only tool, not a project dependency), with bm25s's own tokens:

@@ -1,7 +1,7 @@
 """How closely a relevance student reproduces its PCA-128 teacher on the retrieval sets' training texts and
 on their held-out evaluation texts: the mean (and 10th percentile) cosine of student vector to target, per
 set, split and role. A large train/eval gap means the student memorises the texts it trained on rather than
-learning what generalises (bench/EXPERIMENTS.md, "A second seed; memorisation").
+learning what generalises (bench/experiments/relevance-data.md, "A second seed; memorisation").
 
 Usage: python bench/scripts/experiments/fit_gap.py runs/relevance-seed0 --train-cache CACHE [--eval-cache CACHE]
     [--docs N] [--seed S] [--doc-words W]

@@ -31,8 +31,8 @@ CONFIGS: dict[str, dict] = {
     "random-rows-l4-f1024-e6": {"epochs": 6, "layers": 4, "ffn": 1024, "heads": 4},
 }
 SUBSET = {"max_pairs_per_lang": 3000, "bible_verses": 0, "news": False, "mono_per_lang": 2000}
-# USE-multilingual-v3's plain-rule nDCG@10 (mono, cross, mixed) on the same users (bench/EXPERIMENTS.md, "The feed:
-# what limits the student"): the denominator of the share of its gain over random.
+# USE-multilingual-v3's plain-rule nDCG@10 (mono, cross, mixed) on the same users (bench/experiments/feed-student.md,
+# "The feed: what limits the student"): the denominator of the share of its gain over random.
 USE = {"dev": (0.499, 0.450, 0.443), "train": (0.558, 0.519, 0.529)}
 SETTINGS = ("mono", "cross", "mixed")
 TOKENIZER = "edge_ranker/models/semantic/tokenizer.json"

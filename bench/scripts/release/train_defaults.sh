@@ -11,9 +11,8 @@ export EDGE_RANKER_DATA=${EDGE_RANKER_DATA:-../shared/data} OMP_NUM_THREADS=${OM
 VOCAB=vocab/build/wp50k-a0.7
 WHICH=${1:-both}
 # One process on 2 cores: with both cores as its threads it trains either student faster than 2 processes
-# under `accelerate launch` (semantic 1.6x, relevance 1.15x per step; bench/EXPERIMENTS.md, "Padding out of the
-# training step" and "e5 in torch"). PROCS=N sets another
-# count (the batch size stays global).
+# under `accelerate launch` (semantic 1.6x, relevance 1.15x per step; bench/experiments/training-time.md, "Padding
+# out of the training step" and "e5 in torch"). PROCS=N sets another count (the batch size stays global).
 distill_cmd() {
   local procs=${PROCS:-1}
   if [ "$procs" -gt 1 ]; then
