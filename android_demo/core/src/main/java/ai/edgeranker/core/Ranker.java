@@ -5,21 +5,21 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
- * Orders documents by the user's interests and, when given, a query, as the Python runtime's Ranker
- * (edge_ranker/runtime/ranker.py): interests from interest vectors (the semantic vector, and with a relevance model
- * the passage vector beside it, scaled so that cosines are the two models' weighted by SEMANTIC_SHARE);
- * relevance = the relevance model's cosine plus lexicalWeight x the query's BM25, both standardised over the
- * documents, BM25 weighed by the share of the query's words the documents have and the semantic model's query
- * cosine joining by the share they lack (Lexical.queryScores); the two orders fused by weighted reciprocal ranks;
- * cold start without either: newest first, then input order. A document without a word goes last in each order
- * (Lexical.hasWord); one the models cannot read (more than UNKNOWN_LIMIT of its words unknown to the semantic
- * vocabulary, as in a script it lacks) goes last for the interests, and its cosines to a query are neutral, as are
- * all when the query is such a text (edge_ranker/runtime/readable.py). Document vectors, terms and whether a text has
- * a word or can be read are cached by text (up to a budget of bytes), so a feed is read once. Its methods are safe to
- * call from several threads: they take turns under the Ranker's lock, so a feedback waits for a rank in progress (on
- * Android, call both off the main thread). Set the public weights before the Ranker is shared.
+ * Orders documents by the user's interests and, when given, a query: edge_ranker/runtime/ranker.py. rank() goes in
+ * steps: the personal scores (Interests, of interest vectors: the semantic vector, and with a relevance model the
+ * passage vector beside it, scaled so that cosines are the two models' weighted by SEMANTIC_SHARE); the query's scores
+ * (the relevance cosine, BM25 and, for the query's words the documents lack, the semantic model's cosine:
+ * Fusion.queryScores); their fusion (with a query, its score plus the interests' lift, Fusion.personalLift; without
+ * one, the interests' order; cold start without either: newest first, then input order); the results. A document
+ * without a word goes last in each order (Lexical.hasWord); one the models cannot read (Readable) goes last for the
+ * interests, and its cosines to a query are neutral, as are all when the query is such a text. Document vectors,
+ * terms and whether a text has a word or can be read are cached by text (Cache, up to a budget of bytes), so a feed
+ * is read once. Its methods are safe to call from several threads: they take turns under the Ranker's lock, so a
+ * feedback waits for a rank in progress (on Android, call both off the main thread). Set the public weights before
+ * the Ranker is shared.
  */
 public final class Ranker {
     public static final class Document {
@@ -52,7 +52,7 @@ public final class Ranker {
         public final Map<String, Double> contributions = new LinkedHashMap<>();  // they add up to score
         public Interests.PersonalScore interest;
 
-        /** The fields of the Python `edge-ranker rank` lines (interest indices count from 0 in this run). */
+        /** The fields of `edge-ranker rank`'s lines (interest indices count from 0 in this run). */
         public Map<String, Object> toMap() {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("id", id);
@@ -132,7 +132,7 @@ public final class Ranker {
     }
 
     /**
-     * What stored interests were made with, as Python's Ranker.model_key: the semantic model's key, and with a
+     * What stored interests were made with (Ranker.model_key): the semantic model's key, and with a
      * relevance model its key and the semantic share. Interests stored under another key must be embedded again.
      */
     public String modelKey() {
@@ -152,7 +152,7 @@ public final class Ranker {
         return (float[]) cache.get(Cache.key('p', text), key -> relevance.encode(text, "passage"));
     }
 
-    /** What a like or dislike stores and what interests score: Ranker.interest_vectors in Python. */
+    /** What a like or dislike stores and what interests score. */
     public synchronized float[] interestVector(String text) {
         given(text);
         return relevance == null ? embed(text) : concat(embed(text), passage(text));
@@ -186,29 +186,28 @@ public final class Ranker {
 
     /**
      * Whether a text can teach an interest, as feedback decides it (it has a word, and the models can read it): an
-     * app that replays stored likes into the interests after a model update leaves the others out, as Python's Ranker
-     * does on start.
+     * app that replays stored likes into the interests after a model update leaves the others out.
      */
     public synchronized boolean learnable(String text) {
         return hasWord(given(text)) && readable(text);
     }
 
-    /** Whether a text has a word on what the semantic model reads, as Python's Ranker decides it (Lexical.hasWord). */
+    /** Whether a text has a word on what the semantic model reads (Lexical.hasWord). */
     private boolean hasWord(String text) {
         return (Boolean) flags.get(Cache.key('w', text), key -> Lexical.hasWord(semantic.cut(text)));
     }
 
-    /** Whether the models can read a text (Encoder.unknownShare, by the semantic vocabulary), as Python decides it. */
+    /** Whether the models can read a text (Readable, by the semantic vocabulary). */
     private boolean readable(String text) {
         return (Boolean) flags.get(Cache.key('r', text), key -> Readable.readable(semantic.unknownShare(text)));
     }
 
     /** A like (or dislike) of a text at unix time ts; returns the vector the interests took in. */
     public synchronized float[] feedback(String text, boolean like, double ts) {
-        if (!hasWord(given(text))) {  // its vector would pull every document alike (as in Python)
+        if (!hasWord(given(text))) {  // its vector would pull every document alike
             throw new IllegalArgumentException("no word to learn an interest from (empty, or only punctuation or emoji)");
         }
-        if (!readable(text)) {  // nor would the vector of a script the models lack (as in Python)
+        if (!readable(text)) {  // nor would the vector of a script the models lack
             long share = Readable.percent(semantic.unknownShare(text));
             throw new IllegalArgumentException("not a text the models can read: " + share + "% of its words are "
                     + "unknown to their vocabulary (a script it lacks, or symbols within words): no interest is "
@@ -225,131 +224,220 @@ public final class Ranker {
 
     /** As rank(docs, query, now), the interests moving this query's results by weight (0: the query alone). */
     public synchronized List<Ranked> rank(List<Document> docs, String query, double now, double weight) {
+        checkRank(docs, now, weight);
+        if (docs.isEmpty()) {
+            return new ArrayList<>();
+        }
+        String q = queryText(query);
+        boolean usePersonal = interests.active(now);
+        Flags flags = flags(docs, usePersonal || !q.isEmpty());
+        Interests.PersonalScore[] personal = usePersonal ? personal(docs, now) : null;
+        Search search = q.isEmpty() ? new Search() : search(q, docs, flags.unread);
+        return results(docs, fuse(docs, personal, search, flags, weight), personal, search);
+    }
+
+    /** Which documents go last: those without a word, and those the models cannot read (when reading matters). */
+    private static final class Flags {
+        final boolean[] wordless;
+        final boolean[] unread;
+        /** Without a word or unread: the interests cannot judge them. */
+        final boolean[] unknown;
+        final boolean[] known;
+
+        Flags(int n) {
+            wordless = new boolean[n];
+            unread = new boolean[n];
+            unknown = new boolean[n];
+            known = new boolean[n];
+        }
+    }
+
+    /**
+     * What a query gave rank(); all null without one (ranker.py's Search). score is null too for a query the models
+     * cannot read whose words no document has: it says nothing, and the feed is ordered as without it.
+     */
+    private static final class Search {
+        double[] relevance;
+        double[] lexical;
+        double[] semantic;
+        double[] score;
+        List<String> words;
+        List<Map<String, Integer>> feed;
+    }
+
+    /** Each document's score and the parts it adds up from (Ranked.contributions), in the order they were added. */
+    private static final class Fused {
+        final double[] total;
+        final List<Map<String, Double>> parts = new ArrayList<>();
+
+        Fused(int n) {
+            total = new double[n];
+            for (int i = 0; i < n; i++) {
+                parts.add(new LinkedHashMap<>());
+            }
+        }
+
+        /** One part of every document's score. */
+        void add(String name, double[] part) {
+            for (int i = 0; i < total.length; i++) {
+                total[i] += part[i];
+                parts.get(i).put(name, part[i]);
+            }
+        }
+    }
+
+    /** The arguments and settings of a ranking, refused in words where they would scramble or break it. */
+    private void checkRank(List<Document> docs, double now, double weight) {
         if (!Double.isFinite(weight) || weight < 0) {
             throw new IllegalArgumentException("the personal weight must be a finite number >= 0, got " + weight);
         }
-        if (!Double.isFinite(now)) {  // as Python's Ranker.rank: it would rank every feed cold
+        if (!Double.isFinite(now)) {  // it would rank every feed cold
             throw new IllegalArgumentException("'now' must be finite unix seconds, got " + now);
         }
         checkSettings();
         Documents.checkList(docs);
-        int n = docs.size();
-        List<Ranked> out = new ArrayList<>();
-        if (n == 0) {
-            return out;
-        }
+    }
+
+    /** The query as ranked: stripped, and empty when it holds no word (only punctuation or emoji) to match. */
+    private String queryText(String query) {
         String q = Documents.strip(query == null ? "" : query);
-        if (!q.isEmpty() && !hasWord(q)) {  // only punctuation or emoji: nothing to match, as in Python
-            q = "";
+        if (!q.isEmpty() && !hasWord(q)) {
+            return "";
         }
         if (!q.isEmpty() && relevance == null) {
             throw new IllegalArgumentException("a query needs a relevance model");
         }
-        boolean usePersonal = interests.active(now);
-        boolean useQuery = !q.isEmpty();
-        double[] total = new double[n];
-        List<Map<String, Double>> parts = new ArrayList<>();
+        return q;
+    }
+
+    /** Each document's flags; readability is asked only where the interests or a query read the vectors. */
+    private Flags flags(List<Document> docs, boolean reading) {
+        Flags f = new Flags(docs.size());
+        for (int i = 0; i < docs.size(); i++) {
+            f.wordless[i] = !hasWord(docs.get(i).text);
+            f.unread[i] = reading && !readable(docs.get(i).text);
+            f.unknown[i] = f.wordless[i] || f.unread[i];
+            f.known[i] = !f.unknown[i];
+        }
+        return f;
+    }
+
+    /** The interests' score of each document's interest vector. */
+    private Interests.PersonalScore[] personal(List<Document> docs, double now) {
+        float[][] vectors = new float[docs.size()][];
+        for (int i = 0; i < vectors.length; i++) {
+            vectors[i] = interestVector(docs.get(i).text);
+        }
+        return interests.score(vectors, now);
+    }
+
+    /** What the query says of each document: its cosines, BM25 and the query score they make. */
+    private Search search(String q, List<Document> docs, boolean[] unread) {
+        Search s = new Search();
+        s.relevance = cosines(relevance.encode(q, "query"), docs, this::passage);
+        s.words = Lexical.terms(relevance.cut(q));
+        s.feed = new ArrayList<>();
+        for (Document d : docs) {
+            s.feed.add(terms(d.text));
+        }
+        double cover = Lexical.coverage(s.words, s.feed);
+        if (lexicalWeight != 0) {
+            s.lexical = Lexical.bm25(s.words, s.feed);
+        }
+        if (semanticQueryWeight != 0 && cover < 1.0) {
+            s.semantic = cosines(semantic.encode(q, null), docs, this::embed);
+        }
+        boolean blind = !readable(q);
+        double[] score = Fusion.queryScores(Fusion.neutral(s.relevance, unread, blind), s.lexical, lexicalWeight,
+                s.semantic == null ? null : Fusion.neutral(s.semantic, unread, blind), cover, semanticQueryWeight);
+        if (!(blind && Fusion.constant(score))) {  // a query the models cannot read and no document has its words
+            s.score = score;
+        }
+        return s;
+    }
+
+    /** The cosine of a query's vector with each document's (a unit vector by text, from vectorOf). */
+    private static double[] cosines(float[] query, List<Document> docs, Function<String, float[]> vectorOf) {
+        double[] out = new double[docs.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = Interests.dot(vectorOf.apply(docs.get(i).text), query);
+        }
+        return out;
+    }
+
+    /** The parts of each score: the query's and the interests' lift on it; else the interests' order; else recency. */
+    private Fused fuse(List<Document> docs, Interests.PersonalScore[] personal, Search search, Flags flags,
+            double weight) {
+        double[] personalScores = personal == null ? null : scores(personal);
+        Fused fused = new Fused(docs.size());
+        if (search.score != null) {
+            searched(fused, personalScores, search, flags, weight);
+        } else if (personalScores != null) {  // a feed: the interests' order
+            fused.add("personal", Fusion.rrf(Fusion.wordlessLast(personalScores, flags.unknown), k));
+        } else {
+            fused.add("recency", Fusion.rrf(Fusion.wordlessLast(recency(docs), flags.wordless), k));
+        }
+        return fused;
+    }
+
+    /** The query's part of each score and, with interests, their lift (known leaves out the wordless: no lift). */
+    private static void searched(Fused fused, double[] personal, Search search, Flags flags, double weight) {
+        int n = fused.total.length;
+        double[] lift = personal == null ? new double[n]
+                : Fusion.personalLift(personal, Lexical.matched(search.words, search.feed), flags.known, weight,
+                        search.score);
+        double[] part = Fusion.queryPart(search.score, lift, flags.wordless);
         for (int i = 0; i < n; i++) {
-            parts.add(new LinkedHashMap<>());
+            fused.parts.get(i).put("query", part[i]);
+            if (personal != null) {
+                fused.parts.get(i).put("personal", lift[i]);
+            }
+            fused.total[i] = part[i] + lift[i];
         }
-        Interests.PersonalScore[] personal = null;
-        double[] cosine = null;
-        double[] lexical = null;
-        double[] semanticCosine = null;
-        boolean[] wordless = new boolean[n];
-        boolean[] unread = new boolean[n];
-        boolean[] unknown = new boolean[n];
-        for (int i = 0; i < n; i++) {
-            wordless[i] = !hasWord(docs.get(i).text);
-            unread[i] = (usePersonal || useQuery) && !readable(docs.get(i).text);
-            unknown[i] = wordless[i] || unread[i];
+    }
+
+    private static double[] scores(Interests.PersonalScore[] personal) {
+        double[] out = new double[personal.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = personal[i].score;
         }
-        boolean[] known = new boolean[n];
-        for (int i = 0; i < n; i++) {
-            known[i] = !unknown[i];
+        return out;
+    }
+
+    /** Newest first, unknown dates last; the tiny step keeps input order among equals. */
+    private static double[] recency(List<Document> docs) {
+        double[] recency = new double[docs.size()];
+        for (int i = 0; i < recency.length; i++) {
+            Double p = docs.get(i).published;
+            recency[i] = (p != null && Double.isFinite(p) ? p : -1e18) - i * 1e-9;
         }
-        double[] personalScores = null;
-        if (usePersonal) {
-            float[][] sem = new float[n][];
-            for (int i = 0; i < n; i++) {
-                sem[i] = interestVector(docs.get(i).text);
-            }
-            personal = interests.score(sem, now);
-            personalScores = new double[n];
-            for (int i = 0; i < n; i++) {
-                personalScores[i] = personal[i].score;
-            }
-        }
-        double[] queryScore = null;
-        if (useQuery) {
-            float[] qv = relevance.encode(q, "query");
-            cosine = new double[n];
-            for (int i = 0; i < n; i++) {
-                cosine[i] = Interests.dot(passage(docs.get(i).text), qv);
-            }
-            List<String> words = Lexical.terms(relevance.cut(q));
-            List<Map<String, Integer>> counts = new ArrayList<>();
-            for (Document d : docs) {
-                counts.add(terms(d.text));
-            }
-            double cover = Lexical.coverage(words, counts);
-            if (lexicalWeight != 0) {
-                lexical = Lexical.bm25(words, counts);
-            }
-            if (semanticQueryWeight != 0 && cover < 1.0) {
-                float[] sq = semantic.encode(q, null);
-                semanticCosine = new double[n];
-                for (int i = 0; i < n; i++) {
-                    semanticCosine[i] = Interests.dot(embed(docs.get(i).text), sq);
-                }
-            }
-            boolean blind = !readable(q);
-            double[] scores = Fusion.queryScores(Fusion.neutral(cosine, unread, blind), lexical, lexicalWeight,
-                    semanticCosine == null ? null : Fusion.neutral(semanticCosine, unread, blind), cover, semanticQueryWeight);
-            if (!(blind && Fusion.constant(scores))) {  // a query the models cannot read and no document has its words
-                queryScore = scores;
-                double[] lift = personalScores == null ? new double[n]
-                        : Fusion.personalLift(personalScores, Lexical.matched(words, counts), known, weight, scores);
-                double[] part = Fusion.queryPart(scores, lift, wordless);  // known leaves out the wordless: no lift
-                for (int i = 0; i < n; i++) {
-                    parts.get(i).put("query", part[i]);
-                    if (personalScores != null) {
-                        parts.get(i).put("personal", lift[i]);
-                    }
-                    total[i] = part[i] + lift[i];
-                }
-            }
-        }
-        if (queryScore == null && personalScores != null) {  // a feed: the interests' order
-            fuse("personal", Fusion.wordlessLast(personalScores, unknown), total, parts);
-        } else if (queryScore == null) {  // unknown dates last; the tiny step keeps input order among equals
-            double[] recency = new double[n];
-            for (int i = 0; i < n; i++) {
-                Double p = docs.get(i).published;
-                recency[i] = (p != null && Double.isFinite(p) ? p : -1e18) - i * 1e-9;
-            }
-            fuse("recency", Fusion.wordlessLast(recency, wordless), total, parts);
-        }
-        Integer[] order = Fusion.order(total);
-        for (int r = 0; r < n; r++) {
+        return recency;
+    }
+
+    /** The documents best first, each with its score, its parts and what made them. */
+    private static List<Ranked> results(List<Document> docs, Fused fused, Interests.PersonalScore[] personal,
+            Search search) {
+        Integer[] order = Fusion.order(fused.total);
+        List<Ranked> out = new ArrayList<>();
+        for (int r = 0; r < order.length; r++) {
             int i = order[r];
             Ranked x = new Ranked();
             x.id = docs.get(i).id;
-            x.score = total[i];
+            x.score = fused.total[i];
             x.rank = r + 1;
             x.personalScore = personal == null ? null : personal[i].score;
-            x.relevanceScore = cosine == null ? null : cosine[i];
-            x.lexicalScore = lexical == null ? null : lexical[i];
-            x.semanticScore = semanticCosine == null ? null : semanticCosine[i];
-            x.queryScore = queryScore == null ? null : queryScore[i];
-            x.contributions.putAll(parts.get(i));
+            x.relevanceScore = search.relevance == null ? null : search.relevance[i];
+            x.lexicalScore = search.lexical == null ? null : search.lexical[i];
+            x.semanticScore = search.semantic == null ? null : search.semantic[i];
+            x.queryScore = search.score == null ? null : search.score[i];
+            x.contributions.putAll(fused.parts.get(i));
             x.interest = personal == null ? null : personal[i];
             out.add(x);
         }
         return out;
     }
 
-    /** The public settings as Python's Ranker checks them: a weight NaN or negative would scramble every order. */
+    /** The public settings, checked: a weight NaN or negative would scramble every order. */
     private void checkSettings() {
         if (k < 1 || k > 1_000_000_000) {
             throw new IllegalArgumentException("RRF k must be a whole number from 1 to 10**9, got " + k);
@@ -361,14 +449,6 @@ public final class Ranker {
                 throw new IllegalArgumentException("the " + names[i] + " weight must be a finite number >= 0, got "
                         + weights[i]);
             }
-        }
-    }
-
-    private void fuse(String name, double[] scores, double[] total, List<Map<String, Double>> parts) {
-        double[] c = Fusion.rrf(scores, k);
-        for (int i = 0; i < total.length; i++) {
-            total[i] += c[i];
-            parts.get(i).put(name, c[i]);
         }
     }
 }
