@@ -23,8 +23,8 @@ public final class Encoder {
 
     public final String name;
     /**
-     * The model's identity in stored data, as Python's model_key: its name, the start of a hash of what makes a text's
-     * vector (Manifest.madeBy) and, when it reads long texts in windows, how many.
+     * The model's identity in stored data (encoder.py's model_key): its name, the start of a hash of what makes a
+     * text's vector (Manifest.madeBy) and, when it reads long texts in windows, how many.
      */
     public final String key;
     public final int dim;
@@ -108,7 +108,7 @@ public final class Encoder {
     /**
      * Ids [CLS] prefix text [SEP] (head: the prefix's tokens) as the graph reads them: themselves when they fit
      * maxLength, else at most `windows` windows of equal share of the text, each [CLS] prefix ... [SEP] and at most
-     * maxLength long (split_windows in Python, checked against it by the golden windows.tsv).
+     * maxLength long (split_windows; the golden windows.tsv checks them).
      */
     public static List<int[]> split(int[] ids, int maxLength, int windows, int head) {
         if (ids.length <= maxLength) {
@@ -132,7 +132,7 @@ public final class Encoder {
 
     /**
      * The unit vector of text: its windows' vectors weighted by their lengths and renormalised (one: as is). Without a
-     * role a model with roles embeds a document ("passage"), as Python's Encoder.encode does.
+     * role a model with roles embeds a document ("passage").
      */
     public float[] encode(String text, String role) {
         String as = role == null && !prefixes.isEmpty() ? "passage" : role;

@@ -53,14 +53,7 @@ public final class Fusion {
         if (weight == 0 || count == 0) {
             return lift;
         }
-        double[] judged = new double[count];
-        for (int i = 0, j = 0; i < personal.length; i++) {
-            if (known[i]) {
-                judged[j++] = personal[i];
-            }
-        }
-        Arrays.sort(judged);
-        double median = count % 2 == 1 ? judged[count / 2] : (judged[count / 2 - 1] + judged[count / 2]) / 2.0;
+        double median = median(personal, known, count);
         double[] others = new double[personal.length];
         int nOthers = 0;
         for (int i = 0; i < lift.length; i++) {
@@ -80,6 +73,18 @@ public final class Fusion {
             }
         }
         return lift;
+    }
+
+    /** The median of the count scores that known marks. */
+    private static double median(double[] scores, boolean[] known, int count) {
+        double[] judged = new double[count];
+        for (int i = 0, j = 0; i < scores.length; i++) {
+            if (known[i]) {
+                judged[j++] = scores[i];
+            }
+        }
+        Arrays.sort(judged);
+        return count % 2 == 1 ? judged[count / 2] : (judged[count / 2 - 1] + judged[count / 2]) / 2.0;
     }
 
     /** The number of values of sorted that are below x. */

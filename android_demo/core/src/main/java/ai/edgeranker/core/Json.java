@@ -166,40 +166,36 @@ public final class Json {
             if (c == '"') {
                 return b.toString();
             }
-            if (c != '\\') {
-                b.append(c);
-                continue;
-            }
-            if (i >= s.length()) {
-                throw error("unterminated escape");
-            }
-            char e = s.charAt(i++);
-            switch (e) {
-                case 'b':
-                    b.append('\b');
-                    break;
-                case 'f':
-                    b.append('\f');
-                    break;
-                case 'n':
-                    b.append('\n');
-                    break;
-                case 'r':
-                    b.append('\r');
-                    break;
-                case 't':
-                    b.append('\t');
-                    break;
-                case 'u':
-                    if (i + 4 > s.length()) {
-                        throw error("short \\u escape");
-                    }
-                    b.append((char) Integer.parseInt(s.substring(i, i + 4), 16));  // surrogate pairs: two escapes
-                    i += 4;
-                    break;
-                default:
-                    b.append(e);  // \" \\ \/
-            }
+            b.append(c == '\\' ? escaped() : c);
+        }
+    }
+
+    /** The character of the escape after a backslash (a surrogate pair comes as two escapes). */
+    private char escaped() {
+        if (i >= s.length()) {
+            throw error("unterminated escape");
+        }
+        char e = s.charAt(i++);
+        switch (e) {
+            case 'b':
+                return '\b';
+            case 'f':
+                return '\f';
+            case 'n':
+                return '\n';
+            case 'r':
+                return '\r';
+            case 't':
+                return '\t';
+            case 'u':
+                if (i + 4 > s.length()) {
+                    throw error("short \\u escape");
+                }
+                char u = (char) Integer.parseInt(s.substring(i, i + 4), 16);
+                i += 4;
+                return u;
+            default:
+                return e;  // \" \\ \/
         }
     }
 

@@ -46,7 +46,7 @@ public final class Main {
                 }
                 bench(runs, models, benchTexts(feed));
             }
-        } catch (Exception | StackOverflowError e) {  // one line, as the Python command line: never a stack trace
+        } catch (Exception | StackOverflowError e) {  // one line, never a stack trace
             System.err.println("edge-ranker-core: error: " + describe(e));
             System.exit(2);
         }
@@ -65,7 +65,7 @@ public final class Main {
         return message.isEmpty() ? kind : (e instanceof IllegalArgumentException ? message : kind + ": " + message);
     }
 
-    /** A file's text, or standard input's for "-": UTF-8, invalid bytes replaced and a BOM dropped, as Python reads. */
+    /** A file's text, or standard input's for "-": UTF-8, invalid bytes replaced and a BOM dropped. */
     static String text(String path) throws IOException {
         byte[] bytes = path.equals("-") ? System.in.readAllBytes() : Files.readAllBytes(Path.of(path));
         String s = new String(bytes, StandardCharsets.UTF_8);
@@ -98,7 +98,6 @@ public final class Main {
         return v;
     }
 
-    @SuppressWarnings("unchecked")
     private static void rank(List<String> args, Path models) throws Exception {
         String query = option(args, "--query", null);
         String history = option(args, "--history", null);
@@ -106,53 +105,12 @@ public final class Main {
         if (args.size() != 1) {
             throw new IllegalArgumentException("rank needs one JSONL file of documents, got " + args);
         }
-        List<Ranker.Document> docs = new ArrayList<>();
-        Map<String, Integer> firstLine = new HashMap<>();
-        int line = 0;
-        for (String s : text(args.get(0)).split("\n", -1)) {  // line feeds only, as Python's rank reads JSON lines
-            line++;
-            if (s.isBlank()) {
-                continue;
-            }
-            try {
-                Map<String, Object> d = Json.object(s);
-                // a null text is an empty document, as Python's Document.from_dict reads it
-                if (!d.containsKey("id") || !d.containsKey("text")
-                        || !(d.get("text") == null || d.get("text") instanceof String)) {
-                    throw new IllegalArgumentException("a document needs an 'id' and a 'text' (a string or null)");
-                }
-                String id = Documents.docId(d.get("id"));
-                Integer seen = firstLine.putIfAbsent(id, line);
-                if (seen != null) {
-                    throw new IllegalArgumentException("id '" + id + "' was already given on line " + seen);
-                }
-                docs.add(new Ranker.Document(id, (String) d.get("text"), Documents.published(d.get("published"))));
-            } catch (IllegalArgumentException | ClassCastException e) {
-                throw new IllegalArgumentException("documents line " + line + ": " + describe(e), e);
-            }
-        }
+        List<Ranker.Document> docs = feed(args.get(0));
         Ranker ranker = new Ranker(Encoder.load(models.resolve("semantic")), Encoder.load(models.resolve("relevance")),
                 new Interests(new Interests.Config()));
         double now = System.currentTimeMillis() / 1000.0;
         if (history != null) {
-            Map<String, Object> h = Json.object(text(history));
-            for (String key : new String[] {"likes", "dislikes"}) {
-                Object list = h.getOrDefault(key, List.of());
-                int i = 0;
-                for (Object o : list instanceof List ? (List<Object>) list : List.of((Object) "not a list")) {
-                    i++;
-                    Object text = o instanceof Map ? ((Map<String, Object>) o).get("text") : null;
-                    if (!(text instanceof String)) {
-                        throw new IllegalArgumentException(history + ": '" + key + "' must be a list of objects with "
-                                + "a 'text' string; item " + i + " is not");
-                    }
-                    try {
-                        ranker.feedback((String) text, key.equals("likes"), now - Interests.DAY);
-                    } catch (IllegalArgumentException e) {
-                        throw new IllegalArgumentException(history + ": " + key + " item " + i + ": " + e.getMessage());
-                    }
-                }
-            }
+            replay(ranker, history, now - Interests.DAY);
         }
         List<Ranker.Ranked> ranked = ranker.rank(docs, query, now);
         StringBuilder out = new StringBuilder();
@@ -161,6 +119,62 @@ public final class Main {
         }
         System.out.write(out.toString().getBytes(StandardCharsets.UTF_8));
         System.out.flush();
+    }
+
+    /** The documents of a JSONL file, one a line (line feeds only; blank lines skipped), each id once. */
+    static List<Ranker.Document> feed(String path) throws IOException {
+        List<Ranker.Document> docs = new ArrayList<>();
+        Map<String, Integer> firstLine = new HashMap<>();
+        int line = 0;
+        for (String s : text(path).split("\n", -1)) {
+            line++;
+            if (s.isBlank()) {
+                continue;
+            }
+            try {
+                docs.add(document(Json.object(s), line, firstLine));
+            } catch (IllegalArgumentException | ClassCastException e) {
+                throw new IllegalArgumentException("documents line " + line + ": " + describe(e), e);
+            }
+        }
+        return docs;
+    }
+
+    /** One feed line's document; a null text is an empty document. firstLine: the line each id came on. */
+    private static Ranker.Document document(Map<String, Object> d, int line, Map<String, Integer> firstLine) {
+        if (!d.containsKey("id") || !d.containsKey("text")
+                || !(d.get("text") == null || d.get("text") instanceof String)) {
+            throw new IllegalArgumentException("a document needs an 'id' and a 'text' (a string or null)");
+        }
+        String id = Documents.docId(d.get("id"));
+        Integer seen = firstLine.putIfAbsent(id, line);
+        if (seen != null) {
+            throw new IllegalArgumentException("id '" + id + "' was already given on line " + seen);
+        }
+        return new Ranker.Document(id, (String) d.get("text"), Documents.published(d.get("published")));
+    }
+
+    /** A history file's likes and dislikes, fed to the ranker at unix time ts; a fault names the file and item. */
+    @SuppressWarnings("unchecked")
+    private static void replay(Ranker ranker, String history, double ts) throws IOException {
+        Map<String, Object> h = Json.object(text(history));
+        for (String key : new String[] {"likes", "dislikes"}) {
+            Object list = h.getOrDefault(key, List.of());
+            int i = 0;
+            for (Object o : list instanceof List ? (List<Object>) list : List.of((Object) "not a list")) {
+                i++;
+                Object text = o instanceof Map ? ((Map<String, Object>) o).get("text") : null;
+                if (!(text instanceof String)) {
+                    throw new IllegalArgumentException(history + ": '" + key + "' must be a list of objects with "
+                            + "a 'text' string; item " + i + " is not");
+                }
+                try {
+                    ranker.feedback((String) text, key.equals("likes"), ts);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException(history + ": " + key + " item " + i + ": " + e.getMessage());
+                }
+            }
+        }
     }
 
     /** The texts of a feed to benchmark on, read once (it may be standard input), each line checked as rank does. */

@@ -301,42 +301,46 @@ public final class OnnxWeights {
         Tensor t = new Tensor();
         List<Long> dims = new ArrayList<>();
         while (r.more()) {
-            int tag = r.tag();
-            int wire = tag & 7;
-            switch (tag >>> 3) {
-                case 1:
-                    r.varints(wire, dims);
-                    break;
-                case 2:
-                    t.dataType = (int) r.varint();
-                    break;
-                case 4:
-                    r.floats(wire, t.floatData);
-                    break;
-                case 5:
-                case 7:
-                    r.varints(wire, t.intData);
-                    break;
-                case 8:
-                    t.name = r.string();
-                    break;
-                case 9:
-                    t.raw = r.bytes();
-                    break;
-                case 14:
-                    if (r.varint() != 0) {
-                        throw new IllegalArgumentException("external tensor data is not supported");
-                    }
-                    break;
-                default:
-                    r.skip(tag);
-            }
+            tensorField(r, r.tag(), t, dims);
         }
         t.dims = dims.stream().mapToLong(Long::longValue).toArray();
         if (t.dataType == INT32 || t.dataType == INT8 || t.dataType == BOOL) {
             t.intData.replaceAll(v -> (long) (int) (long) v);  // int32_data holds sign-extended varints
         }
         return t;
+    }
+
+    /** One field of a TensorProto, read into t (dims: its dims as they come). */
+    private static void tensorField(Reader r, int tag, Tensor t, List<Long> dims) {
+        int wire = tag & 7;
+        switch (tag >>> 3) {
+            case 1:
+                r.varints(wire, dims);
+                break;
+            case 2:
+                t.dataType = (int) r.varint();
+                break;
+            case 4:
+                r.floats(wire, t.floatData);
+                break;
+            case 5:
+            case 7:
+                r.varints(wire, t.intData);
+                break;
+            case 8:
+                t.name = r.string();
+                break;
+            case 9:
+                t.raw = r.bytes();
+                break;
+            case 14:
+                if (r.varint() != 0) {
+                    throw new IllegalArgumentException("external tensor data is not supported");
+                }
+                break;
+            default:
+                r.skip(tag);
+        }
     }
 
     /** A cursor over one protobuf message. */

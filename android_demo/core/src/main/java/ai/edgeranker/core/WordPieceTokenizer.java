@@ -117,7 +117,7 @@ public final class WordPieceTokenizer {
         return i;
     }
 
-    /** Token ids for text with an optional role prefix ("query: "), exactly as the Python Encoder.tokenize. */
+    /** Token ids for text with an optional role prefix ("query: "), [CLS] ... [SEP]. */
     public int[] encode(String text, String prefix) {
         String rest = prefix + cut(text);
         List<Integer> ids = new ArrayList<>();
@@ -146,8 +146,8 @@ public final class WordPieceTokenizer {
     }
 
     /**
-     * The part of a text the tokens come from (its first maxLength x 64 code points, lone surrogates replaced): the
-     * Python Encoder.cut, which BM25 reads too, so a huge document costs no more than a long one.
+     * The part of a text the tokens come from (its first maxLength x 64 code points, lone surrogates replaced), which
+     * BM25 reads too, so a huge document costs no more than a long one.
      */
     public String cut(String text) {
         String clean = cleanInput(text == null ? "" : text);
@@ -181,7 +181,7 @@ public final class WordPieceTokenizer {
 
     /**
      * Unicode category L* or N* as the table has it from Python's unicodedata, whatever Unicode version the JDK
-     * knows: what Python's lexical.terms and has_word count words by.
+     * knows: what Lexical's terms and hasWord count words by.
      */
     static boolean isLetterOrNumber(int c) {
         if (c < 0x80) {
