@@ -2,11 +2,6 @@ package ai.edgeranker.core;
 
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.OffsetDateTime;
-import java.time.ZoneId;
-import java.time.format.DateTimeParseException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +9,8 @@ import java.util.Map;
 /**
  * The checks of what Ranker.rank and the command line take as a document (edge_ranker/runtime/documents.py): a
  * non-blank id that UTF-8 can write, a publication time in unix seconds up to the year 9999, each id once in a list;
- * and a feed line's id and publication time as JSON gives them.
+ * and a feed line's id as JSON gives it (Main reads its ISO-8601 time: java.time is not on every Android version the
+ * app supports).
  */
 final class Documents {
     private Documents() {
@@ -64,34 +60,6 @@ final class Documents {
             return id.toString();
         }
         throw new IllegalArgumentException("'id' must be a non-blank string or an integer, got " + Json.write(id));
-    }
-
-    /** A feed line's publication time: ISO-8601 (a date-time without offset is local time) or unix seconds. */
-    static Double published(Object v) {
-        if (v == null) {
-            return null;
-        }
-        if (v instanceof Number n) {
-            return n.doubleValue();
-        }
-        if (!(v instanceof String s)) {
-            throw new IllegalArgumentException("'published' must be ISO-8601 or unix seconds, got " + Json.write(v));
-        }
-        try {
-            OffsetDateTime t = OffsetDateTime.parse(s);
-            return t.toEpochSecond() + t.getNano() / 1e9;
-        } catch (DateTimeParseException e) {
-            try {
-                LocalDateTime t = LocalDateTime.parse(s);
-                return t.atZone(ZoneId.systemDefault()).toEpochSecond() + t.getNano() / 1e9;
-            } catch (DateTimeParseException e2) {
-                try {
-                    return (double) LocalDate.parse(s).atStartOfDay(ZoneId.systemDefault()).toEpochSecond();
-                } catch (DateTimeParseException e3) {
-                    throw new IllegalArgumentException("'published' is not ISO-8601: " + Json.write(v));
-                }
-            }
-        }
     }
 
     /**

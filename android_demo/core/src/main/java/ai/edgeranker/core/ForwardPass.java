@@ -159,7 +159,7 @@ final class ForwardPass {
         this.position = position;
         this.tokenType = tokenType;
         this.embeddingNorm = embeddingNorm;
-        this.layers = List.copyOf(layers);
+        this.layers = layers;
     }
 
     /** The unit embedding of one token sequence (all tokens attended, as a batch of one). */

@@ -4,6 +4,11 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneId;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -151,7 +156,7 @@ public final class Main {
         if (seen != null) {
             throw new IllegalArgumentException("id '" + id + "' was already given on line " + seen);
         }
-        return new Ranker.Document(id, (String) d.get("text"), Documents.published(d.get("published")));
+        return new Ranker.Document(id, (String) d.get("text"), published(d.get("published")));
     }
 
     /** A history file's likes and dislikes, fed to the ranker at unix time ts; a fault names the file and item. */
@@ -172,6 +177,34 @@ public final class Main {
                     ranker.feedback((String) text, key.equals("likes"), ts);
                 } catch (IllegalArgumentException e) {
                     throw new IllegalArgumentException(history + ": " + key + " item " + i + ": " + e.getMessage());
+                }
+            }
+        }
+    }
+
+    /** A feed line's publication time: ISO-8601 (a date-time without offset is local time) or unix seconds. */
+    static Double published(Object v) {
+        if (v == null) {
+            return null;
+        }
+        if (v instanceof Number n) {
+            return n.doubleValue();
+        }
+        if (!(v instanceof String s)) {
+            throw new IllegalArgumentException("'published' must be ISO-8601 or unix seconds, got " + Json.write(v));
+        }
+        try {
+            OffsetDateTime t = OffsetDateTime.parse(s);
+            return t.toEpochSecond() + t.getNano() / 1e9;
+        } catch (DateTimeParseException e) {
+            try {
+                LocalDateTime t = LocalDateTime.parse(s);
+                return t.atZone(ZoneId.systemDefault()).toEpochSecond() + t.getNano() / 1e9;
+            } catch (DateTimeParseException e2) {
+                try {
+                    return (double) LocalDate.parse(s).atStartOfDay(ZoneId.systemDefault()).toEpochSecond();
+                } catch (DateTimeParseException e3) {
+                    throw new IllegalArgumentException("'published' is not ISO-8601: " + Json.write(v));
                 }
             }
         }
