@@ -32,13 +32,17 @@ def test_the_api_block_runs_as_written(tmp_path, monkeypatch):
     results = ranker.rank(FEED, query=None)
     assert [r.id for r in results][:2] in (["0", "1"], ["1", "0"])  # plain texts: their positions; sport first
     assert results[-1].id in ("2", "3")
-    assert [(e["id"], e["reaction"]) for e in ranker.history()] == [("s1", "like"), ("m1", "dislike")]
+    ranker.shown(FEED[:2])
+    assert [(e["id"], e["reaction"]) for e in ranker.history()] == [
+        ("s1", "like"), ("m1", "dislike"), ("s1", "view"), ("0", "shown"), ("1", "shown")
+    ]
     assert [f["doc_id"] for f in ranker.export()["feedback"]] == ["s1", "m1"]
-    assert ranker.undo("m1") == 1
-    assert [e["id"] for e in ranker.history()] == ["s1"]
+    assert [s["doc_id"] for s in ranker.export()["signals"]] == ["s1", "0", "1"]
+    assert ranker.undo("m1") == 1 and ranker.undo("0") == 1
+    assert [e["id"] for e in ranker.history()] == ["s1", "s1", "1"]
     ranker.erase()
     assert ranker.store.feedback_count() == 0 and (tmp_path / "prefs.db").is_file()
-    assert ranker.history() == [] and ranker.export()["feedback"] == []
+    assert ranker.history() == [] and ranker.export()["feedback"] == [] and ranker.export()["signals"] == []
     enc = Encoder.load("semantic")
     a = enc.encode(FEED[:2], batch_size=8, show_progress_bar=False, normalize_embeddings=True, convert_to_numpy=True)
     b = enc.encode(FEED[2:])

@@ -69,7 +69,7 @@ def test_each_runtimes_constants_module_is_generated_from_the_spec(runtime):
 def test_the_python_runtime_uses_the_spec_constants():
     """What the modules rank with, not only what constants.py holds: a module that declared its own value again
     would pass the generated file's test and fail here, by name."""
-    from edge_ranker.runtime import fusion, interests, lexical, manifest, ranker, readable
+    from edge_ranker.runtime import fusion, interests, lexical, manifest, ranker, readable, signals
     from edge_ranker.runtime.documents import LAST_SECOND
     from edge_ranker.runtime.store import events
 
@@ -96,6 +96,11 @@ def test_the_python_runtime_uses_the_spec_constants():
         "MAX_LENGTH_MIN": manifest.MAX_LENGTH_RANGE[0],
         "MAX_LENGTH_MAX": manifest.MAX_LENGTH_RANGE[1],
         "MANIFEST_SCHEMA_VERSION": manifest.SCHEMA_VERSION,
+        "READ_MIN_S": signals.READ_MIN_S,
+        "READ_FULL_S": signals.READ_FULL_S,
+        "READ_WEIGHT": signals.read_weight(signals.READ_FULL_S),
+        "SKIP_AFTER": signals.SKIP_AFTER,
+        "SKIP_WEIGHT": signals.SKIP_WEIGHT,
     }
     spec = spec_constants.load()
     assert sorted(used) == sorted(spec), "a constant of spec/constants.json is not checked here"

@@ -63,6 +63,7 @@ class CoI:
     view_count: int
     view_time: float
     last_view: float  # unix seconds
+    weight: float = 1.0  # how much its similarity counts: 1 for a like's or dislike's, less for a read's or skip's
 
 
 def finite(x: numbers.Real) -> bool:
@@ -142,17 +143,20 @@ def closest(cois: list[CoI], emb: np.ndarray, points: np.ndarray | None = None) 
     return i, float(sims[i])
 
 
-def react(cois: list[CoI], emb: np.ndarray, positive: bool, ts: float, cfg: CoIConfig) -> CoI | None:
+def react(
+    cois: list[CoI], emb: np.ndarray, positive: bool, ts: float, cfg: CoIConfig, weight: float = 1.0
+) -> CoI | None:
     """How a reaction to a document (unit vector ``emb``) moves the interests of its polarity: the closest one,
-    when its cosine reaches the threshold, shifted towards the document, counted (a like) and seen at ``ts``;
-    ``None`` when the document starts a new interest of its own."""
+    when its cosine reaches the threshold, shifted towards the document, counted (a like or a read), seen at ``ts``
+    and weighing the larger of its weight and the reaction's (``weight``: 1 for a like or dislike, less for a read
+    or a skip, spec/rules/implicit.md); ``None`` when the document starts a new interest of its own."""
     i, sim = closest(cois, emb)
     if i < 0 or sim < cfg.threshold:
         return None
     c = cois[i]
     point = unit((1 - cfg.shift_factor) * c.point + cfg.shift_factor * emb)
     count = c.view_count + 1 if positive else c.view_count
-    return CoI(c.id, c.positive, point, count, c.view_time, max(ts, c.last_view))
+    return CoI(c.id, c.positive, point, count, c.view_time, max(ts, c.last_view), max(c.weight, weight))
 
 
 @dataclass
@@ -168,6 +172,8 @@ class PersonalScores:
     negative_decay: np.ndarray
     positive_coi: np.ndarray
     negative_coi: np.ndarray
+    positive_weight: np.ndarray
+    negative_weight: np.ndarray
 
     def explain(self, i: int) -> dict:
         """Document ``i``'s parts, as the ranker's explanations show them (None for a missing interest)."""
@@ -180,31 +186,36 @@ class PersonalScores:
             "negative_interest": neg if neg >= 0 else None,
             "negative_similarity": float(self.negative_similarity[i]),
             "negative_decay": float(self.negative_decay[i]),
+            "positive_weight": float(self.positive_weight[i]),
+            "negative_weight": float(self.negative_weight[i]),
         }
 
 
 def _nearest(
     docs: np.ndarray, cois: list[CoI], decay_of: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """For each document, the closest CoI: its cosine, its decay, its id and its index (zeros, -1 if none)."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For each document, the closest CoI: its cosine, its decay, its weight, its id and its index (zeros, -1 if
+    none)."""
     n = docs.shape[0]
     if not cois:
-        return np.zeros(n), np.zeros(n), np.full(n, -1, np.int64), np.zeros(n, dtype=np.int64)
+        return np.zeros(n), np.zeros(n), np.zeros(n), np.full(n, -1, np.int64), np.zeros(n, dtype=np.int64)
     sims = docs @ np.stack([c.point for c in cois]).T
     j = sims.argmax(axis=1)
     ids = np.array([c.id for c in cois], np.int64)[j]
-    return np.take_along_axis(sims, j[:, None], axis=1)[:, 0].astype(np.float64), decay_of[j], ids, j
+    weights = np.array([c.weight for c in cois], np.float64)[j]
+    return np.take_along_axis(sims, j[:, None], axis=1)[:, 0].astype(np.float64), decay_of[j], weights, ids, j
 
 
 def personal_scores(
     docs: np.ndarray, positive: list[CoI], negative: list[CoI], now: float, cfg: CoIConfig
 ) -> PersonalScores:
-    """Per document: ``pos_sim*decay(pos) + relevance(pos) - neg_sim*decay(neg)`` (Xayn 2022), terms kept
-    apart so an explanation adds up to the score; a missing polarity contributes 0. One matrix product per
-    polarity, no Python per document."""
+    """Per document: ``pos_sim*decay(pos)*weight(pos) + relevance(pos) - neg_sim*decay(neg)*weight(neg)`` (Xayn
+    2022, with the weights of implicit signals: 1 for an interest a like or dislike made), terms kept apart so an
+    explanation adds up to the score; a missing polarity contributes 0. One matrix product per polarity, no Python
+    per document."""
     n = docs.shape[0]
     pos_decay = decays(positive, now, cfg)
-    ps, pd, pid, j = _nearest(docs, positive, pos_decay)
+    ps, pd, pw, pid, j = _nearest(docs, positive, pos_decay)
     pr = relevances(positive, now, cfg, pos_decay)[j] if positive else np.zeros(n)
-    ns, nd, nid, _ = _nearest(docs, negative, decays(negative, now, cfg))
-    return PersonalScores(ps * pd + pr - ns * nd, ps, pd, pr, ns, nd, pid, nid)
+    ns, nd, nw, nid, _ = _nearest(docs, negative, decays(negative, now, cfg))
+    return PersonalScores(ps * pd * pw + pr - ns * nd * nw, ps, pd, pr, ns, nd, pid, nid, pw, nw)

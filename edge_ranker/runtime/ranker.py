@@ -207,15 +207,32 @@ class Ranker:
         emb = self.interest_vectors([doc.text])[0]
         return self.space.add_feedback(doc.id, emb, reaction, text=doc.text, ts=ts)
 
-    def viewed(self, doc: Document | dict | str | tuple, seconds: float) -> None:
-        """Time the user spent on a document: it adds to the closest liked interest's weight. Time on a document no
-        interest can be learnt from (``feedback`` refuses it: no word, or not one the models can read) counts
-        towards none, since its closest interest would be chance."""
+    def viewed(self, doc: Document | dict | str | tuple, seconds: float, ts: float | None = None) -> None:
+        """The user opened ``doc`` and read it for ``seconds``: a view, kept with the document, and its time added to
+        the closest liked interest's weight. A document read long enough and never liked or disliked counts as a
+        like weaker than one (``signals``, spec/rules/implicit.md); one opened is never a skip. A document no interest
+        can be learnt from (``feedback`` refuses it: no word, or not one the models can read) is not kept, since
+        its closest interest would be chance. ``ts``: unix seconds of the view (default now)."""
         doc = reacted(doc)
         seconds = check_view_time(seconds)  # before the model runs
         if self._learnable(doc.text):
             self._interests()  # the liked interests it goes to, in these models' space
-            self.space.add_view_time(self.interest_vectors([doc.text])[0], seconds)
+            vector = self.interest_vectors([doc.text])[0]
+            self.space.add_signals("view", [(doc.id, doc.text, vector, seconds)], ts, dwell=True)
+
+    def shown(self, docs: Iterable[Document | dict | str | tuple], ts: float | None = None) -> int:
+        """The app displayed ``docs`` (say, the top of a ranked feed): each showing is kept, and a document shown
+        ``SKIP_AFTER`` times and never opened nor reacted to counts as a dislike weaker than one, unless it is close
+        to what the user reads (spec/rules/implicit.md). Documents no interest can be learnt from are not kept.
+        ``ts``: unix seconds of the showing (default now). Returns how many showings were kept."""
+        if isinstance(docs, (str, bytes, dict, Document)):
+            raise EdgeRankerError("shown takes a list of documents, not one document")
+        docs = [d for d in documents(docs) if self._learnable(d.text)]
+        if not docs:
+            return 0
+        self._interests()
+        vectors = self.interest_vectors([d.text for d in docs])
+        return self.space.add_signals("shown", [(d.id, d.text, v, 0.0) for d, v in zip(docs, vectors)], ts)
 
     def like(self, doc: Document | dict | str | tuple, ts: float | None = None) -> int:
         """The user liked ``doc``: ``feedback(doc, "like")``; returns the event id."""

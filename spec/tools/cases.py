@@ -21,9 +21,10 @@ from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.documents import documents, unique_ids
 from edge_ranker.runtime.encoder import split_windows
 from edge_ranker.runtime.fusion import neutral, personal_lift, query_part, query_scores, recency, rrf
-from edge_ranker.runtime.interests import CoIConfig, alive, decay, interest_vectors, personal_scores
+from edge_ranker.runtime.interests import CoIConfig, alive, decay, interest_vectors, personal_scores, unit
 from edge_ranker.runtime.lexical import Bag, TermIndex, bm25, coverage, matched
-from edge_ranker.runtime.store.events import check_view_time, replay
+from edge_ranker.runtime.signals import Event, Reaction, reactions
+from edge_ranker.runtime.store.events import check_view_time, replay_reactions
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
 EXACT, CLOSE, FLOAT32 = 0.0, 1e-9, 1e-6  # integers and orders; float64 arithmetic; float32 vectors
@@ -45,20 +46,37 @@ def _feed(docs: list[list[str]]) -> TermIndex:
 def _interests(i: dict) -> dict:
     """The interests a sequence of reactions leaves, and each document's personal score under them at ``now``."""
     cfg = _config(i.get("config", {}))
-    events = [(np.asarray(r["vector"], np.float32), "like" if r["positive"] else "dislike", r["ts"], "m") for r in
-              i["reactions"]]
-    built, _ = replay(events, cfg)
-    positive, negative = built.get(("m", True), []), built.get(("m", False), [])
+    given = [
+        Reaction(unit(np.asarray(r["vector"], np.float32)), r["positive"], r["ts"], r.get("weight", 1.0), "d", "like")
+        for r in i["reactions"]
+    ]
+    positive, negative = replay_reactions(given, cfg)
     live = [alive(c, i["now"], cfg) for c in (positive, negative)]  # as Ranker.rank scores: the live interests
     scores = personal_scores(np.asarray(i["docs"], np.float32), *live, i["now"], cfg)
     out: dict[str, Any] = {
-        side: [{"point": c.point.tolist(), "view_count": c.view_count, "last_view": c.last_view} for c in cois]
+        side: [
+            {"point": c.point.tolist(), "view_count": c.view_count, "last_view": c.last_view, "weight": c.weight}
+            for c in cois
+        ]
         for side, cois in (("positives", positive), ("negatives", negative))
     }
     out["scores"] = [
         {k: v for k, v in scores.explain(d).items()} | {"score": float(scores.score[d])} for d in range(len(i["docs"]))
     ]
     return out
+
+
+def _implicit(i: dict) -> list[dict]:
+    """The weighted reactions a reader's events make (``signals.reactions``)."""
+    events = [
+        Event(e["doc_id"], e["kind"], e["ts"], np.asarray(e["vector"], np.float32), e.get("seconds", 0.0))
+        for e in i["events"]
+    ]
+    return [
+        {"doc_id": r.doc_id, "kind": r.kind, "positive": r.positive, "ts": r.ts, "weight": r.weight,
+         "vector": r.vector.tolist()}
+        for r in reactions(events, i["threshold"])
+    ]
 
 
 def _check(i: dict) -> None:
@@ -96,6 +114,7 @@ FUNCTIONS: dict[str, Callable[[dict], Any]] = {
     "coverage": lambda i: coverage(i["query"], _feed(i["docs"])),
     "decay": lambda i: decay(i["last_view"], i["now"], _config(i.get("config", {}))),
     "interests": _interests,
+    "implicit": _implicit,
     "interest_vectors": lambda i: interest_vectors(
         np.asarray(i["semantic"], np.float32), np.asarray(i["passages"], np.float32)
     ),
@@ -196,6 +215,41 @@ def definitions() -> list[tuple[str, str, str, str, dict, float]]:
          {"reactions": reactions, "docs": docs, "now": 1_010 * day}, FLOAT32),
         ("interests", "faded", "interests past the horizon neither score nor count", "interests",
          {"reactions": reactions[:3], "docs": docs[:2], "now": 1_031.5 * day}, FLOAT32),
+        ("interests", "weighted", "an interest weighs the most of the reactions it took; its similarity counts by "
+         "its weight", "interests",
+         {"reactions": [dict(r, weight=w) for r, w in zip(reactions, (0.3, 1.0, 0.5, 0.25, 0.25))], "docs": docs,
+          "now": 1_010 * day}, FLOAT32),
+        ("implicit", "likes-reads-skips", "a read weighs by its seconds; a document shown twice and never opened is "
+         "a skip; liked or disliked documents are neither", "implicit",
+         {"threshold": 0.67, "events": [
+             {"doc_id": "a", "kind": "like", "ts": 10.0, "vector": topics[0]},
+             {"doc_id": "b", "kind": "view", "ts": 11.0, "vector": topics[1], "seconds": 20.0},
+             {"doc_id": "b", "kind": "view", "ts": 15.0, "vector": topics[1], "seconds": 25.0},
+             {"doc_id": "c", "kind": "shown", "ts": 12.0, "vector": topics[2]},
+             {"doc_id": "c", "kind": "shown", "ts": 13.0, "vector": topics[2]},
+             {"doc_id": "a", "kind": "shown", "ts": 13.0, "vector": topics[0]},
+             {"doc_id": "a", "kind": "shown", "ts": 14.0, "vector": topics[0]},
+             {"doc_id": "d", "kind": "view", "ts": 14.0, "vector": docs[3], "seconds": 5.0},
+             {"doc_id": "e", "kind": "dislike", "ts": 16.0, "vector": docs[4]},
+             {"doc_id": "e", "kind": "view", "ts": 17.0, "vector": docs[4], "seconds": 90.0},
+         ]}, FLOAT32),
+        ("implicit", "opened-never-skipped", "a document opened, even for a glance, is no skip however often shown",
+         "implicit",
+         {"threshold": 0.67, "events": [
+             {"doc_id": "c", "kind": "shown", "ts": 1.0, "vector": topics[2]},
+             {"doc_id": "c", "kind": "view", "ts": 2.0, "vector": topics[2], "seconds": 1.0},
+             {"doc_id": "c", "kind": "shown", "ts": 3.0, "vector": topics[2]},
+             {"doc_id": "c", "kind": "shown", "ts": 4.0, "vector": topics[2]},
+         ]}, FLOAT32),
+        ("implicit", "skip-near-a-read", "a skip as close as the merge cosine to a document read never counts",
+         "implicit",
+         {"threshold": 0.67, "events": [
+             {"doc_id": "r", "kind": "view", "ts": 1.0, "vector": topics[0], "seconds": 120.0},
+             {"doc_id": "s", "kind": "shown", "ts": 2.0, "vector": _near(topics[0], rng, 0.05)},
+             {"doc_id": "s", "kind": "shown", "ts": 3.0, "vector": _near(topics[0], rng, 0.05)},
+             {"doc_id": "t", "kind": "shown", "ts": 2.0, "vector": topics[1]},
+             {"doc_id": "t", "kind": "shown", "ts": 3.0, "vector": topics[1]},
+         ]}, FLOAT32),
         ("semantic-share", "side-by-side", "a document's interest vector: its semantic and passage vectors side by "
          "side, scaled by the square roots of the shares", "interest_vectors",
          {"semantic": _unit(rng, 2, 4), "passages": _unit(rng, 2, 3)}, FLOAT32),

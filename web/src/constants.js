@@ -41,3 +41,13 @@ export const MAX_LENGTH_MIN = 2;
 export const MAX_LENGTH_MAX = 8_192;
 /** the manifest schema the runtimes read (spec/rules/checks.md) */
 export const MANIFEST_SCHEMA_VERSION = 1;
+/** a view shorter than this is a glance, not a read (spec/rules/implicit.md) */
+export const READ_MIN_S = 10.0;
+/** the seconds of reading at which a read weighs its most (spec/rules/implicit.md) */
+export const READ_FULL_S = 60.0;
+/** the most a read weighs, where a like weighs 1 (spec/rules/implicit.md) */
+export const READ_WEIGHT = 0.5;
+/** showings of a document never opened that make it a skip (spec/rules/implicit.md) */
+export const SKIP_AFTER = 2;
+/** what a skip weighs, where a dislike weighs 1 (spec/rules/implicit.md) */
+export const SKIP_WEIGHT = 0.25;

@@ -13,6 +13,7 @@ import numpy as np
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.constants import DAY, MAX_VIEW_S
 from edge_ranker.runtime.interests import CoI, CoIConfig, closest, react
+from edge_ranker.runtime.signals import Reaction
 
 FUTURE_SLACK_S = DAY  # a device clock may run ahead; a reaction further in the future is refused
 
@@ -69,6 +70,25 @@ def replay(
         else:
             cois[moved.id] = moved
     return built, created
+
+
+def replay_reactions(reactions: Iterable[Reaction], config: CoIConfig) -> tuple[list[CoI], list[CoI]]:
+    """Weighted reactions (``signals.reactions``: likes, dislikes, reads and skips of one model) replayed in order
+    into liked and disliked interests, each weighing the most of the reactions it took (``interests.react``)."""
+    built: dict[bool, list[CoI]] = {True: [], False: []}
+    size = None
+    for r in reactions:
+        if r.vector.size != (size := size or r.vector.size):
+            raise EdgeRankerError(f"a stored {r.kind} of {r.vector.size} numbers beside others of {size}")
+        if not np.isfinite(r.vector).all():
+            raise EdgeRankerError(f"a stored {r.kind} holds a value that is not a finite number")
+        cois = built[r.positive]
+        moved = react(cois, r.vector, r.positive, r.ts, config, r.weight)
+        if moved is None:
+            cois.append(CoI(len(cois), r.positive, r.vector, 1, 0.0, r.ts, r.weight))
+        else:
+            cois[moved.id] = moved
+    return built[True], built[False]
 
 
 def as_vector(embedding: object) -> np.ndarray:

@@ -33,6 +33,20 @@ def everything(store: PreferenceStore) -> dict:
             }
             for r in fb
         ]
+        sig = store._db.execute("SELECT id, doc_id, text, embedding, kind, seconds, ts, model FROM signals ORDER BY id")
+        signals = [
+            {
+                "id": r[0],
+                "doc_id": r[1],
+                "text": r[2],
+                "embedding": np.frombuffer(r[3], dtype=np.float32).tolist(),
+                "kind": r[4],
+                "seconds": r[5],
+                "timestamp": r[6],
+                "model": r[7],
+            }
+            for r in sig
+        ]
         it = store._db.execute(
             "SELECT id, positive, point, view_count, MIN(view_time, ?), last_view, model FROM interests "
             f"WHERE NOT ({DAMAGE[DERIVED]}) ORDER BY id",  # noqa: S608 - a constant
@@ -60,6 +74,7 @@ def everything(store: PreferenceStore) -> dict:
         "schema_version": version,
         "path": str(store.path),
         "feedback": feedback,
+        "signals": signals,  # what the app showed and the user viewed (spec/rules/implicit.md)
         "interests": interests,
         "document_vectors": vectors,
         "left_out": [{"model": m, "rule": r, "event": e} for m, r, e in left],

@@ -66,6 +66,7 @@ from edge_ranker.runtime.store.sqlite import (
     open_read_only,
     refuse_damage,
     rows,
+    schema_since,
     statements,
 )
 
@@ -242,6 +243,13 @@ class PreferenceStore:
                     self._db.execute(f"PRAGMA application_id={APPLICATION_ID}")
             return
         self._check_version(version)
+        if version < SCHEMA_VERSION:
+            with self._write():  # read again under the lock: another process may have migrated it meanwhile
+                if (version := self._db.execute("PRAGMA user_version").fetchone()[0]) < SCHEMA_VERSION:
+                    for stmt in statements(schema_since(version)):
+                        self._db.execute(stmt)
+                    self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                    log.info("preference database %s: schema %d migrated to %d", self.path, version, SCHEMA_VERSION)
 
     def _check_rebuildable(self) -> None:
         """With damaged interest rows, the reactions must replay into interests, as a rebuild does: where they do not
@@ -335,16 +343,22 @@ class PreferenceStore:
     # --- writes -------------------------------------------------------------------------------
 
     def undo(self, doc_id: str) -> int:
-        """Undo every reaction to ``doc_id``: the events go and the interests are rebuilt from the others, as if
-        it had never been liked or disliked. Returns how many events went (0: nothing to undo)."""
+        """Undo every reaction to ``doc_id`` and every signal of it (its showings and views): the events go and the
+        interests are rebuilt from the others, as if it had never been liked, disliked, shown or read. Returns how
+        many events went (0: nothing to undo)."""
         check_id(doc_id, blank_ok=True)
         with self._write():
-            texts = self._db.execute("SELECT text FROM feedback WHERE doc_id=? AND text IS NOT NULL", (doc_id,))
+            texts = self._db.execute(
+                "SELECT text FROM feedback WHERE doc_id=? AND text IS NOT NULL "
+                "UNION SELECT text FROM signals WHERE doc_id=? AND text IS NOT NULL",
+                (doc_id, doc_id),
+            )
             hashes = [text_hash(t) for (t,) in texts.fetchall()]
             self._db.executemany("DELETE FROM vectors WHERE text_hash=?", [(h,) for h in hashes])
             gone = self._db.execute("DELETE FROM feedback WHERE doc_id=?", (doc_id,)).rowcount
             if gone:
                 self._rebuild_interests()
+            gone += self._db.execute("DELETE FROM signals WHERE doc_id=?", (doc_id,)).rowcount
         with self._read():  # best effort: the old pages leave the WAL now unless another process is reading
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return gone
@@ -361,7 +375,7 @@ class PreferenceStore:
         did not happen. Calling it again when the other process is done finishes the job.
         """
         with self._write():
-            for table in ("left_out", "feedback", "interests", "vectors"):  # left_out first: no trigger work
+            for table in ("left_out", "feedback", "signals", "interests", "vectors"):  # left_out first: no triggers
                 self._db.execute(f"DELETE FROM {table}")
         if self.in_memory:
             return []
@@ -434,10 +448,15 @@ class PreferenceStore:
 
     def history(self) -> list[dict]:
         """The reactions, oldest first, each as ``event`` (its number in the store), ``id`` (the document's),
-        ``text``, ``reaction`` and ``ts``: what an app lists, without the vectors ``export`` gives too."""
+        ``text``, ``reaction`` and ``ts``; then the signals (``shown``, ``view`` with its ``seconds``), oldest first,
+        each with its ``signal`` number: what an app lists, without the vectors ``export`` gives too."""
         with self._read():
             rows = self._db.execute("SELECT id, doc_id, text, reaction, ts FROM feedback ORDER BY id").fetchall()
-        return [{"event": r[0], "id": r[1], "text": r[2], "reaction": r[3], "ts": r[4]} for r in rows]
+            signals = self._db.execute("SELECT id, doc_id, text, kind, seconds, ts FROM signals ORDER BY id").fetchall()
+        reacted = [{"event": r[0], "id": r[1], "text": r[2], "reaction": r[3], "ts": r[4]} for r in rows]
+        return reacted + [
+            {"signal": s[0], "id": s[1], "text": s[2], "reaction": s[3], "seconds": s[4], "ts": s[5]} for s in signals
+        ]
 
     def export(self) -> dict:
         """Everything stored, as JSON-ready data (``export.everything``)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -14,6 +15,7 @@ from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.documents import check_id
 from edge_ranker.runtime.encoder import clean_text
 from edge_ranker.runtime.interests import CoI, closest, react, unit
+from edge_ranker.runtime.signals import IMPLICIT, Event, Reaction, reactions
 from edge_ranker.runtime.store import sqlite as store_sqlite
 from edge_ranker.runtime.store.events import (
     as_vector,
@@ -21,7 +23,7 @@ from edge_ranker.runtime.store.events import (
     check_view_time,
     dwell_to,
     reaction_time,
-    replay,
+    replay_reactions,
 )
 from edge_ranker.runtime.store.rebuild import replay_refused
 from edge_ranker.runtime.store.sqlite import DAMAGE, DERIVED, VIEW_TIME_CAP, whole_floats
@@ -85,6 +87,38 @@ class Space:
                 "INSERT INTO interests (positive, point, view_count, view_time, last_view, model) VALUES (?,?,?,?,?,?)",
                 (int(positive), emb.tobytes(), 1, 0.0, ts, model),
             )
+
+    def add_signals(
+        self, kind: str, rows: list[tuple[str, str | None, np.ndarray, float]], ts: float | None, dwell: bool = False
+    ) -> int:
+        """Record what the app showed (``kind`` "shown") or the user viewed ("view"): rows of (document id, text,
+        interest vector, seconds viewed), at unix time ``ts`` (default now), in one transaction; returns how many.
+        ``dwell``: each view's seconds also go to the closest liked interest (``_add_dwell``), in the same write."""
+        if kind not in IMPLICIT:
+            raise EdgeRankerError(f"a signal is one of {IMPLICIT}, got {kind!r}")
+        ts = reaction_time(ts)
+        checked = []
+        for doc_id, text, embedding, seconds in rows:
+            check_id(doc_id)
+            checked.append(
+                (doc_id, None if text is None else clean_text(text), unit(as_vector(embedding)).tobytes(), kind,
+                 check_view_time(seconds), ts, self.model)
+            )
+        if not checked:
+            return 0
+        with self.store._write():
+            cois = self.store._interests(self.model, True) or self.store._interests(self.model, False)
+            check_size(cois, np.frombuffer(checked[0][2], dtype=np.float32), self.model)
+            self._db.executemany(
+                "INSERT INTO signals (doc_id, text, embedding, kind, seconds, ts, model) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                checked,
+            )
+            for _, _, emb, _, seconds, _, _ in checked if dwell else ():
+                self._add_dwell(np.frombuffer(emb, dtype=np.float32), seconds)
+        return len(checked)
+
+    def _has_signals(self) -> bool:
+        return self._db.execute("SELECT 1 FROM signals WHERE model=? LIMIT 1", (self.model,)).fetchone() is not None
 
     def stale_texts(self, rule: str) -> list[tuple[int, str | None]]:
         """Reactions stored in another model's space that ``model`` has not left out by ``rule`` (``leave_out``), as
@@ -179,16 +213,20 @@ class Space:
         return out
 
     def add_view_time(self, embedding: np.ndarray, seconds: float) -> None:
-        """Dwell time counts towards the closest positive interest."""
-        model = self.model
+        """Dwell time counts towards the closest positive interest (a view without its document: ``add_signals``)."""
         seconds = check_view_time(seconds)
         emb = unit(as_vector(embedding))
         with self.store._write():
-            cois = self.store._interests(model, True)
-            check_size(cois or self.store._interests(model, False), emb, model)
-            i, _ = closest(cois, emb)
-            if i >= 0:
-                self._db.execute("UPDATE interests SET view_time = view_time + ? WHERE id=?", (seconds, cois[i].id))
+            self._add_dwell(emb, seconds)
+
+    def _add_dwell(self, emb: np.ndarray, seconds: float) -> None:
+        """Inside a write: ``seconds`` to the liked interest closest to ``emb``."""
+        model = self.model
+        cois = self.store._interests(model, True)
+        check_size(cois or self.store._interests(model, False), emb, model)
+        i, _ = closest(cois, emb)
+        if i >= 0:
+            self._db.execute("UPDATE interests SET view_time = view_time + ? WHERE id=?", (seconds, cois[i].id))
 
     def load_vectors(self, role: str, hashes: list[bytes]) -> dict[bytes, np.ndarray]:
         """The stored vectors among ``hashes`` (text hashes) for ``model`` and ``role``."""
@@ -235,7 +273,8 @@ class Space:
             version = self.store.version()
             cached = self.store._interest_cache.get(model)
             if cached is None or cached[0] != version:
-                if (self.store.read_only and self.store.damaged_interests) or model in self.store._moved:
+                damaged = self.store.read_only and self.store.damaged_interests
+                if damaged or model in self.store._moved or self._has_signals():
                     cached = (version, self._replayed_with(self.store._moved.get(model, {})))
                 else:
                     cached = (version, (self.store._interests(model, True), self.store._interests(model, False)))
@@ -248,15 +287,24 @@ class Space:
         ``model``'s intact stored interests goes to the replayed ones as a rebuild moves it (a moved reaction's old
         interests are another model's, whose dwell time stays with them)."""
         model = self.model
-        events = self._db.execute("SELECT id, embedding, reaction, ts, model FROM feedback ORDER BY id").fetchall()
-        vectors = (
-            (moved[i] if i in moved else np.frombuffer(e, dtype=np.float32), r, ts, model)
-            for i, e, r, ts, space in events
+        rows = self._db.execute("SELECT id, doc_id, embedding, reaction, ts, model FROM feedback ORDER BY id")
+        events = [
+            Event(doc_id, r, ts, moved[i] if i in moved else np.frombuffer(e, dtype=np.float32))
+            for i, doc_id, e, r, ts, space in rows.fetchall()
             if i in moved or space == model
+        ]
+        signals = self._db.execute(
+            "SELECT doc_id, kind, ts, embedding, MIN(seconds, ?) FROM signals WHERE model=? ORDER BY id",
+            (VIEW_TIME_CAP, model),
         )
+        implicit = [Event(d, k, ts, np.frombuffer(e, dtype=np.float32), s) for d, k, ts, e, s in signals.fetchall()]
         with replay_refused(self.store.path):
-            built, _ = replay(vectors, self.store.config)
-        liked = built.get((model, True), [])
+            if implicit:  # in the order of their times, the likes and dislikes first at one time
+                events = sorted(events + implicit, key=attrgetter("ts"))
+                replayed = reactions(events, self.store.config.threshold)
+            else:  # the likes and dislikes in the order they came, as a rebuild replays them
+                replayed = [Reaction(e.vector, e.kind == "like", e.ts, 1.0, e.doc_id, e.kind) for e in events]
+            liked, disliked = replay_reactions(replayed, self.store.config)
         dwell = self._db.execute(
             "SELECT point, MIN(view_time, ?) FROM interests WHERE positive=1 AND view_time > 0 AND model=? "
             f"AND NOT ({DAMAGE[DERIVED]})",  # noqa: S608 - a constant
@@ -267,4 +315,4 @@ class Space:
             j = dwell_to(liked, points, np.frombuffer(point, dtype=np.float32), self.store.config)
             if j >= 0:
                 liked[j].view_time += seconds
-        return liked, built.get((model, False), [])
+        return liked, disliked

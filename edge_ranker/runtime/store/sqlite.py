@@ -13,10 +13,12 @@ import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
 
-# Reactions (feedback: the events, in the order they came) are the truth; interests are rebuilt from them; vectors
-# is a cache of document vectors kept across processes (erase deletes it, nothing else reads it); left_out holds the
-# reactions a model key left out of its interests by a rule (texts its models cannot learn from), so that each start
-# does not look at them again, and its rows go with their reaction whatever deletes it.
+# Reactions (feedback: the likes and dislikes, in the order they came) are the truth, with the implicit signals
+# (signals: each showing and view of a document, with its vector, spec/rules/implicit.md); interests are rebuilt
+# from the reactions (a model with signals replays them in memory beside them, weighted); vectors is a cache of
+# document vectors kept across processes (erase deletes it, nothing else reads it); left_out holds the reactions a
+# model key left out of its interests by a rule (texts its models cannot learn from), so that each start does not
+# look at them again, and its rows go with their reaction whatever deletes it.
 SCHEMA = """
 CREATE TABLE feedback (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -57,8 +59,25 @@ CREATE TRIGGER left_out_follows_feedback AFTER DELETE ON feedback BEGIN
     DELETE FROM left_out WHERE event = old.id;
 END;
 """
+# What each schema version adds to the one before: a store of an older version is migrated at its first writable open
+MIGRATIONS = {
+    2: """
+CREATE TABLE signals (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    doc_id TEXT NOT NULL,
+    text TEXT,
+    embedding BLOB NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('shown', 'view')),
+    seconds REAL NOT NULL,
+    ts REAL NOT NULL,
+    model TEXT NOT NULL
+);
+CREATE INDEX signals_doc ON signals(doc_id);
+""",
+}
+SCHEMA = SCHEMA + "".join(MIGRATIONS.values())  # what a new store is created with
 VIEW_TIME_CAP = 1e300  # dwell time is read back at most this: a store may hold infinity, which makes scores NaN
-SCHEMA_VERSION = 1  # PRAGMA user_version of a store with SCHEMA; a later schema migrates from it
+SCHEMA_VERSION = max(MIGRATIONS)  # PRAGMA user_version of a store with SCHEMA; an older one migrates from it
 
 UNDECODED_TEXT = re.compile(r" with text .*", re.DOTALL)  # what follows the column's name in SQLite's message
 TEMPORARY = re.compile(r"^\s*CREATE (TABLE|TRIGGER)\b")  # a schema statement, made temporary by shadow_schema
@@ -157,6 +176,10 @@ def shadow_schema(con: sqlite3.Connection, query_only: bool = False) -> sqlite3.
     ):
         for stmt in statements(SCHEMA):
             con.execute(TEMPORARY.sub(r"CREATE TEMP \1", stmt, count=1))
+    else:  # an older version, read as it is: what later versions add reads as empty (a writable open migrates)
+        for stmt in statements(schema_since(con.execute("PRAGMA user_version").fetchone()[0])):
+            if TEMPORARY.match(stmt):
+                con.execute(TEMPORARY.sub(r"CREATE TEMP \1", stmt, count=1))
     if query_only:
         con.execute("PRAGMA query_only=ON")
     return con
@@ -266,13 +289,20 @@ def inspect_file(path: Path) -> int | None:
     return refuse_damage(path, damaged)
 
 
+def schema_since(version: int) -> str:
+    """The statements that migrate a store of schema ``version`` to ``SCHEMA_VERSION``."""
+    return "".join(script for v, script in sorted(MIGRATIONS.items()) if v > version)
+
+
 @functools.cache
-def expected_schema() -> dict[str, tuple]:
-    """``schema_of`` a store this edge-ranker creates."""
+def expected_schema(version: int = SCHEMA_VERSION) -> dict[str, tuple]:
+    """``schema_of`` a store this edge-ranker creates, or of an older ``version`` it migrates."""
     con = sqlite3.connect(":memory:")
     try:
+        later = {s.strip() for s in statements(schema_since(version))}
         for stmt in statements(SCHEMA):
-            con.execute(stmt)
+            if stmt.strip() not in later:
+                con.execute(stmt)
         return schema_of(con)
     finally:
         con.close()
@@ -300,7 +330,7 @@ def check_schema(con: sqlite3.Connection, path: Path) -> None:
         return  # newer, or a first open still creating it
     if version == 0:
         raise damaged_store(path, "its schema version is lost (PRAGMA user_version is 0 in a store that has tables)")
-    want, have = expected_schema(), schema_of(con)
+    want, have = expected_schema(version), schema_of(con)
     wrong = [
         f"{want[name][0]} {name} is {'changed' if name in have else 'missing'}"
         for name in want
@@ -352,6 +382,8 @@ def newest_sizes(table: str, column: str, where: str = "1") -> str:
 
 DAMAGE = {
     "feedback": f"NOT ({floats('embedding')}) "
+    "OR typeof(ts) NOT IN ('real', 'integer') OR typeof(text) NOT IN ('text', 'null') OR typeof(doc_id) != 'text'",
+    "signals": f"NOT ({floats('embedding')}) OR typeof(seconds) NOT IN ('real', 'integer') "
     "OR typeof(ts) NOT IN ('real', 'integer') OR typeof(text) NOT IN ('text', 'null') OR typeof(doc_id) != 'text'",
     "interests": f"NOT ({floats('point')}) OR NOT finite_floats(point) "
     f"OR length(point) != coalesce((SELECT size FROM {newest_sizes('interests', 'point', floats('point'))} "
