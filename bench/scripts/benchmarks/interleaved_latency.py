@@ -1,9 +1,10 @@
 """Batch-1 encode time of several models, interleaved, as ratios to the last one.
 
 On a shared machine a bench run's figures drift by nearly 2x from one run to the next, and a model's figure moves
-with its place in a run of several (bench/RESULTS.md, "The shipped shape"). Here every round times each model in
-turn (100 encodes of one short text, their median), starting one model later each round, so drift and place hit all
-of them alike; the ratio to the last model is taken within each round and its median over the rounds is reported.
+with its place in a run of several (bench/experiments/student-shape.md, "A layer twice as wide inside"). Here
+every round times each model in turn (100 encodes of one short text, their median), starting one model later each
+round, so drift and place hit all of them alike; the ratio to the last model is taken within each round and its
+median over the rounds is reported.
 
 ``python bench/scripts/benchmarks/interleaved_latency.py MODEL... relevance [--rounds 40]``
 """

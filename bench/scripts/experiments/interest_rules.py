@@ -1,5 +1,6 @@
 """Search with a history, replayed offline under other interest scores: is it the rule or the vectors that hold the
-usefulness lift down? (bench/RESULTS.md, "What holds the lift: one sentence says little of its topic").
+usefulness lift down? (bench/experiments/search-and-interests.md,
+"Other interest scores on the same searches").
 
 The searches of ``edge-ranker eval semantic relevance --personal-search`` are drawn as it draws them (same users,
 queries and items for a split, seed and item length) and ranked once through the Ranker on an empty store for their

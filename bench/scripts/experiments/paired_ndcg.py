@@ -1,6 +1,6 @@
 """Paired per-query nDCG@10 differences between runs, with a bootstrap interval over queries: whether a change
 that moves a small dev set by a few points is more than the choice of its queries
-(bench/experiments/relevance-dev-splits.md, "A 4-bit word table and a 100k vocabulary").
+(bench/experiments/vocabularies.md, "A 4-bit word table and a 100k vocabulary").
 
 Usage: python bench/scripts/experiments/paired_ndcg.py BASE:NEW [BASE:NEW ...] --sets wikiqa-dev scifact [--cache CACHE]
 Each BASE:NEW pair is two encoders (student folders, model folders, ...) trained alike but for one change,

@@ -1,6 +1,6 @@
 """Untrained semantic students 192 and 256 wide inside (128-d vectors, the shipped vocabulary), exported as the
-shipped model is (int8 weights, 8 windows), to time a wider layer's encode before training one (bench/RESULTS.md,
-"A layer twice as wide inside").
+shipped model is (int8 weights, 8 windows), to time a wider layer's encode before training one
+(bench/experiments/student-shape.md, "A layer twice as wide inside").
 
 ``python bench/scripts/experiments/untrained_widths.py OUT`` writes ``OUT/w192`` and ``OUT/w256``; then, for each,
 ``edge-ranker bench OUT/w192 relevance --runs 1000``: one model beside the relevance model per run, since a model's
