@@ -27,12 +27,36 @@ final class Documents {
         }
     }
 
-    /** A publication time not finite or after LAST_SECOND (a unit mistake: milliseconds) is refused. */
+    /**
+     * A publication time not finite, or after Constants.LAST_SECOND (a unit mistake: milliseconds), is refused in
+     * the words of spec/cases/checks.
+     */
     static void checkPublished(String id, Double published) {
-        if (published != null && (!Double.isFinite(published) || published > Ranker.Document.LAST_SECOND)) {
-            throw new IllegalArgumentException("document " + id + ": 'published' must be finite unix seconds "
-                    + "up to the year 9999 (not milliseconds), got " + published);
+        if (published != null && !Double.isFinite(published)) {
+            throw new IllegalArgumentException("document " + id + ": 'published' must be unix seconds, ISO-8601 or a "
+                    + "datetime");
         }
+        if (published != null && published > Constants.LAST_SECOND) {  // would sort first in every cold start
+            throw new IllegalArgumentException("document " + id + ": 'published' " + number(published) + " lies after "
+                    + "the year 9999: unix seconds, not milliseconds?");
+        }
+    }
+
+    /**
+     * A number as a refusal shows it: a whole one without a fraction (10000000000000, as Python writes the integer
+     * it was given and web/ any number), others as Python's repr (-0.5, nan, inf).
+     */
+    static String number(double x) {
+        if (Double.isNaN(x)) {
+            return "nan";
+        }
+        if (Double.isInfinite(x)) {
+            return x > 0 ? "inf" : "-inf";
+        }
+        if (x == Math.rint(x) && Math.abs(x) < 1e21) {
+            return new java.math.BigDecimal(x).toPlainString();
+        }
+        return Double.toString(x);
     }
 
     /** A list to rank: not null, no null in it, and no id twice (two documents of one id could not be told apart). */

@@ -76,7 +76,7 @@ public final class Encoder {
 
     /**
      * The share of the words this model reads of a text (up to windows x (maxLength - 2) pieces) that its vocabulary
-     * can only give as [UNK] (Readable.unknownShare). Past Readable.UNKNOWN_LIMIT the text's vector says nothing of
+     * can only give as [UNK] (Readable.unknownShare). Past Constants.UNKNOWN_LIMIT the text's vector says nothing of
      * what it says (a script the vocabulary lacks), and the Ranker ranks it by its words alone.
      */
     public double unknownShare(String text) {

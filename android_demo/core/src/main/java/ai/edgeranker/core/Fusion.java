@@ -11,8 +11,8 @@ import java.util.Comparator;
  * non-answer it outscored; without one, 1 / (k + rank) of one order, ties kept in input order.
  */
 public final class Fusion {
-    /** Of the way down to the next non-answer below it, the most the interests sink an answer. */
-    public static final double SINK = 0.9;
+    /** Of the way down to the next non-answer below it, the most the interests sink an answer (spec's SINK). */
+    public static final double SINK = Constants.SINK;
 
     private Fusion() {
     }
@@ -151,7 +151,7 @@ public final class Fusion {
      * A query's cosines where those that say nothing are neutral: all 0 when the models cannot read the query
      * (blind), else those of the documents they cannot read (unread) at the mean of the others'.
      */
-    static double[] neutral(double[] cosine, boolean[] unread, boolean blind) {
+    public static double[] neutral(double[] cosine, boolean[] unread, boolean blind) {
         double[] out = new double[cosine.length];
         if (blind) {
             return out;
@@ -169,6 +169,20 @@ public final class Fusion {
             out[i] = unread[i] ? mean : cosine[i];
         }
         return out;
+    }
+
+    /**
+     * The cold start's order as 1 / (k + rank) (spec/rules/cold-start.md): the newest first, documents without a
+     * date (null) after those with one, ties in input order, and a document without a word last.
+     */
+    public static double[] recency(Double[] published, boolean[] wordless, int k) {
+        double[] times = new double[published.length];
+        for (int i = 0; i < times.length; i++) {
+            Double p = published[i];
+            times[i] = wordless[i] ? Double.NEGATIVE_INFINITY
+                    : (p != null && Double.isFinite(p) ? p : -1e18) - i * 1e-9;  // the tiny step: input order
+        }
+        return rrf(times, k);
     }
 
     /** Whether every score is the same (numpy's ptp of 0): a query score that orders nothing. */

@@ -9,14 +9,13 @@ import java.util.List;
  * one; decay with time since last view; personal score = posSim*decay + relevance - negSim*decay.
  */
 public final class Interests {
-    public static final double DAY = 86_400.0;
-
+    /** The interests' settings; the defaults are the spec's (Constants), which SpecTest checks. */
     public static final class Config {
-        public double shiftFactor = 0.1;
-        public double threshold = 0.67;
-        public double horizonDays = 30.0;
-        public double decayRatePerDay = -0.1;
-        public int minPositiveCois = 1;
+        public double shiftFactor = Constants.SHIFT_FACTOR;
+        public double threshold = Constants.THRESHOLD;
+        public double horizonDays = Constants.HORIZON_DAYS;
+        public double decayRatePerDay = Constants.DECAY_RATE_PER_DAY;
+        public int minPositiveCois = Constants.MIN_POSITIVE_COIS;
     }
 
     public static final class CoI {
@@ -91,7 +90,7 @@ public final class Interests {
     /** Record a like (positive) or dislike at unix time ts. */
     public void feedback(float[] embedding, boolean positive, double ts) {
         // as Python's reaction_time: a NaN last view would never decay nor count, a future one never fade
-        if (!Double.isFinite(ts) || ts < 0 || ts > System.currentTimeMillis() / 1000.0 + DAY) {
+        if (!Double.isFinite(ts) || ts < 0 || ts > System.currentTimeMillis() / 1000.0 + Constants.DAY) {
             throw new IllegalArgumentException("feedback time must be finite unix seconds, at most a day ahead of "
                     + "the clock, got " + ts);
         }
@@ -129,7 +128,7 @@ public final class Interests {
         if (config.horizonDays == 0) {
             return 0.0;
         }
-        double days = (now - lastView) / DAY;
+        double days = (now - lastView) / Constants.DAY;
         if (days <= 0) {
             return 1.0;
         }

@@ -10,12 +10,9 @@ import java.util.Map;
  * A query's words in the documents being ranked (edge_ranker/runtime/lexical.py): the terms (the tokenizer's
  * normaliser and pre-tokeniser, words with a letter or number), BM25 (Lucene's formula and statistics), each
  * document's idf-weighted share of the query's terms, the share of them any document has, and standardisation over
- * the documents, with which Fusion.queryScores joins BM25 to the cosines.
+ * the documents, with which Fusion.queryScores joins BM25 to the cosines. K1 and B are the spec's (Constants).
  */
 public final class Lexical {
-    static final double K1 = 1.2;
-    static final double B = 0.75;
-
     private Lexical() {
     }
 
@@ -67,8 +64,8 @@ public final class Lexical {
             double idf = idf(n, df);
             for (int i = 0; i < n; i++) {
                 double tf = docs.get(i).getOrDefault(t, 0);
-                double norm = K1 * (1 - B + B * lengths[i] / Math.max(mean, 1e-9));
-                scores[i] += idf * tf * (K1 + 1) / (tf + norm);
+                double norm = Constants.K1 * (1 - Constants.B + Constants.B * lengths[i] / Math.max(mean, 1e-9));
+                scores[i] += idf * tf * (Constants.K1 + 1) / (tf + norm);
             }
         }
         return scores;

@@ -115,7 +115,7 @@ public final class Main {
                 new Interests(new Interests.Config()));
         double now = System.currentTimeMillis() / 1000.0;
         if (history != null) {
-            replay(ranker, history, now - Interests.DAY);
+            replay(ranker, history, now - Constants.DAY);
         }
         List<Ranker.Ranked> ranked = ranker.rank(docs, query, now);
         StringBuilder out = new StringBuilder();

@@ -15,16 +15,9 @@ import java.util.TreeMap;
 /**
  * A model folder's manifest.json, read and checked, with the two files the JVM loads (model.onnx and vocab.txt)
  * read once and checked against its sizes and sha256: edge_ranker/runtime/manifest.py. Each fault is refused in
- * words that name the field or file.
+ * words that name the field or file. Its bounds (schema, max_length, windows) are the spec's (Constants).
  */
 final class Manifest {
-    /** The manifest schema this core reads. */
-    static final int SCHEMA_VERSION = 1;
-    /** [CLS] and [SEP] at least. */
-    static final int MAX_LENGTH_MIN = 2;
-    static final int MAX_LENGTH_MAX = 8192;
-    /** A bound on the forward passes one text may cost. */
-    static final int MAX_WINDOWS = 64;
     /** A bound that keeps a damaged number from sizing arrays. */
     static final int MAX_DIM = 1 << 16;
     /** The roles a manifest may give a prefix. */
@@ -48,9 +41,9 @@ final class Manifest {
 
     private Manifest(Map<String, Object> fields, Encoder.ModelFiles files) throws IOException {
         int schema = whole(fields, "schema_version", 0, Integer.MAX_VALUE);
-        if (schema > SCHEMA_VERSION) {
+        if (schema > Constants.MANIFEST_SCHEMA_VERSION) {
             throw new IllegalArgumentException("manifest.json uses schema " + schema + ", newer than this core reads ("
-                    + SCHEMA_VERSION + "); update the app's edge-ranker core");
+                    + Constants.MANIFEST_SCHEMA_VERSION + "); update the app's edge-ranker core");
         }
         Map<String, Object> listed = listed(fields);
         String onnxFile = fileName(fields, "onnx");
@@ -58,8 +51,8 @@ final class Manifest {
         onnx = verified(files, onnxFile, listed);
         vocabulary = vocabulary(vocabFile, verified(files, vocabFile, listed));
         prefixes = prefixes(fields);
-        maxLength = whole(fields, "max_length", MAX_LENGTH_MIN, MAX_LENGTH_MAX);
-        windows = fields.containsKey("windows") ? whole(fields, "windows", 1, MAX_WINDOWS) : 1;
+        maxLength = whole(fields, "max_length", Constants.MAX_LENGTH_MIN, Constants.MAX_LENGTH_MAX);
+        windows = fields.containsKey("windows") ? whole(fields, "windows", 1, Constants.MAX_WINDOWS) : 1;
         if (!(fields.get("name") instanceof String)) {
             throw new IllegalArgumentException("manifest.json: name must be a string");
         }

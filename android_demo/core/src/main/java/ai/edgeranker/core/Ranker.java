@@ -27,10 +27,10 @@ public final class Ranker {
         public final String text;
         public final Double published;  // unix seconds, or null
 
-        /** 9999-12-31T23:59:59Z: a later publication time is a unit mistake (milliseconds). */
-        public static final double LAST_SECOND = 253_402_300_799.0;
-
-        /** Refuses a blank id, one with a lone surrogate, and a publication time not finite or after LAST_SECOND. */
+        /**
+         * Refuses a blank id, one with a lone surrogate, and a publication time not finite or after
+         * Constants.LAST_SECOND (9999-12-31T23:59:59Z: a later one is a unit mistake, milliseconds).
+         */
         public Document(String id, String text, Double published) {
             Documents.checkId(id);
             Documents.checkPublished(id, published);
@@ -86,21 +86,19 @@ public final class Ranker {
      */
     public static final long CACHE_BYTES = 32L << 20;
     /**
-     * The semantic model's share of an interest's cosine (the relevance model has the rest): SEMANTIC_SHARE of
-     * edge_ranker/runtime/ranker.py, part of modelKey(), which GoldenTest compares with Python's.
+     * What each model's unit vector is multiplied by in an interest vector, by Constants.SEMANTIC_SHARE (the semantic
+     * model's share of an interest's cosine, part of modelKey()): float, as numpy's float32 in Python.
      */
-    public static final double SEMANTIC_SHARE = 0.65;
-    /** What each model's unit vector is multiplied by in an interest vector: float, as numpy's float32 in Python. */
-    private static final float SEMANTIC_SCALE = (float) Math.sqrt(SEMANTIC_SHARE);
-    private static final float PASSAGE_SCALE = (float) Math.sqrt(1 - SEMANTIC_SHARE);
+    private static final float SEMANTIC_SCALE = (float) Math.sqrt(Constants.SEMANTIC_SHARE);
+    private static final float PASSAGE_SCALE = (float) Math.sqrt(1 - Constants.SEMANTIC_SHARE);
     public final Encoder semantic;
     public final Encoder relevance;  // null: no queries
     public final Interests interests;
-    /** Default weights: those of edge_ranker/runtime/fusion.py, which GoldenTest checks a new Ranker holds. */
-    public double personalWeight = 16.0;
-    public double lexicalWeight = 1.0;
-    public double semanticQueryWeight = 2.0;
-    public int k = 60;
+    /** Default weights: the spec's (Constants), which SpecTest checks a new Ranker holds. */
+    public double personalWeight = Constants.PERSONAL_WEIGHT;
+    public double lexicalWeight = Constants.LEXICAL_WEIGHT;
+    public double semanticQueryWeight = Constants.SEMANTIC_QUERY_WEIGHT;
+    public int k = Constants.RRF_K;
     private final Cache cache;
     /** Whether a text has a word, and can be read: apart, so that they take no room from the vectors. */
     private final Cache flags;
@@ -139,7 +137,7 @@ public final class Ranker {
         if (relevance == null) {
             return semantic.key;
         }
-        String share = BigDecimal.valueOf(SEMANTIC_SHARE).stripTrailingZeros().toPlainString();
+        String share = BigDecimal.valueOf(Constants.SEMANTIC_SHARE).stripTrailingZeros().toPlainString();
         return semantic.key + "+" + relevance.key + "@" + share;
     }
 
@@ -288,13 +286,11 @@ public final class Ranker {
 
     /** The arguments and settings of a ranking, refused in words where they would scramble or break it. */
     private void checkRank(List<Document> docs, double now, double weight) {
-        if (!Double.isFinite(weight) || weight < 0) {
-            throw new IllegalArgumentException("the personal weight must be a finite number >= 0, got " + weight);
-        }
+        checkWeight("personal", weight);
         if (!Double.isFinite(now)) {  // it would rank every feed cold
             throw new IllegalArgumentException("'now' must be finite unix seconds, got " + now);
         }
-        checkSettings();
+        checkOptions(k, personalWeight, lexicalWeight, semanticQueryWeight);
         Documents.checkList(docs);
     }
 
@@ -375,7 +371,11 @@ public final class Ranker {
         } else if (personalScores != null) {  // a feed: the interests' order
             fused.add("personal", Fusion.rrf(Fusion.wordlessLast(personalScores, flags.unknown), k));
         } else {
-            fused.add("recency", Fusion.rrf(Fusion.wordlessLast(recency(docs), flags.wordless), k));
+            Double[] published = new Double[docs.size()];
+            for (int i = 0; i < published.length; i++) {
+                published[i] = docs.get(i).published;
+            }
+            fused.add("recency", Fusion.recency(published, flags.wordless, k));
         }
         return fused;
     }
@@ -404,16 +404,6 @@ public final class Ranker {
         return out;
     }
 
-    /** Newest first, unknown dates last; the tiny step keeps input order among equals. */
-    private static double[] recency(List<Document> docs) {
-        double[] recency = new double[docs.size()];
-        for (int i = 0; i < recency.length; i++) {
-            Double p = docs.get(i).published;
-            recency[i] = (p != null && Double.isFinite(p) ? p : -1e18) - i * 1e-9;
-        }
-        return recency;
-    }
-
     /** The documents best first, each with its score, its parts and what made them. */
     private static List<Ranked> results(List<Document> docs, Fused fused, Interests.PersonalScore[] personal,
             Search search) {
@@ -437,18 +427,24 @@ public final class Ranker {
         return out;
     }
 
-    /** The public settings, checked: a weight NaN or negative would scramble every order. */
-    private void checkSettings() {
+    /**
+     * The Ranker's settings (its public fields, checked at each rank), refused in the words of spec/cases/checks
+     * unless each is in range: k a whole number from 1 to 10**9, each weight a finite number >= 0 (a NaN or a
+     * negative weight would scramble every order).
+     */
+    public static void checkOptions(long k, double personalWeight, double lexicalWeight, double semanticQueryWeight) {
         if (k < 1 || k > 1_000_000_000) {
             throw new IllegalArgumentException("RRF k must be a whole number from 1 to 10**9, got " + k);
         }
-        double[] weights = {personalWeight, lexicalWeight, semanticQueryWeight};
-        String[] names = {"personal", "lexical", "semantic query"};
-        for (int i = 0; i < weights.length; i++) {
-            if (!Double.isFinite(weights[i]) || weights[i] < 0) {
-                throw new IllegalArgumentException("the " + names[i] + " weight must be a finite number >= 0, got "
-                        + weights[i]);
-            }
+        checkWeight("personal", personalWeight);
+        checkWeight("lexical", lexicalWeight);
+        checkWeight("semantic query", semanticQueryWeight);
+    }
+
+    private static void checkWeight(String name, double weight) {
+        if (!Double.isFinite(weight) || weight < 0) {
+            throw new IllegalArgumentException("the " + name + " weight must be a finite number >= 0, got "
+                    + Documents.number(weight));
         }
     }
 }

@@ -6,13 +6,10 @@ import java.util.List;
 /**
  * Whether a model can read a text: the share of the words it reads that its vocabulary can only give as [UNK]
  * (edge_ranker/runtime/readable.py). A text in a script the vocabulary lacks comes out as a few [UNK] pieces and gets
- * nearly one vector whatever it says, so past UNKNOWN_LIMIT the Ranker learns no interest from it and ranks it by its
+ * nearly one vector whatever it says, so past Constants.UNKNOWN_LIMIT the Ranker learns no interest from it and ranks it by its
  * words alone.
  */
 public final class Readable {
-    /** A text with a larger share of unknown words is one the models cannot read. */
-    public static final double UNKNOWN_LIMIT = 0.5;
-
     private Readable() {
     }
 
@@ -45,7 +42,7 @@ public final class Readable {
 
     /** Whether a text of this unknown share is one the models can read. */
     static boolean readable(double unknownShare) {
-        return unknownShare <= UNKNOWN_LIMIT;
+        return unknownShare <= Constants.UNKNOWN_LIMIT;
     }
 
     /** The share in whole percent, rounded up as the refusal of a like says it: 0.55 reads 55%. */

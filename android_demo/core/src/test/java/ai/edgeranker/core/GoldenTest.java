@@ -297,7 +297,7 @@ public final class GoldenTest {
                 && ranker.lexicalWeight == Double.parseDouble(sc.get("lexical_weight"))
                 && ranker.semanticQueryWeight == Double.parseDouble(sc.get("semantic_query_weight"))
                 && ranker.k == Integer.parseInt(sc.get("k")), "default weights as Python's");
-        check(Readable.UNKNOWN_LIMIT == Double.parseDouble(sc.get("unknown_limit")), "the unknown share limit as Python's");
+        check(Constants.UNKNOWN_LIMIT == Double.parseDouble(sc.get("unknown_limit")), "the unknown share limit as Python's");
         ranker.personalWeight = Double.parseDouble(sc.get("personal_weight"));
         ranker.lexicalWeight = Double.parseDouble(sc.get("lexical_weight"));
         ranker.semanticQueryWeight = Double.parseDouble(sc.get("semantic_query_weight"));
@@ -492,7 +492,7 @@ public final class GoldenTest {
     static void timesAndMixedSizes() {
         Interests interests = new Interests(new Interests.Config());
         interests.feedback(new float[] {1f, 0f}, true, 0.0);
-        double future = System.currentTimeMillis() / 1000.0 + 2 * Interests.DAY;
+        double future = System.currentTimeMillis() / 1000.0 + 2 * Constants.DAY;
         for (Runnable r : new Runnable[] {() -> interests.feedback(new float[] {0f, 1f}, true, Double.NaN),
                 () -> interests.feedback(new float[] {0f, 1f}, true, future),
                 () -> interests.score(new float[][] {{1f, 0f}}, Double.NaN),
@@ -518,6 +518,7 @@ public final class GoldenTest {
                 check(false, "a document Python refuses was taken in");
             } catch (IllegalArgumentException e) {
                 check(e.getMessage().contains("non-blank") || e.getMessage().contains("milliseconds")
+                        || e.getMessage().contains("must be unix seconds")
                         || e.getMessage().contains("not valid Unicode"), e.getMessage());
             }
         }
