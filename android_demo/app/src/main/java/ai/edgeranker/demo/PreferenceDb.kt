@@ -75,7 +75,7 @@ class PreferenceDb(context: Context) : SQLiteOpenHelper(context, "preferences.sq
                             }, "id = ?", arrayOf(c.getLong(6).toString()))
                         }
                     }
-                    if (v != null) into.feedback(v, c.getString(1) == "like", c.getDouble(2))
+                    if (v != null) into.feedback(text ?: c.getString(3), v, c.getString(1) == "like", c.getDouble(2))
                 }
             }
             db.setTransactionSuccessful()

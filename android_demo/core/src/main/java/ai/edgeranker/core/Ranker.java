@@ -17,7 +17,9 @@ import java.util.function.Function;
  * without a word goes last in each order (Lexical.hasWord); one the models cannot read (Readable) goes last for the
  * interests, and its cosines to a query are neutral, as are all when the query is such a text. Document vectors,
  * terms and whether a text has a word or can be read are cached by text (Cache, up to a budget of bytes), so a feed
- * is read once. Its methods are safe to call from several threads: they take turns under the Ranker's lock, so a
+ * is read once. The interests learn from likes and dislikes (feedback) and from what the user opened, read and
+ * scrolled past (viewed, shown: Signals); undo takes a text's reactions and signals back. Its methods are safe to call
+ * from several threads: they take turns under the Ranker's lock, so a
  * feedback waits for a rank in progress (on Android, call both off the main thread). Set the public weights before
  * the Ranker is shared.
  */
@@ -74,6 +76,8 @@ public final class Ranker {
                 i.put("negative_interest", interest.negative < 0 ? null : interest.negative);
                 i.put("negative_similarity", interest.negativeSimilarity);
                 i.put("negative_decay", interest.negativeDecay);
+                i.put("positive_weight", interest.positiveWeight);
+                i.put("negative_weight", interest.negativeWeight);
             }
             m.put("interest", i);
             return m;
@@ -200,7 +204,10 @@ public final class Ranker {
         return (Boolean) flags.get(Cache.key('r', text), key -> Readable.readable(semantic.unknownShare(text)));
     }
 
-    /** A like (or dislike) of a text at unix time ts; returns the vector the interests took in. */
+    /**
+     * A like (or dislike) of a text at unix time ts; returns the vector the interests took in, which an app stores with
+     * the text to feed it back to Interests.feedback at its next start.
+     */
     public synchronized float[] feedback(String text, boolean like, double ts) {
         if (!hasWord(given(text))) {  // its vector would pull every document alike
             throw new IllegalArgumentException("no word to learn an interest from (empty, or only punctuation or emoji)");
@@ -212,8 +219,55 @@ public final class Ranker {
                     + "learnt from it");
         }
         float[] v = interestVector(text);
-        interests.feedback(v, like, ts);
+        interests.feedback(text, v, like, ts);
         return v;
+    }
+
+    /**
+     * The user opened a text and read it for seconds (from 0 to Constants.MAX_VIEW_S), at unix time ts: a view, kept
+     * with the text, its seconds added to the closest liked interest's view time. A text read long enough and never
+     * liked or disliked counts as a like weaker than one (Signals); one opened is never a skip. A text no interest can
+     * be learnt from (feedback refuses it) is not kept: returns null; else the vector kept, which an app stores to feed
+     * it back to Interests.viewed at its next start.
+     */
+    public synchronized float[] viewed(String text, double seconds, double ts) {
+        Signals.checkViewTime(seconds);  // before the model runs
+        if (!learnable(text)) {
+            return null;
+        }
+        float[] v = interestVector(text);
+        interests.viewed(text, v, seconds, ts);
+        return v;
+    }
+
+    /**
+     * The app displayed these texts (say, the top of a ranked feed) at unix time ts: each showing is kept, and a text
+     * shown Constants.SKIP_AFTER times and never opened nor reacted to counts as a dislike weaker than one, unless it
+     * is close to what the user reads (Signals). Texts no interest can be learnt from are not kept. Returns how many
+     * showings were kept (an app stores them with interestVector(text) to feed them back to Interests.shown).
+     */
+    public synchronized int shown(List<String> texts, double ts) {
+        if (texts == null) {
+            throw new IllegalArgumentException("shown takes a list of texts, got null");
+        }
+        List<String> kept = new ArrayList<>();
+        for (String text : texts) {
+            if (learnable(text)) {
+                kept.add(text);
+            }
+        }
+        for (String text : kept) {
+            interests.shown(text, interestVector(text), ts);
+        }
+        return kept.size();
+    }
+
+    /**
+     * Undoes every reaction to a text and every signal of it (Interests.undo): the interests are rebuilt as if it had
+     * never been liked, disliked, shown or read. Returns how many events went (0: nothing to undo).
+     */
+    public synchronized int undo(String text) {
+        return interests.undo(given(text));
     }
 
     public synchronized List<Ranked> rank(List<Document> docs, String query, double now) {

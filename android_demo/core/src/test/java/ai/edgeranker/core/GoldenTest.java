@@ -181,7 +181,7 @@ public final class GoldenTest {
         Interests.Config cfg = config(sc);
         Interests interests = new Interests(cfg);
         for (String[] r : rows(golden.resolve("history.tsv"))) {
-            interests.feedback(floats(r[2]), r[0].equals("like"), Double.parseDouble(r[1]));
+            interests.feedback(b64(r[3]), floats(r[2]), r[0].equals("like"), Double.parseDouble(r[1]));
         }
         List<String[]> docs = rows(golden.resolve("documents.tsv"));
         float[][] sem = new float[docs.size()][];
@@ -350,6 +350,40 @@ public final class GoldenTest {
             check(none.get(r).id.equals(wordless.get(r).id) && none.get(r).score == wordless.get(r).score
                     && wordless.get(r).relevanceScore == null, "a wordless query ranks as no query, rank " + (r + 1));
         }
+        steps(golden, ranker, docs, now);
+    }
+
+    /**
+     * What an app does next with the scenario's user (steps.tsv, as Python's Ranker did them): time spent on a
+     * document never liked (Ranker.viewed: a read, spec/rules/implicit.md, and dwell time on the closest liked
+     * interest), a document's reactions undone (Ranker.undo: the interests rebuilt, the dwell time moved); then the
+     * feed ranked again, as expected_steps.tsv. Python viewed at its clock's time, after every reaction and after
+     * 'now': a view at 'now' decays and orders alike.
+     */
+    static void steps(Path golden, Ranker ranker, List<Ranker.Document> docs, double now) throws Exception {
+        for (String[] s : rows(golden.resolve("steps.tsv"))) {
+            String text = b64(s[2]);
+            if (s[0].equals("viewed")) {
+                check(ranker.viewed(text, Double.parseDouble(s[3]), now) != null, "step: a view of " + s[1] + " kept");
+            } else if (s[0].equals("undo")) {
+                check(ranker.undo(text) > 0, "step: the reactions to " + s[1] + " undone");
+            } else {
+                check(false, "steps.tsv: no such step " + s[0]);
+            }
+        }
+        List<Ranker.Ranked> got = ranker.rank(docs, null, now);
+        List<String[]> expected = rows(golden.resolve("expected_steps.tsv"));
+        check(expected.size() == got.size(), "steps: document count");
+        for (int r = 0; r < Math.min(expected.size(), got.size()); r++) {
+            String[] e = expected.get(r);
+            Ranker.Ranked g = got.get(r);
+            String at = "steps, rank " + (r + 1);
+            check(g.id.equals(e[1]), at + ": expected " + e[1] + " got " + g.id);
+            check(Math.abs(g.score - Double.parseDouble(e[2])) <= 1e-4, at + ": fused score");
+            check(near(g.personalScore, e[3]), at + ": personal score " + g.personalScore + " vs " + e[3]);
+            check(near(g.relevanceScore, e[4]) && near(g.lexicalScore, e[5]) && near(g.semanticScore, e[6]),
+                    at + ": no query scores");
+        }
     }
 
     /**
@@ -475,9 +509,11 @@ public final class GoldenTest {
     /** Interests of one size scoring or taking in a vector of another (an app update) refuse it in words. */
     static void sizes() {
         Interests interests = new Interests(new Interests.Config());
-        interests.feedback(new float[] {1f, 0f}, true, 0.0);
+        interests.feedback("a", new float[] {1f, 0f}, true, 0.0);
         for (Runnable r : new Runnable[] {() -> interests.score(new float[][] {{1f, 0f, 0f}}, 0.0),
-                () -> interests.feedback(new float[] {0f, 1f, 0f}, true, 0.0)}) {
+                () -> interests.feedback("b", new float[] {0f, 1f, 0f}, true, 0.0),
+                () -> interests.viewed("b", new float[] {0f, 1f, 0f}, 5.0, 0.0),
+                () -> interests.shown("b", new float[] {0f, 1f, 0f}, 0.0)}) {
             try {
                 r.run();
                 check(false, "a vector of another size than the interests' was taken in");
@@ -491,10 +527,12 @@ public final class GoldenTest {
      * never alive), a NaN 'now', and a vector of another size after one of the right size (a partial cosine). */
     static void timesAndMixedSizes() {
         Interests interests = new Interests(new Interests.Config());
-        interests.feedback(new float[] {1f, 0f}, true, 0.0);
+        interests.feedback("a", new float[] {1f, 0f}, true, 0.0);
         double future = System.currentTimeMillis() / 1000.0 + 2 * Constants.DAY;
-        for (Runnable r : new Runnable[] {() -> interests.feedback(new float[] {0f, 1f}, true, Double.NaN),
-                () -> interests.feedback(new float[] {0f, 1f}, true, future),
+        for (Runnable r : new Runnable[] {() -> interests.feedback("b", new float[] {0f, 1f}, true, Double.NaN),
+                () -> interests.feedback("b", new float[] {0f, 1f}, true, future),
+                () -> interests.viewed("b", new float[] {0f, 1f}, 30.0, future),
+                () -> interests.shown("b", new float[] {0f, 1f}, Double.NaN),
                 () -> interests.score(new float[][] {{1f, 0f}}, Double.NaN),
                 () -> interests.score(new float[][] {{1f, 0f}, {1f}}, 0.0)}) {
             try {
