@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Compiles the plain-JVM core and runs its golden-vector test with the JDK alone (no Gradle, no Maven, no
-# Android SDK: none of those repositories is reachable from CI machines). Installs a JDK if javac is missing.
+# Compiles the plain-JVM core and runs its golden-vector test (GoldenTest) and the spec's cases and constants
+# (SpecTest) with the JDK alone (no Gradle, no Maven, no Android SDK: none of those repositories is reachable from CI
+# machines). Installs a JDK if javac is missing.
 # Leaves a runnable jar of the core in build/edge-ranker-core.jar (java -jar ... rank FEED.jsonl; see Main).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -18,7 +19,11 @@ mkdir -p "$out/main" "$out/test" build
 javac -d "$out/main" $(find src/main/java -name '*.java')
 cp ../../spec/unicode/unicode.tsv "$out/main/"  # read by WordPieceTokenizer
 javac -d "$out/test" -cp "$out/main" $(find src/test/java -name '*.java')
-java -cp "$out/main:$out/test" ai.edgeranker.core.GoldenTest ../../spec/golden ../../edge_ranker/models
+# the golden scenario end to end, then every case of spec/cases and the constants (both run, either fails the script)
+status=0
+java -cp "$out/main:$out/test" ai.edgeranker.core.GoldenTest ../../spec/golden ../../edge_ranker/models || status=1
+java -cp "$out/main:$out/test" ai.edgeranker.core.SpecTest ../../spec || status=1
+[ "$status" = 0 ] || { echo "FAIL GoldenTest or SpecTest (the lines above say which checks)" >&2; exit 1; }
 jar --create --file build/edge-ranker-core.jar --main-class ai.edgeranker.core.Main -C "$out/main" .
 # the command line end to end: the demo feed, its scripted history and query, one JSON line per document
 (cd ../.. && java -jar android_demo/core/build/edge-ranker-core.jar rank edge_ranker/demo/feed.jsonl \
