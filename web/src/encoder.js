@@ -1,59 +1,67 @@
-// Encoder: text -> unit Float32Array vectors with onnxruntime-web (WASM) and the folder's tokenizer, as the Python
-// runtime's Encoder gives them. A text longer than max_length is read in up to the manifest's windows, its vector
-// their token-weighted mean.
-import * as ort from "onnxruntime-web";
+// Encoder: text -> unit Float32Array vectors, as the Python runtime's Encoder gives them, with the folder's tokenizer
+// and one of two forward passes of its graph: onnxruntime-web (WebAssembly) or plain JavaScript (forward/js.js), for
+// an engine without WebAssembly (React Native's Hermes). Each is imported only when chosen, so that choosing the
+// JavaScript one loads no WebAssembly. A text longer than max_length is read in up to the manifest's windows, its
+// vector their token-weighted mean.
 import { EdgeRankerError } from "./errors.js";
-import { folderOf, readBytes } from "./files.js";
-import { MAX_MANIFEST_BYTES, modelKey, parseManifest, verifiedBytes } from "./manifest.js";
+import { MAX_MANIFEST_BYTES, parseManifest } from "./manifest.js";
 import { given } from "./options.js";
+import { filesOf, modelKey, verifiedBytes } from "./sources.js";
 import { cleanText, show, typeName } from "./text.js";
 import { WordPiece, splitWindows } from "./tokenizer.js";
 
 const ROLES = ["query", "passage"];
-/** onnxruntime-web's WebAssembly runs one inference at a time: runs of every session wait their turn here. */
-let turn = Promise.resolve();
+/** The forward passes by name: "ort" (onnxruntime-web, WebAssembly) and "js" (plain JavaScript). */
+const BACKENDS = {
+  ort: () => import("./forward/ort.js"),
+  js: () => import("./forward/js.js"),
+};
 
-function inferred(session, feeds) {
-  const run = turn.then(() => session.run(feeds));
-  turn = run.catch(() => {});
-  return run;
+/** The backend asked for, or where none is: onnxruntime-web where the engine has WebAssembly, else JavaScript. */
+function backendOf(asked) {
+  const wasm = typeof WebAssembly === "object" && WebAssembly !== null;
+  if (asked === undefined) return wasm ? "ort" : "js";
+  if (!Object.hasOwn(BACKENDS, asked)) throw new EdgeRankerError(`backend must be "js" or "ort", got ${show(asked)}`);
+  if (asked === "ort" && !wasm) {
+    throw new EdgeRankerError('backend "ort" runs onnxruntime-web\'s WebAssembly, which this JavaScript engine lacks: use backend "js"');
+  }
+  return asked;
 }
 
 export class Encoder {
   /**
-   * Load a model folder: a path in Node, a URL (or a path relative to the page) in the browser. Every file the
-   * manifest lists is checked by size and SHA-256 before use (`verify: false` skips it, for a folder already checked).
+   * Load a model folder: a path in Node, a URL (or a path relative to the page) in the browser, or an object whose
+   * read(name) resolves to a file's bytes (a React Native app's assets). Every file the manifest lists is checked by
+   * size and SHA-256 before use (`verify: false` skips it, for a folder already checked). `backend`: "ort"
+   * (onnxruntime-web) or "js" (plain JavaScript); left out, "ort" where the engine has WebAssembly, else "js".
    */
   static async load(source, options) {
-    const { verify = true, batchSize = 32 } = given(options, "Encoder.load", ["verify", "batchSize"]);
-    const folder = folderOf(source);
-    const manifest = parseManifest(await readBytes(folder, "manifest.json", MAX_MANIFEST_BYTES));
-    const graph = await verifiedBytes(folder, manifest, manifest.onnx, verify);
-    const vocabulary = await verifiedBytes(folder, manifest, manifest.tokenizer, verify);
+    const { verify = true, batchSize = 32, backend: asked } = given(options, "Encoder.load", ["verify", "batchSize", "backend"]);
+    const backendName = backendOf(asked);
+    const files = filesOf(source);
+    const manifest = parseManifest(await files.read("manifest.json", MAX_MANIFEST_BYTES));
+    const graph = await verifiedBytes(files, manifest, manifest.onnx, verify);
+    const vocabulary = await verifiedBytes(files, manifest, manifest.tokenizer, verify);
     if (verify) {
       for (const name of Object.keys(manifest.files)) {
-        if (name !== manifest.onnx && name !== manifest.tokenizer) await verifiedBytes(folder, manifest, name, true);
+        if (name !== manifest.onnx && name !== manifest.tokenizer) await verifiedBytes(files, manifest, name, true);
       }
     }
     let tokenizer;
-    let session;
+    let backend;
     try {
       tokenizer = new WordPiece(JSON.parse(new TextDecoder().decode(vocabulary)), manifest.maxLength * manifest.windows);
-      ort.env.wasm.numThreads = 1; // one thread, as on a phone; more would need a cross-origin isolated page
-      session = await ort.InferenceSession.create(graph, { executionProviders: ["wasm"] });
+      backend = await (await BACKENDS[backendName]()).create(graph);
     } catch (err) {
-      throw new EdgeRankerError(`cannot load the model from ${String(folder)}: ${err.message}`);
+      if (err?.refused) throw new EdgeRankerError(`${files.where}: ${err.message}`);
+      throw new EdgeRankerError(`cannot load the model from ${files.where}: ${err.message}`);
     }
     try {
-      const inputs = [...session.inputNames].sort().join(",");
-      if (inputs !== "attention_mask,input_ids") {
-        throw new EdgeRankerError(`${String(folder)}: the graph's inputs are ${inputs}, not input_ids and attention_mask`);
-      }
-      const encoder = new Encoder(manifest, tokenizer, session, await modelKey(manifest), batchSize);
-      await encoder.checkGraph(String(folder));
+      const encoder = new Encoder(manifest, tokenizer, backend, await modelKey(manifest), batchSize);
+      await encoder.checkGraph(files.where);
       return encoder;
     } catch (err) {
-      await session.release(); // a folder refused keeps no WebAssembly memory
+      await backend.release(); // a folder refused keeps no WebAssembly memory
       throw err;
     }
   }
@@ -80,9 +88,7 @@ export class Encoder {
     ]) {
       let out;
       try {
-        const t = (values) => new ort.Tensor("int64", BigInt64Array.from(values, BigInt), [1, values.length]);
-        const feeds = { input_ids: t(ids), attention_mask: t(ids.map(() => 1)) };
-        out = (await inferred(this.session, feeds))[this.session.outputNames[0]];
+        out = await this.forward.infer([ids]);
       } catch (err) {
         throw new EdgeRankerError(`${where}: the graph cannot read ${what} (${String(err.message).slice(0, 200)})`);
       }
@@ -93,7 +99,7 @@ export class Encoder {
     }
   }
 
-  constructor(manifest, tokenizer, session, key, batchSize) {
+  constructor(manifest, tokenizer, backend, key, batchSize) {
     if (!Number.isInteger(batchSize) || batchSize < 1) {
       throw new EdgeRankerError(`batchSize must be a whole number >= 1, got ${batchSize}`);
     }
@@ -101,12 +107,17 @@ export class Encoder {
     this.name = manifest.name;
     this.dim = manifest.dim;
     this.tokenizer = tokenizer;
-    this.session = session;
+    this.forward = backend;
     this.key = key;
     this.batchSize = batchSize;
     this.prefixTokens = Object.fromEntries(
       Object.entries(manifest.prefixes).map(([role, prefix]) => [role, tokenizer.encode(prefix).length - 2]),
     );
+  }
+
+  /** The forward pass that runs the graph: "ort" (onnxruntime-web) or "js" (plain JavaScript). */
+  get backend() {
+    return this.forward.name;
   }
 
   /** The roles encode takes ("passage", "query"); empty for a symmetric model. */
@@ -187,21 +198,7 @@ export class Encoder {
     const order = windows.map((_, i) => i).sort((a, b) => windows[a].length - windows[b].length || a - b);
     for (let start = 0; start < order.length; start += this.batchSize) {
       const idx = order.slice(start, start + this.batchSize);
-      const width = Math.max(...idx.map((i) => windows[i].length));
-      const ids = new BigInt64Array(idx.length * width);
-      const mask = new BigInt64Array(idx.length * width);
-      idx.forEach((i, row) => {
-        windows[i].forEach((id, col) => {
-          ids[row * width + col] = BigInt(id);
-          mask[row * width + col] = 1n;
-        });
-      });
-      const shape = [idx.length, width];
-      const result = await inferred(this.session, {
-        input_ids: new ort.Tensor("int64", ids, shape),
-        attention_mask: new ort.Tensor("int64", mask, shape),
-      });
-      const data = result[this.session.outputNames[0]].data;
+      const { data } = await this.forward.infer(idx.map((i) => windows[i]));
       idx.forEach((i, row) => {
         vectors[i] = data.slice(row * this.dim, (row + 1) * this.dim);
       });
@@ -209,9 +206,9 @@ export class Encoder {
     return vectors;
   }
 
-  /** Frees the model's inference session (its WebAssembly memory); the Encoder cannot encode after. */
+  /** Frees the model's forward pass (onnxruntime-web's WebAssembly memory); the Encoder cannot encode after. */
   async release() {
-    await this.session.release();
+    await this.forward.release();
   }
 
   /** The cosine of every vector of `a` with every vector of `b` (one vector is one row), as sentence-transformers'. */
