@@ -6,8 +6,8 @@ import java.util.List;
 /**
  * Whether a model can read a text: the share of the words it reads that its vocabulary can only give as [UNK]
  * (edge_ranker/runtime/readable.py). A text in a script the vocabulary lacks comes out as a few [UNK] pieces and gets
- * nearly one vector whatever it says, so past Constants.UNKNOWN_LIMIT the Ranker learns no interest from it and ranks it by its
- * words alone.
+ * nearly one vector whatever it says, so past Constants.UNKNOWN_LIMIT the Ranker learns no interest from it and ranks
+ * it by its words alone.
  */
 public final class Readable {
     private Readable() {

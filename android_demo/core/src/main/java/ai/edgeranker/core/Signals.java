@@ -97,7 +97,8 @@ public final class Signals {
 
     /** A read's weight: 0 under READ_MIN_S seconds, else READ_WEIGHT times the share of READ_FULL_S read. */
     public static double readWeight(double seconds) {
-        return seconds < Constants.READ_MIN_S ? 0.0 : Constants.READ_WEIGHT * Math.min(1.0, seconds / Constants.READ_FULL_S);
+        return seconds < Constants.READ_MIN_S ? 0.0
+                : Constants.READ_WEIGHT * Math.min(1.0, seconds / Constants.READ_FULL_S);
     }
 
     /** A reaction with where its event came, which orders reactions of one time. */

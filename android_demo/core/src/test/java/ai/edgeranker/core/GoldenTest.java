@@ -449,6 +449,22 @@ public final class GoldenTest {
             check(said.contains(w.getKey()), "refused: '" + w.getKey() + "', said '" + said + "'");
         }
         big.lexicalWeight = 1.0;
+        // a text shown SKIP_AFTER times, never opened nor reacted to, is a skip: a disliked interest of SKIP_WEIGHT
+        // (a wordless text is not kept); once opened it is none; undone, its signals go and the interests are stored
+        Ranker reader = new Ranker(semantic, relevance, new Interests(new Interests.Config()));
+        reader.feedback("The football club won the league final.", true, now - 60);
+        String skipped = "Parliament passed the new tax law.";
+        int kept = 0;
+        for (int i = 0; i < Constants.SKIP_AFTER; i++) {
+            kept += reader.shown(List.of(skipped, "\uD83D\uDE80 !!"), now - 50 + i);
+        }
+        List<Interests.CoI> disliked = reader.interests.current().negatives;
+        check(kept == Constants.SKIP_AFTER && disliked.size() == 1 && disliked.get(0).weight == Constants.SKIP_WEIGHT,
+                "a text shown " + Constants.SKIP_AFTER + " times and never opened is a skip");
+        check(reader.viewed(skipped, 1.0, now - 10) != null && reader.interests.current().negatives.isEmpty(),
+                "a text opened is no skip");
+        check(reader.undo(skipped) == Constants.SKIP_AFTER + 1 && reader.interests.current() == reader.interests,
+                "undo takes a text's signals back");
         // threads rank while others like and dislike, through a cache small enough to evict on every call: each call
         // runs whole, under the Ranker's lock (without it, this failed with ConcurrentModificationException and
         // ArrayIndexOutOfBoundsException in the cache and the interests)

@@ -224,7 +224,8 @@ public final class SpecTest {
     }
 
     static Object recency(Map<String, Object> i) {
-        Double[] published = list(i.get("published")).stream().map(p -> p == null ? null : num(p)).toArray(Double[]::new);
+        Double[] published = list(i.get("published")).stream().map(p -> p == null ? null : num(p))
+                .toArray(Double[]::new);
         return json(Fusion.recency(published, bools(i.get("wordless")), (int) whole(i.get("k"))));
     }
 
@@ -332,7 +333,8 @@ public final class SpecTest {
             return where + ": got " + describe(got) + ", expected " + want;
         }
         double diff = Math.abs(g.doubleValue() - num(want));
-        return diff <= tolerance ? null : where + ": got " + got + ", expected " + want + " (tolerance " + tolerance + ")";
+        return diff <= tolerance ? null
+                : where + ": got " + got + ", expected " + want + " (tolerance " + tolerance + ")";
     }
 
     static String describe(Object v) {
