@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The web package's tests as CI runs them: npm ci, then npm test (Node's test runner, the browser test in Debian's
-# headless Chromium driven by playwright-core, which downloads no browser). As root, installs chromium where missing.
+# headless Chromium driven by playwright-core, which downloads no browser), then npm run hermes (the golden checks
+# under Hermes, React Native's engine, from the npm package hermes-engine-cli). As root, installs chromium where
+# missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v npm > /dev/null || { echo "npm not found: the web package's tests need Node 20+ with npm" >&2; exit 1; }
@@ -16,3 +18,4 @@ if [ -z "${CHROMIUM:-}" ] && [ ! -x /usr/bin/chromium ]; then
 fi
 npm ci --no-audit --no-fund --loglevel=error
 npm test
+npm run hermes
