@@ -5,8 +5,18 @@ export class EdgeRankerError extends Error {}
 /** A reaction refused because no interest can be learnt from its text; nothing was stored. */
 export class Unlearnable extends EdgeRankerError {}
 
-/** A model folder: a path in Node, a URL (or a path relative to the page) in the browser. */
-export type ModelSource = string | URL;
+/**
+ * A model's files as an app has them where there is no folder to read (a React Native app's assets): `read(name)`
+ * gives the bytes of the file the manifest names (manifest.json first). `name` names the model in errors.
+ */
+export interface ModelFiles {
+  name?: string;
+  read(name: string): Promise<Uint8Array | ArrayBuffer> | Uint8Array | ArrayBuffer;
+}
+/** A model folder: a path in Node, a URL (or a path relative to the page) in the browser; or its files' reader. */
+export type ModelSource = string | URL | ModelFiles;
+/** The forward pass: onnxruntime-web's WebAssembly ("ort"), or plain JavaScript ("js", for engines without it). */
+export type Backend = "ort" | "js";
 export type Role = "query" | "passage";
 
 export interface Manifest {
@@ -23,14 +33,22 @@ export interface Manifest {
 }
 
 export class Encoder {
-  /** Loads a model folder; every file the manifest lists is checked by size and SHA-256 first. */
-  static load(source: ModelSource, options?: { verify?: boolean; batchSize?: number }): Promise<Encoder>;
+  /**
+   * Loads a model folder; every file the manifest lists is checked by size and SHA-256 first. `backend`: left out,
+   * "ort" where the engine has WebAssembly, else "js".
+   */
+  static load(
+    source: ModelSource,
+    options?: { verify?: boolean; batchSize?: number; backend?: Backend | { name: string; create(graph: Uint8Array): Promise<unknown> } },
+  ): Promise<Encoder>;
   /** The cosine of every vector of a with every vector of b. */
   static similarity(a: ArrayLike<number> | ArrayLike<number>[], b: ArrayLike<number> | ArrayLike<number>[]): number[][];
   readonly name: string;
   readonly dim: number;
   readonly key: string;
   readonly manifest: Manifest;
+  /** The forward pass this Encoder runs ("ort", "js", or the name of one an app plugged in). */
+  readonly backend: string;
   readonly roles: Role[];
   encode(text: string, options?: { role?: Role }): Promise<Float32Array>;
   encode(texts: string[], options?: { role?: Role }): Promise<Float32Array[]>;
@@ -39,7 +57,7 @@ export class Encoder {
   encodeDocument(text: string): Promise<Float32Array>;
   encodeDocument(texts: string[]): Promise<Float32Array[]>;
   tokenize(text: string, role?: Role): number[];
-  /** Frees the model's inference session; the Encoder cannot encode after. */
+  /** Frees the model's forward pass (onnxruntime-web's session); the Encoder cannot encode after. */
   release(): Promise<void>;
   cut(text: string): string;
   unknownShare(text: string): number;
@@ -63,6 +81,28 @@ export interface InterestScore {
   negativeInterest: number | null;
   negativeSimilarity: number;
   negativeDecay: number;
+  /** The matched interests' weights (1 for a like's or dislike's, less for a read's or a skip's; 0 for none). */
+  positiveWeight: number;
+  negativeWeight: number;
+}
+
+/** A stored like or dislike, as history lists it. */
+export interface ReactionEntry {
+  event: number;
+  id: string;
+  text: string;
+  reaction: "like" | "dislike";
+  ts: number;
+}
+
+/** A stored signal, as history lists it after the reactions: a showing (shown) or a view (viewed, with its seconds). */
+export interface SignalEntry {
+  signal: number;
+  id: string;
+  text: string;
+  reaction: "shown" | "view";
+  seconds: number;
+  ts: number;
 }
 
 export interface Ranked {
@@ -154,13 +194,16 @@ export class Ranker {
   /** How many reactions the store holds, as of the last open, rank or change. */
   readonly reactions: number;
   open(): Promise<void>;
-  /** The stored reactions, oldest first, as of the last open, rank or change. */
-  history(): Array<{ event: number; id: string; text: string; reaction: "like" | "dislike"; ts: number }>;
+  /** The stored reactions, oldest first, then the signals, oldest first, as of the last open, rank or change. */
+  history(): Array<ReactionEntry | SignalEntry>;
   /** Resolves to the reaction's event number once the store holds it. */
   like(doc: DocumentLike, options?: { ts?: number }): Promise<number>;
   dislike(doc: DocumentLike, options?: { ts?: number }): Promise<number>;
-  viewed(doc: DocumentLike, seconds: number): Promise<void>;
-  /** Resolves to how many reactions to the document were undone. */
+  /** The user opened the document and read it for `seconds`: kept as a view (a read, if long enough and never liked). */
+  viewed(doc: DocumentLike, seconds: number, options?: { ts?: number }): Promise<void>;
+  /** The app displayed the documents: each showing is kept (shown twice, never opened: a skip); resolves to how many. */
+  shown(docs: Array<DocumentLike | string>, options?: { ts?: number }): Promise<number>;
+  /** Resolves to how many reactions to the document and signals of it were undone. */
   undo(id: string | number): Promise<number>;
   erase(): Promise<void>;
   learnable(text: string): boolean;

@@ -17,15 +17,22 @@ const BACKENDS = {
   js: () => import("./forward/js.js"),
 };
 
-/** The backend asked for, or where none is: onnxruntime-web where the engine has WebAssembly, else JavaScript. */
+/**
+ * The backend asked for (a name, or an app's own: an object whose create(graph) gives {name, infer, release}, as
+ * forward/session.js's ortBackend makes for onnxruntime-react-native), or where none is: onnxruntime-web where the
+ * engine has WebAssembly, else JavaScript.
+ */
 function backendOf(asked) {
+  if (asked !== null && typeof asked === "object" && typeof asked.create === "function") return async () => asked;
   const wasm = typeof WebAssembly === "object" && WebAssembly !== null;
-  if (asked === undefined) return wasm ? "ort" : "js";
-  if (!Object.hasOwn(BACKENDS, asked)) throw new EdgeRankerError(`backend must be "js" or "ort", got ${show(asked)}`);
+  if (asked === undefined) return BACKENDS[wasm ? "ort" : "js"];
+  if (typeof asked !== "string" || !Object.hasOwn(BACKENDS, asked)) {
+    throw new EdgeRankerError(`backend must be "js", "ort" or an object whose create(graph) runs it, got ${show(asked)}`);
+  }
   if (asked === "ort" && !wasm) {
     throw new EdgeRankerError('backend "ort" runs onnxruntime-web\'s WebAssembly, which this JavaScript engine lacks: use backend "js"');
   }
-  return asked;
+  return BACKENDS[asked];
 }
 
 export class Encoder {
@@ -33,11 +40,12 @@ export class Encoder {
    * Load a model folder: a path in Node, a URL (or a path relative to the page) in the browser, or an object whose
    * read(name) resolves to a file's bytes (a React Native app's assets). Every file the manifest lists is checked by
    * size and SHA-256 before use (`verify: false` skips it, for a folder already checked). `backend`: "ort"
-   * (onnxruntime-web) or "js" (plain JavaScript); left out, "ort" where the engine has WebAssembly, else "js".
+   * (onnxruntime-web), "js" (plain JavaScript) or an app's own (ortBackend's); left out, "ort" where the engine has
+   * WebAssembly, else "js".
    */
   static async load(source, options) {
     const { verify = true, batchSize = 32, backend: asked } = given(options, "Encoder.load", ["verify", "batchSize", "backend"]);
-    const backendName = backendOf(asked);
+    const backendModule = backendOf(asked);
     const files = filesOf(source);
     const manifest = parseManifest(await files.read("manifest.json", MAX_MANIFEST_BYTES));
     const graph = await verifiedBytes(files, manifest, manifest.onnx, verify);
@@ -51,7 +59,7 @@ export class Encoder {
     let backend;
     try {
       tokenizer = new WordPiece(JSON.parse(new TextDecoder().decode(vocabulary)), manifest.maxLength * manifest.windows);
-      backend = await (await BACKENDS[backendName]()).create(graph);
+      backend = await (await backendModule()).create(graph);
     } catch (err) {
       if (err?.refused) throw new EdgeRankerError(`${files.where}: ${err.message}`);
       throw new EdgeRankerError(`cannot load the model from ${files.where}: ${err.message}`);
@@ -115,7 +123,7 @@ export class Encoder {
     );
   }
 
-  /** The forward pass that runs the graph: "ort" (onnxruntime-web) or "js" (plain JavaScript). */
+  /** The forward pass that runs the graph: "ort" (onnxruntime-web), "js" (plain JavaScript), or an app's own's name. */
   get backend() {
     return this.forward.name;
   }

@@ -16,8 +16,8 @@ import { preTokenize, normalize } from "../src/text.js";
 import { Tokenizer } from "../src/wordpiece.js";
 import { MODELS, rows, text } from "./golden.js";
 
-test("the react-native entry exports the package's API, IndexedDBStore aside, KeyValueStore added", () => {
-  const expected = Object.keys(node).filter((k) => k !== "IndexedDBStore").concat("KeyValueStore").sort();
+test("the react-native entry exports the package's API, IndexedDBStore aside, KeyValueStore and ortBackend added", () => {
+  const expected = Object.keys(node).filter((k) => k !== "IndexedDBStore").concat("KeyValueStore", "ortBackend").sort();
   assert.deepEqual(Object.keys(native).sort(), expected);
   const field = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))["react-native"];
   for (const [from, to] of Object.entries(field)) {
@@ -104,7 +104,7 @@ test("without WebAssembly, WebCrypto and IndexedDB, the models load on the JavaS
 });
 
 test("a backend that is not one, or onnxruntime-web where there is no WebAssembly, is refused in one line", async () => {
-  await assert.rejects(node.Encoder.load(`${MODELS}semantic`, { backend: "wasm" }), /backend must be "js" or "ort", got "wasm"/);
+  await assert.rejects(node.Encoder.load(`${MODELS}semantic`, { backend: "wasm" }), /backend must be "js", "ort" or an object .*, got "wasm"/);
   const wasm = globalThis.WebAssembly;
   try {
     delete globalThis.WebAssembly;
@@ -112,4 +112,18 @@ test("a backend that is not one, or onnxruntime-web where there is no WebAssembl
   } finally {
     globalThis.WebAssembly = wasm;
   }
+});
+
+test("an onnxruntime module plugged in with ortBackend runs the models (onnxruntime-web standing in for onnxruntime-react-native)", async () => {
+  const ort = await import("onnxruntime-web");
+  ort.env.wasm.numThreads = 1;
+  const enc = await native.Encoder.load(`${MODELS}relevance`, { backend: native.ortBackend(ort, { name: "plugged" }) });
+  assert.equal(enc.backend, "plugged");
+  for (const [b64, role, csv] of rows("relevance_embeddings.tsv").slice(0, 12)) {
+    const v = await enc.encode(text(b64), { role: role === "-" ? undefined : role });
+    const want = csv.split(",").map(Number);
+    assert.ok(want.every((x, i) => Math.abs(x - v[i]) <= 1e-5), JSON.stringify(text(b64)).slice(0, 60));
+  }
+  await enc.release();
+  assert.throws(() => native.ortBackend({}), /takes an onnxruntime module/);
 });
