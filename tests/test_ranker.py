@@ -65,7 +65,8 @@ def test_a_store_in_memory_keeps_nothing_on_disk(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     ranker = Ranker.load(":memory:")
     ranker.like(("g", FEED[4]))
-    assert ranker.rank([("g", FEED[4]), ("m", FEED[3])])[0].id == "g"
+    assert ranker.rank([("g", FEED[4]), ("m", FEED[3])], reacted="keep")[0].id == "g"
+    assert ranker.rank([("g", FEED[4]), ("m", FEED[3])])[0].id == "m"  # a feed sinks what the user reacted to
     assert ranker.undo("g") == 1
     assert not any(tmp_path.iterdir())
     with pytest.raises(EdgeRankerError, match="nothing to open read-only"):

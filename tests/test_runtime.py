@@ -225,7 +225,7 @@ def test_explanations_add_up(enc, tmp_path):
     r = Ranker(enc, enc, PreferenceStore(tmp_path / "e.db"))
     r.feedback({"id": "l", "text": "green river water"}, "like")
     r.feedback({"id": "d", "text": "stone house"}, "dislike")
-    out = r.rank([{"id": str(i), "text": t} for i, t in enumerate(VARIED[3:12])], query="river")
+    out = r.rank([{"id": str(i), "text": t} for i, t in enumerate(VARIED[3:12])], query="river", duplicates="keep")
     for x in out:
         assert x.score == pytest.approx(sum(x.contributions.values()), abs=1e-12)
         assert set(x.contributions) == {"personal", "query"}

@@ -69,7 +69,7 @@ def test_each_runtimes_constants_module_is_generated_from_the_spec(runtime):
 def test_the_python_runtime_uses_the_spec_constants():
     """What the modules rank with, not only what constants.py holds: a module that declared its own value again
     would pass the generated file's test and fail here, by name."""
-    from edge_ranker.runtime import fusion, interests, lexical, manifest, ranker, readable, signals
+    from edge_ranker.runtime import duplicates, fusion, interests, lexical, manifest, ranker, readable, signals
     from edge_ranker.runtime.documents import LAST_SECOND
     from edge_ranker.runtime.store import events
 
@@ -101,6 +101,7 @@ def test_the_python_runtime_uses_the_spec_constants():
         "READ_WEIGHT": signals.read_weight(signals.READ_FULL_S),
         "SKIP_AFTER": signals.SKIP_AFTER,
         "SKIP_WEIGHT": signals.SKIP_WEIGHT,
+        "DUPLICATE_COSINE": duplicates.fold.__defaults__[0],
     }
     spec = spec_constants.load()
     assert sorted(used) == sorted(spec), "a constant of spec/constants.json is not checked here"

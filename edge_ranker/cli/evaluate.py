@@ -16,27 +16,24 @@ def cmd_eval(a: argparse.Namespace) -> None:
     from edge_ranker.evaluate.personal import USERS
     from edge_ranker.evaluate.report import evaluate_models
 
-    if not (a.personal or a.personal_search) and (a.topics_split != "dev" or a.users is not None or a.seed is not None):
-        raise EdgeRankerError(
-            "--users, --topics-split and --seed set up --personal or --personal-search: add --personal or "
-            "--personal-search"
-        )
-    if not (a.personal or a.personal_search) and a.item_sentences != 1:
-        raise EdgeRankerError(
-            "--item-sentences sets up --personal or --personal-search: add --personal or --personal-search"
-        )
+    pair = [flag for flag, on in PAIR_FLAGS.items() if getattr(a, on)]  # each ranks with a SEMANTIC RELEVANCE pair
+    users = a.personal or a.personal_search or a.feed_sessions
+    if not users and (a.topics_split != "dev" or a.users is not None or a.seed is not None):
+        raise EdgeRankerError(f"--users, --topics-split and --seed set up {USER_FLAGS}: add {USER_FLAGS}")
+    if not users and a.item_sentences != 1:
+        raise EdgeRankerError(f"--item-sentences sets up {USER_FLAGS}: add {USER_FLAGS}")
     if a.strengths and not a.personal_search:
         raise EdgeRankerError("--strengths sets up --personal-search: add --personal-search")
-    if a.personal_search and len(a.models) != 2:
+    if pair and len(a.models) != 2:
         raise EdgeRankerError(
-            f"--personal-search ranks with a pair of runtime models, SEMANTIC RELEVANCE (e.g. `eval semantic "
-            f"relevance --personal-search`); got {len(a.models)} model{'s' if len(a.models) != 1 else ''}"
+            f"{pair[0]} ranks with a pair of runtime models, SEMANTIC RELEVANCE (e.g. `eval semantic "
+            f"relevance {pair[0]}`); got {len(a.models)} model{'s' if len(a.models) != 1 else ''}"
         )
     others = a.sts or a.retrieval or a.translation or a.personal or a.search or a.bitext
-    if not (others or a.personal_search):
+    if not (others or pair):
         raise EdgeRankerError(
-            "nothing to evaluate: give --sts, --retrieval, --translation, --personal, --personal-search, --search or "
-            "--bitext"
+            "nothing to evaluate: give --sts, --retrieval, --translation, --personal, --search, --bitext or "
+            f"{', '.join(PAIR_FLAGS)}"
         )
     for name in a.retrieval or []:
         check_set_name(name)
@@ -50,7 +47,7 @@ def cmd_eval(a: argparse.Namespace) -> None:
             raise EdgeRankerError(f"--out {out} is a folder; give a file name for the JSON")
         if out.exists() and not a.overwrite:
             raise EdgeRankerError(f"{out} already exists: give a new file name, or --overwrite to replace it")
-    reads_data = a.sts or a.retrieval or a.translation or a.personal or a.search or a.personal_search
+    reads_data = a.sts or a.retrieval or a.translation or a.personal or a.search or pair
     if a.personal_search:  # its items refused now, not after the other evaluations
         from edge_ranker.evaluate.personal_search import search_topics
 
@@ -93,11 +90,29 @@ def cmd_eval(a: argparse.Namespace) -> None:
             seed=a.seed or 0,
             item_sentences=a.item_sentences,
         )
+    if a.feed_sessions or a.duplicates:
+        from edge_ranker.runtime.encoder import Encoder
+
+        semantic, relevance = (Encoder.load(m) for m in a.models)
+    if a.feed_sessions:
+        from edge_ranker.evaluate.feed_sessions import READERS, evaluate_feed_sessions
+
+        res["feed_sessions"] = evaluate_feed_sessions(
+            data_root(a.data), semantic, relevance, a.users or READERS, a.seed or 0, a.topics_split, a.item_sentences
+        )
+    if a.duplicates:
+        from edge_ranker.evaluate.duplicates import evaluate_duplicates
+
+        res["duplicates"] = evaluate_duplicates(data_root(a.data), semantic, relevance)
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
         out = out.resolve() if out.is_symlink() else out  # written through a link, as the user linked it
         write_files({out: json.dumps(res, indent=2).encode("utf-8")})  # a full disk leaves the earlier file as it was
     print_json(res)
+
+
+USER_FLAGS = "--personal, --personal-search or --feed-sessions"  # the evaluations of simulated users
+PAIR_FLAGS = {"--personal-search": "personal_search", "--feed-sessions": "feed_sessions", "--duplicates": "duplicates"}
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -126,7 +141,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "mixed-language), through the Ranker and with a plain max-cosine rule, beside random (nDCG@10)",
     )
     e.add_argument(
-        "--users", type=positive, help="simulated users per setting for --personal and --personal-search (default 200)"
+        "--users",
+        type=positive,
+        help="simulated users per setting for --personal and --personal-search (default 200), readers of "
+        "--feed-sessions (default 60)",
     )
     e.add_argument(
         "--topics-split",
@@ -168,6 +186,20 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "other topics search the QA dev sets and SIB-200 across languages (robustness: the share of the empty "
         "store's nDCG@10 kept), and users whose history favours one topic search a word of several topics "
         "(usefulness: graded nDCG@10); beside the query alone, the interests alone and reciprocal-rank fusion",
+    )
+    e.add_argument(
+        "--feed-sessions",
+        action="store_true",
+        help="a feed read over days, MODELS being the Ranker's SEMANTIC RELEVANCE pair: simulated readers of SIB-200 "
+        "items in the 10 languages who open, read and scroll past (implicit), who like and dislike (explicit), and "
+        "who do nothing (cold); nDCG@10 of sessions 2 onward",
+    )
+    e.add_argument(
+        "--duplicates",
+        action="store_true",
+        help="feeds holding the same story in several languages (SIB-200 dev items), MODELS being the Ranker's "
+        "SEMANTIC RELEVANCE pair: distinct stories in the top 10, the folds' precision and recall, nDCG@10 over "
+        "stories, with duplicates folded and not",
     )
     e.add_argument(
         "--strengths",

@@ -55,3 +55,6 @@ READ_WEIGHT = 0.5
 SKIP_AFTER = 2
 # what a skip weighs, where a dislike weighs 1 (spec/rules/implicit.md)
 SKIP_WEIGHT = 0.25
+# the semantic cosine at which two documents tell one story, chosen on the duplicates dev benchmark
+# (spec/rules/duplicates.md)
+DUPLICATE_COSINE = 0.55

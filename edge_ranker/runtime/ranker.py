@@ -28,6 +28,7 @@ from edge_ranker.runtime.adoption import Adoption
 from edge_ranker.runtime.cache import CACHE_VECTORS, TermCache, VectorCache
 from edge_ranker.runtime.constants import LEXICAL_WEIGHT, PERSONAL_WEIGHT, RRF_K, SEMANTIC_QUERY_WEIGHT, SEMANTIC_SHARE
 from edge_ranker.runtime.documents import Document, Unlearnable, decimal_id, documents, integer_id, reacted, unique_ids
+from edge_ranker.runtime.duplicates import FOLDS, REACTED, fold, last, sink
 from edge_ranker.runtime.encoder import Encoder, clean_text, model_key, text_list
 from edge_ranker.runtime.fusion import (
     neutral,
@@ -280,6 +281,8 @@ class Ranker:
         semantic_vectors: np.ndarray | None = None,
         passage_vectors: np.ndarray | None = None,
         personal_weight: float | None = None,
+        duplicates: str = "fold",
+        reacted: str | None = None,
     ) -> Ranking:
         """Rank ``docs`` (``Document``s, dicts with ``id``, ``text``, optional ``published``, ``(id, text)`` pairs or
         plain texts, whose ids are then their positions) by the stored
@@ -288,7 +291,17 @@ class Ranker:
         (default: the Ranker's; 0: the query alone; a feed without a query is ordered by the interests whatever it
         is). ``semantic_vectors`` / ``passage_vectors``: the documents' vectors
         from ``embed``, when the app kept them (else they come from the cache or are computed); both are checked
-        whenever given, and the semantic ones also serve a query whose words the documents lack."""
+        whenever given, and the semantic ones also serve a query whose words the documents lack.
+
+        ``duplicates``: "fold" (default) puts a document of the same story as one ranked above it (its semantic
+        cosine reaches ``DUPLICATE_COSINE``: the same story in another language or other words) after all the others,
+        marked ``duplicate_of`` the id kept in place; "keep" ranks it by its score. ``reacted``: what becomes of the
+        documents the user liked, disliked or opened: "sink" after the others, "leave_out" out of the ranking,
+        "keep" where their scores put them; default "sink" for a feed and "keep" for a search (spec/rules)."""
+        if duplicates not in FOLDS:
+            raise EdgeRankerError(f"duplicates must be one of {', '.join(map(repr, FOLDS))}, got {duplicates!r}")
+        if reacted is not None and reacted not in REACTED:
+            raise EdgeRankerError(f"reacted must be one of {', '.join(map(repr, REACTED))}, got {reacted!r}")
         docs = documents(docs)
         if not docs:
             return Ranking([], np.zeros(0), {}, None, None, None)
@@ -307,7 +320,8 @@ class Ranker:
         # a document without a word goes last, for the interests, the query and the newest-first order alike
         wordless = np.array([not has_word(t, self.semantic.cut_chars) for t in texts], bool)
         # one the models cannot read goes last for the interests, and its vectors say nothing for the query
-        unread = self.reader.unreadable(texts) if use_personal or query else np.zeros(n, bool)
+        folding = duplicates == "fold" and n > 1
+        unread = self.reader.unreadable(texts) if use_personal or query or folding else np.zeros(n, bool)
         personal = None
         if use_personal:
             emb = self._embed(self.semantic, texts, None) if emb is None else emb
@@ -319,9 +333,22 @@ class Ranker:
         known = ~(wordless | unread)
         parts = self._parts(docs, personal, search, wordless, known, strength)
         total = np.sum(list(parts.values()), axis=0)
+        order, folded = np.argsort(-total, kind="stable"), None
+        if folding:  # only documents the models read: an unread text's vector sits close to many by chance
+            emb = self._embed(self.semantic, texts, None) if emb is None else emb
+            order, folded = fold(order, np.where(known[:, None], emb, 0.0).astype(np.float32))
+        # what the scores put last stays last: no word, and for the interests and a query, unreadable
+        end = wordless | (unread if personal is not None or search.score is not None else False)
+        if folding:
+            order = last(order, end)
+        how = reacted or ("keep" if search.score is not None else "sink")
+        if how != "keep" and (seen := self.space.reacted_ids()):
+            mask = np.fromiter((i in seen for i in ids), bool, n)
+            order = sink(order, mask, how, folded if folded is not None else np.full(n, -1), end)
         log.debug("ranked %d documents (%s)", n, ", ".join(parts))
         return Ranking(
-            ids, total, parts, personal, search.relevance, search.lexical, search.semantic, search.cover, search.score
+            ids, total, parts, personal, search.relevance, search.lexical, search.semantic, search.cover, search.score,
+            order, folded,
         )
 
     def _query_text(self, query: str | None) -> str | None:

@@ -38,6 +38,7 @@ class Ranked:
     query_score: float | None = None
     contributions: dict[str, float] = field(default_factory=dict)  # sum == score
     interest: dict | None = None  # which interest matched, and the parts of the personal score
+    duplicate_of: str | None = None  # the id of the document of the same story ranked above, when folded
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -57,12 +58,15 @@ class Ranking(Sequence[Ranked]):
         semantic: np.ndarray | None = None,
         query_coverage: float | None = None,
         query: np.ndarray | None = None,
+        order: np.ndarray | None = None,
+        duplicate_of: np.ndarray | None = None,
     ) -> None:
         self._ids, self._total, self._parts = ids, total, parts
         self._personal, self._relevance, self._lexical, self._semantic = personal, relevance, lexical, semantic
-        self._query = query
+        self._query, self._duplicate_of = query, duplicate_of
         self.query_coverage = query_coverage  # share of the query's words some document has (None: not measured)
-        self._order = np.argsort(-total, kind="stable")  # ties: input order
+        # by score (ties: input order), unless the duplicates' fold or the reacted documents' sink reordered it
+        self._order = np.argsort(-total, kind="stable") if order is None else order
 
     @property
     def ids(self) -> list[str]:
@@ -108,6 +112,7 @@ class Ranking(Sequence[Ranked]):
             float(self._query[i]) if self._query is not None else None,
             {name: float(c[i]) for name, c in self._parts.items()},
             p.explain(i) if p is not None else None,
+            self._ids[int(d)] if self._duplicate_of is not None and (d := self._duplicate_of[i]) >= 0 else None,
         )
 
     def __repr__(self) -> str:

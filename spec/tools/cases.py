@@ -19,6 +19,7 @@ import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.documents import documents, unique_ids
+from edge_ranker.runtime.duplicates import fold, sink
 from edge_ranker.runtime.encoder import split_windows
 from edge_ranker.runtime.fusion import neutral, personal_lift, query_part, query_scores, recency, rrf
 from edge_ranker.runtime.interests import CoIConfig, alive, decay, interest_vectors, personal_scores, unit
@@ -31,7 +32,9 @@ EXACT, CLOSE, FLOAT32 = 0.0, 1e-9, 1e-6  # integers and orders; float64 arithmet
 
 
 def _floats(x: Any) -> Any:
-    """Arrays as plain lists of Python numbers, for JSON."""
+    """Arrays (also inside dicts) as plain lists of Python numbers, for JSON."""
+    if isinstance(x, dict):
+        return {k: _floats(v) for k, v in x.items()}
     return np.asarray(x).tolist() if isinstance(x, np.ndarray) else x
 
 
@@ -121,6 +124,12 @@ FUNCTIONS: dict[str, Callable[[dict], Any]] = {
     "recency": lambda i: recency(i["published"], np.asarray(i["wordless"], bool), i["k"]),
     "split_windows": lambda i: split_windows(i["ids"], i["max_length"], i["windows"], i["head"]),
     "check": _check,
+    "fold": lambda i: dict(zip(("order", "duplicate_of"), fold(
+        np.asarray(i["order"], np.int64), np.asarray(i["vectors"], np.float32), i["threshold"]))),
+    "sink": lambda i: sink(
+        np.asarray(i["order"], np.int64), np.asarray(i["reacted"], bool), i["how"], np.asarray(i["folded"], np.int64),
+        np.asarray(i["end"], bool),
+    ),
 }
 
 
@@ -250,6 +259,20 @@ def definitions() -> list[tuple[str, str, str, str, dict, float]]:
              {"doc_id": "t", "kind": "shown", "ts": 2.0, "vector": topics[1]},
              {"doc_id": "t", "kind": "shown", "ts": 3.0, "vector": topics[1]},
          ]}, FLOAT32),
+        ("duplicates", "one-story-in-three-languages", "the copies of a story follow the kept ones, in their order, "
+         "marked with the story's best-ranked document", "fold",
+         {"order": [3, 0, 4, 1, 5, 2], "threshold": 0.5,
+          "vectors": [topics[0], _near(topics[1], rng, 0.2), _near(topics[0], rng, 0.2), topics[1],
+                      _near(topics[0], rng, 0.25), topics[2]]}, EXACT),
+        ("duplicates", "chains-stop-at-the-kept", "a document close only to a folded one is kept", "fold",
+         {"order": [0, 1, 2], "threshold": 0.5,
+          "vectors": [[1.0, 0.0, 0.0], [0.6, 0.8, 0.0], [0.0, 1.0, 0.0]]}, EXACT),
+        ("reacted", "sunk-before-the-duplicates", "reacted documents after the others, duplicates last", "sink",
+         {"order": [4, 2, 0, 1, 3, 5], "reacted": [False, False, True, False, True, False], "how": "sink",
+          "folded": [-1, 4, -1, -1, -1, -1], "end": [False, False, False, False, False, True]}, EXACT),
+        ("reacted", "left-out", "leave_out drops the reacted documents", "sink",
+         {"order": [4, 2, 0, 1, 3], "reacted": [False, False, True, False, True], "how": "leave_out",
+          "folded": [-1, -1, -1, -1, -1], "end": [False, False, False, False, False]}, EXACT),
         ("semantic-share", "side-by-side", "a document's interest vector: its semantic and passage vectors side by "
          "side, scaled by the square roots of the shares", "interest_vectors",
          {"semantic": _unit(rng, 2, 4), "passages": _unit(rng, 2, 3)}, FLOAT32),

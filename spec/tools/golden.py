@@ -148,6 +148,9 @@ CROSSING_QUERY = "Tomatensuppe mit Basilikum und garlic"
 # nothing, not even as the nearest interest of the cooking items (``interests.alive``).
 FADED_LIKE = {"id": "h0", "text": "Ein Rezept für Tomatensuppe mit frischem Basilikum und Knoblauch."}
 FADED_DAYS = 40.0
+# The scenario orders by the scores alone; the fold of duplicates and the sink of reacted documents, which come
+# after the scores, have their own cases (spec/cases/duplicates, spec/cases/reacted)
+SCORES_ONLY = {"duplicates": "keep", "reacted": "keep"}
 # A document without a word (emoji and punctuation): interests and queries rank it last (``lexical.has_word``).
 WORDLESS = Document("no-words", "\U0001f642 \u2026 !!")
 # A document in a script the vocabulary lacks (Thai): the interests rank it last and its query cosines are neutral
@@ -226,7 +229,7 @@ def write_ranking(semantic: Encoder, relevance: Encoder, out: Path, tmp: Path) -
     )
     for name, query, weight in queries:
         feed = [Document(d.id, d.text, d.published) for d in docs]
-        ranked = ranker.rank(feed, query=query, now=now, personal_weight=weight)
+        ranked = ranker.rank(feed, query=query, now=now, personal_weight=weight, **SCORES_ONLY)
         if query is not None and name != "alone":
             scenario += f"{name}_weight\t{weight!r}\n" if weight is not None else ""
             scenario += (
@@ -263,7 +266,7 @@ def write_steps(ranker: Ranker, docs: list[Document], history: dict, now: float,
             ranker.undo(doc_id)
         lines.append(f"{step}\t{doc_id}\t{_b64(texts[doc_id])}\t{seconds!r}\n")
     (out / "steps.tsv").write_text("".join(lines), encoding="ascii")
-    ranked = ranker.rank([Document(d.id, d.text, d.published) for d in docs], now=now)
+    ranked = ranker.rank([Document(d.id, d.text, d.published) for d in docs], now=now, **SCORES_ONLY)
     (out / "expected_steps.tsv").write_text(_ranking_rows(ranked), encoding="ascii")
 
 
@@ -286,7 +289,7 @@ def write_adopted(
         "".join(f"{step}\t{number!r}\t{_b64(d['text'])}\t{d['id']}\n" for step, number, d in steps), encoding="ascii"
     )
     both = Ranker(semantic, relevance, store)
-    ranked = both.rank([Document(d.id, d.text, d.published) for d in docs], now=now)
+    ranked = both.rank([Document(d.id, d.text, d.published) for d in docs], now=now, **SCORES_ONLY)
     (out / "expected_adopted.tsv").write_text(_ranking_rows(ranked), encoding="ascii")
     store.close()
 
@@ -298,7 +301,7 @@ def write_cold(semantic: Encoder, relevance: Encoder, now: float, out: Path, tmp
     (out / "cold.tsv").write_text(
         "".join(f"{d['id']}\t{_b64(d['text'])}\t{json.dumps(d['published'])}\n" for d in COLD), encoding="ascii"
     )
-    (out / "expected_cold.tsv").write_text(_ranking_rows(ranker.rank(COLD, now=now)), encoding="ascii")
+    (out / "expected_cold.tsv").write_text(_ranking_rows(ranker.rank(COLD, now=now, **SCORES_ONLY)), encoding="ascii")
     ranker.store.close()
 
 

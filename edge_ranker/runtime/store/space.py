@@ -117,6 +117,12 @@ class Space:
                 self._add_dwell(np.frombuffer(emb, dtype=np.float32), seconds)
         return len(checked)
 
+    def reacted_ids(self) -> set[str]:
+        """The ids of the documents the user liked, disliked or opened, under any models."""
+        with self.store._read():
+            rows = self._db.execute("SELECT doc_id FROM feedback UNION SELECT doc_id FROM signals WHERE kind='view'")
+            return {r[0] for r in rows.fetchall()}
+
     def _has_signals(self) -> bool:
         return self._db.execute("SELECT 1 FROM signals WHERE model=? LIMIT 1", (self.model,)).fetchone() is not None
 
