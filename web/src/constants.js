@@ -51,3 +51,5 @@ export const READ_WEIGHT = 0.5;
 export const SKIP_AFTER = 2;
 /** what a skip weighs, where a dislike weighs 1 (spec/rules/implicit.md) */
 export const SKIP_WEIGHT = 0.25;
+/** the semantic cosine at which two documents tell one story, chosen on the duplicates dev benchmark (spec/rules/duplicates.md) */
+export const DUPLICATE_COSINE = 0.55;

@@ -54,6 +54,8 @@ public final class Constants {
     public static final int SKIP_AFTER = 2;
     /** what a skip weighs, where a dislike weighs 1 (spec/rules/implicit.md) */
     public static final double SKIP_WEIGHT = 0.25;
+    /** the semantic cosine at which two documents tell one story, chosen on the duplicates dev benchmark (spec/rules/duplicates.md) */
+    public static final double DUPLICATE_COSINE = 0.55;
 
     private Constants() {
     }
