@@ -1,7 +1,8 @@
 // Centers of interest, as the Python runtime's interests.py: a like or dislike moves the closest interest of its
 // polarity towards the document when their cosine reaches the threshold, else starts one; interests fade with the
-// time since they were last fed; a document's personal score is positiveSimilarity x decay + the interest's
-// relevance - negativeSimilarity x decay.
+// time since they were last fed; a document's personal score is positiveSimilarity x decay x weight + the interest's
+// relevance - negativeSimilarity x decay x weight. An interest weighs the most of the reactions it took: 1 for a like
+// or dislike, less for a read or a skip (signals.js, spec/rules/implicit.md).
 import { DAY, DECAY_RATE_PER_DAY, HORIZON_DAYS, MIN_POSITIVE_COIS, SEMANTIC_SHARE, SHIFT_FACTOR, THRESHOLD } from "./constants.js";
 import { EdgeRankerError } from "./errors.js";
 
@@ -58,8 +59,12 @@ function closest(cois, v, decays) {
   return [best, sim];
 }
 
-/** The interests a reaction leaves: the closest of its polarity moved towards it, or a new one. */
-export function react(interests, vector, positive, ts, config) {
+/**
+ * The interests a reaction leaves: the closest of its polarity moved towards it, counted (a like or a read), seen at
+ * ts and weighing the larger of its weight and the reaction's (`weight`: 1 for a like or dislike, less for a read or
+ * a skip); or a new one of that weight.
+ */
+export function react(interests, vector, positive, ts, config, weight = 1) {
   const e = unit(vector);
   const any = interests.positives[0] ?? interests.negatives[0];
   if (any && any.point.length !== e.length) {
@@ -76,8 +81,9 @@ export function react(interests, vector, positive, ts, config) {
     c.point = unit(c.point.map((p, i) => Math.fround(keep * p) + Math.fround(a * e[i])));
     c.viewCount += positive ? 1 : 0;
     c.lastView = Math.max(ts, c.lastView);
+    c.weight = Math.max(c.weight ?? 1, weight);
   } else {
-    cois.push({ point: e, viewCount: 1, viewTime: 0, lastView: ts });
+    cois.push({ point: e, viewCount: 1, viewTime: 0, lastView: ts, weight });
   }
 }
 
@@ -108,7 +114,10 @@ export function active(interests, now, config) {
   return living(interests.positives) >= config.minPositiveCois || living(interests.negatives) > 0;
 }
 
-/** Each document's personal score and the parts it is made of (interest indices count from 0). */
+/**
+ * Each document's personal score and the parts it is made of (interest indices count from 0): the closest live
+ * interest's similarity times its decay and weight, plus its relevance, less the closest disliked one's.
+ */
 export function personalScores(interests, docs, now, config) {
   const { positives, negatives } = interests;
   const pd = positives.map((c) => decay(c.lastView, now, config));
@@ -135,8 +144,11 @@ export function personalScores(interests, docs, now, config) {
       negativeInterest: n >= 0 ? n : null,
       negativeSimilarity: n >= 0 ? dot(doc, negatives[n].point) : 0,
       negativeDecay: n >= 0 ? nd[n] : 0,
+      positiveWeight: p >= 0 ? (positives[p].weight ?? 1) : 0,
+      negativeWeight: n >= 0 ? (negatives[n].weight ?? 1) : 0,
     };
-    out.score = out.positiveSimilarity * out.positiveDecay + out.interestRelevance - out.negativeSimilarity * out.negativeDecay;
+    out.score = out.positiveSimilarity * out.positiveDecay * out.positiveWeight + out.interestRelevance -
+      out.negativeSimilarity * out.negativeDecay * out.negativeWeight;
     return out;
   });
 }

@@ -3,15 +3,18 @@
 // passage vectors side by side; a query is scored by the relevance model, BM25 and, across languages, the semantic
 // model, and meets the interests in one score (fusion.js: the query decides what is relevant, the interests order
 // within it). Without a query the interests order the feed; with neither, the newest come first. Each result's
-// contributions add up to its score.
+// contributions add up to its score. Beside the likes and dislikes, the store keeps what the app showed (shown) and
+// what the user opened and read (viewed): with such signals, the interests are replayed from the weighted reactions
+// they make (signals.js, spec/rules/implicit.md).
 import { DAY, MAX_VIEW_S, SEMANTIC_SHARE, UNKNOWN_LIMIT } from "./constants.js";
 import { documentId, documents, reacted } from "./documents.js";
 import { Encoder } from "./encoder.js";
 import { EdgeRankerError, Unlearnable } from "./errors.js";
 import * as fusion from "./fusion.js";
-import { DEFAULT_CONFIG, active, addDwell, addViewTime, dot, interestVector, personalScores, react } from "./interests.js";
+import { DEFAULT_CONFIG, active, addDwell, addViewTime, dot, interestVector, personalScores, react, unit } from "./interests.js";
 import { bm25, counts, coverage, matched } from "./lexical.js";
 import { given } from "./options.js";
+import { reactions as weighted } from "./signals.js";
 import { emptyState } from "./state.js";
 import { MemoryStore } from "./stores/memory.js";
 import { cleanText, hasWord, show, strip, terms, typeName } from "./text.js";
@@ -142,6 +145,7 @@ export class Ranker {
     this.caches = { s: new Cache(CACHE_ENTRIES), p: new Cache(CACHE_ENTRIES), t: new Cache(CACHE_ENTRIES) };
     this.flags = new Cache(CACHE_ENTRIES);
     this.state = emptyState(this.modelKey);
+    this.replay = null; // the interests the state's signals replay into, and that state
     this.turn = Promise.resolve();
   }
 
@@ -155,7 +159,8 @@ export class Ranker {
     const stored = await this.store.load();
     if (stored && stored.modelKey !== this.modelKey) {
       const adopted = await this.adopted(stored);
-      const same = (now) => now?.modelKey === stored.modelKey && now.nextEvent === stored.nextEvent;
+      const same = (now) =>
+        now?.modelKey === stored.modelKey && now.nextEvent === stored.nextEvent && now.nextSignal === stored.nextSignal;
       this.state = await this.store.update((now) => (same(now) ? adopted : now ?? emptyState(this.modelKey)));
       if (this.state?.modelKey !== this.modelKey) return this.refresh(); // changed meanwhile: adopt what is there now
     } else {
@@ -274,35 +279,74 @@ export class Ranker {
     });
   }
 
-  /** Time the user spent on a document: it adds to the closest liked interest's weight. */
-  viewed(doc, spent) {
+  /**
+   * The user opened a document and read it for `spent` seconds: a view, kept with the document, and its time added to
+   * the closest liked interest's. A document read long enough and never liked or disliked counts as a like weaker
+   * than one; one opened is never a skip (spec/rules/implicit.md). A document no interest can be learnt from is not
+   * kept. `ts`: unix seconds of the view (default now).
+   */
+  viewed(doc, spent, options) {
     return this.inTurn(async () => {
       const d = reacted(doc);
       checkViewTime(spent);
+      const at = reactionTime(given(options, "viewed", ["ts"]).ts);
       if (!this.learnable(d.text)) return;
       const [vector] = await this.interestVectors([d.text]);
-      await this.change((state) => addViewTime(state, vector, spent));
+      await this.change((state) => {
+        signal(state, "view", d, vector, spent, at);
+        addViewTime(state, vector, spent);
+      });
     });
   }
 
-  /** Undo the user's reactions to a document: the interests are rebuilt without them; resolves to how many went. */
+  /**
+   * The app displayed `docs` (say, the top of a ranked feed; what rank takes, plain texts with their positions as
+   * ids): each showing is kept, and a document shown SKIP_AFTER times and never opened nor reacted to counts as a
+   * dislike weaker than one, unless it is close to what the user reads (spec/rules/implicit.md). Documents no
+   * interest can be learnt from are not kept. `ts`: unix seconds of the showing (default now). Resolves to how many
+   * showings were kept.
+   */
+  shown(docs, options) {
+    return this.inTurn(async () => {
+      if (typeof docs === "string" || (docs !== null && typeof docs === "object" && !Array.isArray(docs))) {
+        throw new EdgeRankerError("shown takes a list of documents, not one document");
+      }
+      const items = documents(docs).filter((d) => this.learnable(d.text));
+      const at = reactionTime(given(options, "shown", ["ts"]).ts);
+      if (!items.length) return 0;
+      const vectors = await this.interestVectors(items.map((d) => d.text));
+      return this.change((state) => {
+        items.forEach((d, i) => signal(state, "shown", d, vectors[i], 0, at));
+        return items.length;
+      });
+    });
+  }
+
+  /**
+   * Undo the user's reactions to a document and its signals (showings and views): the interests are rebuilt without
+   * them, as if it had never been liked, disliked, shown or read; resolves to how many went.
+   */
   undo(id) {
     return this.inTurn(async () => {
       const docId = documentId(id);
       return this.change((state) => {
         const kept = state.events.filter((e) => e.id !== docId);
-        const gone = state.events.length - kept.length;
+        let gone = state.events.length - kept.length;
         if (gone) Object.assign(state, replayed(state, kept, this.config));
+        const signals = state.signals.filter((s) => s.id !== docId);
+        gone += state.signals.length - signals.length;
+        state.signals = signals;
         return gone;
       });
     });
   }
 
-  /** Erase every trace of the user: reactions and interests, in the store and in memory. */
+  /** Erase every trace of the user: reactions, signals and interests, in the store and in memory. */
   erase() {
     return this.inTurn(async () => {
       await this.store.erase();
       this.state = emptyState(this.modelKey);
+      this.replay = null;
       Object.values(this.caches).forEach((c) => c.clear());
       this.flags.clear();
     });
@@ -313,9 +357,23 @@ export class Ranker {
     return this.state.events.length;
   }
 
-  /** The stored reactions, oldest first, as of the last open, rank or change: what an app shows as liked. */
+  /**
+   * The stored reactions, oldest first, then the signals ("shown", "view" with its seconds), oldest first, each with
+   * its signal number, as of the last open, rank or change: what an app shows as liked, shown and read.
+   */
   history() {
-    return this.state.events.map(({ event, id, text, reaction, ts }) => ({ event, id, text, reaction, ts }));
+    const reactions = this.state.events.map(({ event, id, text, reaction, ts }) => ({ event, id, text, reaction, ts }));
+    const signals = this.state.signals.map(({ signal, id, text, kind, seconds, ts }) => ({ signal, id, text, reaction: kind, seconds, ts }));
+    return [...reactions, ...signals];
+  }
+
+  /**
+   * The interests rank scores by: the stored ones; with signals, those the weighted reactions replay into, kept
+   * until the state changes.
+   */
+  interests() {
+    if (this.replay?.state !== this.state) this.replay = { state: this.state, interests: replayedWithSignals(this.state, this.config) };
+    return this.replay.interests;
   }
 
   /**
@@ -339,12 +397,13 @@ export class Ranker {
     const n = items.length;
     if (!n) return [];
     const texts = items.map((d) => d.text);
-    const usePersonal = active(this.state, at, this.config);
+    const interests = this.interests();
+    const usePersonal = active(interests, at, this.config);
     const wordless = texts.map((t) => !this.hasWord(t));
     const unread = texts.map((t) => (usePersonal || q) && !this.readable(t));
     const known = texts.map((_, i) => !(wordless[i] || unread[i]));
     let personal = null;
-    if (usePersonal) personal = personalScores(this.state, await this.interestVectors(texts), at, this.config);
+    if (usePersonal) personal = personalScores(interests, await this.interestVectors(texts), at, this.config);
     const search = q ? await this.search(q, texts, unread) : {};
     const parts = texts.map(() => ({}));
     if (search.score) {
@@ -417,10 +476,15 @@ export class Ranker {
     return search;
   }
 
-  /** A stored state of other models, its reactions embedded again from their texts; those these models cannot learn from stay stored, out of the interests. */
+  /**
+   * A stored state of other models, its reactions and signals embedded again from their texts; those these models
+   * cannot learn from stay stored, out of the interests.
+   */
   async adopted(stored) {
     const events = stored.events.map((e) => ({ ...e, left: !this.learnable(e.text) }));
-    const vectors = await this.interestVectors(events.filter((e) => !e.left).map((e) => e.text));
+    const signals = stored.signals.map(({ left, ...s }) => (this.learnable(s.text) ? s : { ...s, vector: null, left: true }));
+    const kept = signals.filter((s) => !s.left);
+    const vectors = await this.interestVectors([...events.filter((e) => !e.left), ...kept].map((e) => e.text));
     const dwell = stored.positives.filter((c) => c.viewTime > 0).map((c) => {
       const likes = stored.events.filter((e) => e.reaction === "like" && e.vector.length === c.point.length);
       const nearest = likes.reduce((best, e) => (best && dot(best.vector, c.point) >= dot(e.vector, c.point) ? best : e), null);
@@ -428,7 +492,14 @@ export class Ranker {
     });
     let j = 0;
     for (const e of events) if (!e.left) e.vector = vectors[j++];
-    const next = { ...replayed({ positives: [] }, events, this.config), modelKey: this.modelKey, nextEvent: stored.nextEvent };
+    for (const s of kept) s.vector = unit(vectors[j++]);
+    const next = {
+      ...replayed({ positives: [] }, events, this.config),
+      modelKey: this.modelKey,
+      nextEvent: stored.nextEvent,
+      nextSignal: stored.nextSignal,
+      signals,
+    };
     for (const { event, seconds: spent } of dwell) {
       const like = events.find((e) => e.event === event && !e.left);
       if (like) addDwell(next.positives, like.vector, spent); // to the like's own interest, as Python
@@ -441,6 +512,28 @@ export class Ranker {
 function replayed(state, events, config) {
   const out = { events, positives: [], negatives: [] };
   for (const e of events) if (!e.left) react(out, e.vector, e.reaction === "like", e.ts, config);
+  for (const c of state.positives) if (c.viewTime > 0) addDwell(out.positives, c.point, c.viewTime, config.threshold);
+  return out;
+}
+
+/** A signal of a document (`kind` "shown" or "view"), kept in the state with its unit interest vector. */
+function signal(state, kind, doc, vector, spent, ts) {
+  state.signals.push({ signal: state.nextSignal++, id: doc.id, text: doc.text, kind, seconds: spent, ts, vector: unit(vector) });
+}
+
+/**
+ * The interests of a state with signals (else its stored ones): its likes, dislikes and signals, in the order of
+ * their times (at one time, the likes and dislikes first), made weighted reactions (signals.js) and replayed, each
+ * interest weighing the most of the reactions it took; the stored liked interests' dwell time moves to the closest
+ * replayed one, as an undo moves it.
+ */
+function replayedWithSignals(state, config) {
+  const implicit = state.signals.filter((s) => !s.left).map((s) => ({ docId: s.id, kind: s.kind, ts: s.ts, vector: s.vector, seconds: s.seconds }));
+  if (!implicit.length) return state;
+  const explicit = state.events.filter((e) => !e.left).map((e) => ({ docId: e.id, kind: e.reaction, ts: e.ts, vector: e.vector }));
+  const events = [...explicit, ...implicit].sort((a, b) => a.ts - b.ts); // a stable sort: at one time, as they came
+  const out = { positives: [], negatives: [] };
+  for (const r of weighted(events, config.threshold)) react(out, r.vector, r.positive, r.ts, config, r.weight);
   for (const c of state.positives) if (c.viewTime > 0) addDwell(out.positives, c.point, c.viewTime, config.threshold);
   return out;
 }

@@ -16,6 +16,8 @@ const LIKED = [
   { id: "t", text: "Recette facile : une tarte aux pommes croustillante pour le dessert." },
 ];
 const DISLIKED = { id: "g", text: "The goalkeeper saved a penalty in the last minute." };
+const SHOWN = { id: "s", text: "The lighthouse keeper retired after forty winters on the island." };
+const VIEWED = { id: "v", text: "Glaciers in the Alps lost a tenth of their ice in two summers." };
 let models;
 
 before(async () => {
@@ -80,8 +82,11 @@ for (const home of ["a file of the origin private file system", "the database"])
     const [a, b] = await Promise.all([0, 1].map(() => Ranker.load({ models, store: new IndexedDBStore(name) })));
     await Promise.all([a.like(LIKED[0], { ts: NOW }), b.like(LIKED[1], { ts: NOW })]);
     await a.dislike(DISLIKED, { ts: NOW });
+    for (const ts of [NOW - 10, NOW]) await b.shown([SHOWN], { ts });
+    await a.viewed(VIEWED, 40, { ts: NOW });
     const { record, key } = await raw(name);
-    assert.deepEqual(plaintexts(record, [...LIKED, DISLIKED].map((d) => d.text)), [], "the record holds ciphertext only");
+    const texts = [...LIKED, DISLIKED, SHOWN, VIEWED].map((d) => d.text);
+    assert.deepEqual(plaintexts(record, texts), [], "the record holds ciphertext only, of the reactions and the signals");
     assert.deepEqual(Object.keys(record).sort(), ["data", "iv", "version"]);
     if (home.includes("file")) {
       const folder = root.entries.get("edge-ranker");
@@ -91,10 +96,10 @@ for (const home of ["a file of the origin private file system", "the database"])
       assert.ok(key.key instanceof CryptoKey && !key.key.extractable, "a non-extractable key");
     }
     const reloaded = await Ranker.load({ models, store: new IndexedDBStore(name) });
-    assert.deepEqual(reloaded.history().map((e) => e.id).sort(), ["g", "p", "t"], "history reads the sealed record");
+    assert.deepEqual(reloaded.history().map((e) => e.id).sort(), ["g", "p", "s", "s", "t", "v"], "history reads the sealed record");
 
     await reloaded.erase();
-    assert.ok(!(await indexedDB.databases()).some((d) => d.name === name), "the database is deleted");
+    assert.ok(!(await indexedDB.databases()).some((d) => d.name === name), "the database is deleted, signals with it");
     if (home.includes("file")) assert.equal(root.entries.get("edge-ranker").entries.size, 0, "the key file is deleted");
     const fresh = await Ranker.load({ models, store: new IndexedDBStore(name) });
     assert.equal(fresh.reactions, 0, "a new store starts empty");

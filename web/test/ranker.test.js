@@ -1,8 +1,10 @@
 // The Ranker as an app uses it: the Python API's calls and refusals, contributions that add up, a store that fails
-// losing nothing, and reactions stored under other models taken into these.
+// losing nothing, reactions stored under other models taken into these, and what a reader shown and viewed teaching
+// the feed (spec/rules/implicit.md).
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
 import { EdgeRankerError, Encoder, MemoryStore, Ranker, Unlearnable } from "../src/index.js";
+import { READ_WEIGHT, SKIP_WEIGHT, readWeight } from "../src/signals.js";
 import { MODELS } from "./golden.js";
 
 const FEED = [
@@ -88,7 +90,7 @@ test("undo takes a document's reactions back; viewed weighs a liked interest; er
   await ranker.viewed(FEED[0], 30);
   const liked = await ranker.rank(FEED, { now: NOW });
   assert.equal(liked[0].id, "space-1", "dwell time lifts the space interest above the food one");
-  assert.equal(await ranker.undo("space-1"), 1);
+  assert.equal(await ranker.undo("space-1"), 2, "the like and the view");
   assert.equal(await ranker.undo("space-1"), 0);
   assert.equal((await ranker.rank(FEED, { now: NOW }))[0].id, "food-1");
   assert.equal((await store.load()).events.length, 1);
@@ -177,4 +179,101 @@ test("the models given the wrong way round, or a store that is none, are refused
   await assert.rejects(Ranker.load({ models: { semantic, relevance }, store: {} }), /store must be/);
   await assert.rejects(Ranker.load({}), /Ranker.load needs models/);
   await assert.rejects(Ranker.load({ models: "/no/such/folder" }), EdgeRankerError);
+});
+
+test("a reader who only views and scrolls past gets a personal feed: reads weigh as weak likes, skips as weak dislikes", async () => {
+  const ranker = await fresh();
+  const cold = ids(await ranker.rank(FEED, { now: NOW }));
+  const screen = [FEED[0], FEED[4], FEED[5]]; // the space story and both sport ones, shown twice
+  assert.equal(await ranker.shown(screen, { ts: NOW - 300 }), 3);
+  await ranker.viewed(FEED[0], 45, { ts: NOW - 290 });
+  assert.equal(await ranker.shown([...screen, ["wordless", "🚀 !!!"]], { ts: NOW - 100 }), 3, "a wordless document is not kept");
+  assert.equal(ranker.reactions, 0, "no like, no dislike");
+  const ranked = await ranker.rank(FEED, { now: NOW });
+  assert.notDeepEqual(ids(ranked), cold, "the feed is personal");
+  assert.equal(ranked[0].id, "space-1", "the story read comes first");
+  assert.equal(ranked[1].id, "space-2", "then the same topic in German");
+  assert.deepEqual(ids(ranked).slice(-2).sort(), ["sport-1", "sport-2"], "the stories scrolled past come last");
+  const read = ranked[0].interest;
+  assert.equal(read.positiveWeight, readWeight(45));
+  assert.ok(read.positiveWeight > 0 && read.positiveWeight < READ_WEIGHT, "45 of 60 seconds: a part of a read's weight");
+  assert.equal(ranked.at(-1).interest.negativeWeight, SKIP_WEIGHT);
+  for (const r of ranked) {
+    const i = r.interest;
+    const parts = i.positiveSimilarity * i.positiveDecay * i.positiveWeight + i.interestRelevance - i.negativeSimilarity * i.negativeDecay * i.negativeWeight;
+    assert.ok(Math.abs(parts - r.personalScore) < 1e-12, "the explanation adds up to the personal score");
+  }
+  assert.deepEqual(
+    ranker.history().map(({ signal, id, reaction, seconds, ts }) => [signal, id, reaction, seconds, ts]),
+    [
+      [1, "space-1", "shown", 0, NOW - 300], [2, "sport-1", "shown", 0, NOW - 300], [3, "sport-2", "shown", 0, NOW - 300],
+      [4, "space-1", "view", 45, NOW - 290],
+      [5, "space-1", "shown", 0, NOW - 100], [6, "sport-1", "shown", 0, NOW - 100], [7, "sport-2", "shown", 0, NOW - 100],
+    ],
+  );
+  assert.equal(ranker.history()[3].text, FEED[0].text);
+});
+
+test("a like outweighs a read, and a read or a like of a document makes it no skip", async () => {
+  const ranker = await fresh();
+  await ranker.like(FEED[2], { ts: NOW - 50 });
+  for (const ts of [NOW - 40, NOW - 30]) await ranker.shown(FEED, { ts });
+  await ranker.viewed(FEED[0], 90, { ts: NOW - 20 });
+  const ranked = await ranker.rank(FEED, { now: NOW });
+  const food = ranked.find((r) => r.id === "food-1").interest;
+  const space = ranked.find((r) => r.id === "space-1").interest;
+  assert.equal(food.positiveWeight, 1, "the liked interest weighs 1");
+  assert.equal(space.positiveWeight, READ_WEIGHT, "90 seconds: a read's whole weight");
+  assert.ok(food.negativeSimilarity < 0.99 && space.negativeSimilarity < 0.99, "neither the liked nor the read story is a skip");
+});
+
+test("undo removes a document's signals; without signals the feed ranks as before them", async () => {
+  const ranker = await fresh();
+  const cold = ids(await ranker.rank(FEED, { now: NOW }));
+  for (const ts of [NOW - 60, NOW - 30]) await ranker.shown([FEED[0], FEED[4]], { ts });
+  await ranker.viewed(FEED[0], 30, { ts: NOW - 20 });
+  assert.equal(await ranker.undo("space-1"), 3, "two showings and a view");
+  assert.deepEqual(ranker.history().map((h) => h.id), ["sport-1", "sport-1"]);
+  const skipped = await ranker.rank(FEED, { now: NOW });
+  assert.equal(skipped.at(-1).id, "sport-1", "the skip alone still orders the feed");
+  assert.equal(skipped[0].interest.positiveInterest, null, "and no read is left");
+  assert.equal(await ranker.undo("sport-1"), 2);
+  assert.deepEqual(ranker.history(), []);
+  assert.deepEqual(ids(await ranker.rank(FEED, { now: NOW })), cold);
+  await ranker.like(FEED[0], { ts: NOW });
+  const liked = await ranker.rank(FEED, { now: NOW });
+  const plain = await fresh();
+  await plain.like(FEED[0], { ts: NOW });
+  const never = await plain.rank(FEED, { now: NOW });
+  assert.deepEqual(ids(liked), ids(never), "a store whose signals went ranks as one that never had any");
+  // a text embedded alone or in a batch differs in the last float bits (padding)
+  liked.forEach((r, i) => assert.ok(Math.abs(r.score - never[i].score) < 1e-6 && r.interest.negativeInterest === null));
+});
+
+test("shown and viewed refuse in words what is not a list of documents, a time or their options", async () => {
+  const ranker = await fresh();
+  await assert.rejects(ranker.shown(FEED[0]), /shown takes a list of documents, not one document/);
+  await assert.rejects(ranker.shown("a text"), /shown takes a list of documents, not one document/);
+  await assert.rejects(ranker.shown([FEED[0], FEED[0]]), /appears twice/);
+  await assert.rejects(ranker.shown(FEED, { ts: NOW * 10 }), /more than a day in the future/);
+  await assert.rejects(ranker.shown(FEED, { when: NOW }), /shown has no option when; it has ts/);
+  await assert.rejects(ranker.viewed(FEED[0], 30, { ts: -1 }), /finite, non-negative unix seconds/);
+  await assert.rejects(ranker.viewed(FEED[0], 30, 5), /viewed's options must be an object/);
+  await assert.rejects(ranker.viewed("a text", 30), /a reaction needs the document/);
+  assert.equal(await ranker.shown([]), 0);
+  assert.deepEqual(ranker.history(), [], "nothing refused was kept");
+});
+
+test("signals stored under other models are embedded again from their texts", async () => {
+  const store = new MemoryStore();
+  const both = await fresh(store);
+  for (const ts of [NOW - 60, NOW - 30]) await both.shown([FEED[4]], { ts });
+  await both.viewed(FEED[0], 60, { ts: NOW - 10 });
+  const alone = await Ranker.load({ models: { semantic, relevance: null }, store });
+  const state = await store.load();
+  assert.deepEqual(state.signals.map((s) => s.vector.length), [128, 128, 128], "the signals live in the semantic model's space");
+  assert.deepEqual(alone.history().map((h) => h.signal), [1, 2, 3]);
+  const ranked = await alone.rank(FEED, { now: NOW });
+  assert.equal(ranked[0].id, "space-1");
+  assert.equal(ranked.at(-1).id, "sport-1");
 });

@@ -11,6 +11,7 @@ import { DEFAULT_CONFIG, decay, interestVector, personalScores, react } from "..
 import { bm25, counts, coverage, matched } from "../src/lexical.js";
 import { SCHEMA_VERSION } from "../src/manifest.js";
 import { checkOptions, checkViewTime } from "../src/ranker.js";
+import * as signals from "../src/signals.js";
 import { splitWindows } from "../src/tokenizer.js";
 
 const SPEC = new URL("../../spec/", import.meta.url);
@@ -25,8 +26,9 @@ const bags = (docs) => docs.map(counts);
 function interests(input) {
   const cfg = config(input.config);
   const state = { positives: [], negatives: [] };
-  for (const r of input.reactions) react(state, Float32Array.from(r.vector), r.positive, r.ts, cfg);
-  const side = (cois) => cois.map((c) => ({ point: [...c.point], view_count: c.viewCount, last_view: c.lastView }));
+  for (const r of input.reactions) react(state, Float32Array.from(r.vector), r.positive, r.ts, cfg, r.weight ?? 1);
+  const side = (cois) =>
+    cois.map((c) => ({ point: [...c.point], view_count: c.viewCount, last_view: c.lastView, weight: c.weight }));
   const scores = personalScores(state, input.docs.map((d) => Float32Array.from(d)), input.now, cfg).map((s) => ({
     positive_interest: s.positiveInterest,
     positive_similarity: s.positiveSimilarity,
@@ -35,9 +37,19 @@ function interests(input) {
     negative_interest: s.negativeInterest,
     negative_similarity: s.negativeSimilarity,
     negative_decay: s.negativeDecay,
+    positive_weight: s.positiveWeight,
+    negative_weight: s.negativeWeight,
     score: s.score,
   }));
   return { positives: side(state.positives), negatives: side(state.negatives), scores };
+}
+
+/** The weighted reactions a reader's events make (signals.reactions). */
+function implicit(input) {
+  const events = input.events.map((e) =>
+    ({ docId: e.doc_id, kind: e.kind, ts: e.ts, vector: Float32Array.from(e.vector), seconds: e.seconds ?? 0 }));
+  return signals.reactions(events, input.threshold).map((r) =>
+    ({ doc_id: r.docId, kind: r.kind, positive: r.positive, ts: r.ts, weight: r.weight, vector: [...r.vector] }));
 }
 
 function check(input) {
@@ -63,6 +75,7 @@ const FUNCTIONS = {
   coverage: (i) => coverage(i.query, bags(i.docs)),
   decay: (i) => decay(i.last_view, i.now, config(i.config)),
   interests,
+  implicit,
   interest_vectors: (i) => i.semantic.map((s, r) => [...interestVector(Float32Array.from(s), Float32Array.from(i.passages[r]))]),
   recency: (i) => fusion.recency(i.published, i.wordless, i.k),
   split_windows: (i) => splitWindows(i.ids, i.max_length, i.windows, i.head),
@@ -123,6 +136,11 @@ test("the modules rank with the spec's constants", () => {
     DECAY_RATE_PER_DAY: DEFAULT_CONFIG.decayRatePerDay,
     MIN_POSITIVE_COIS: DEFAULT_CONFIG.minPositiveCois,
     MANIFEST_SCHEMA_VERSION: SCHEMA_VERSION,
+    READ_MIN_S: signals.READ_MIN_S,
+    READ_FULL_S: signals.READ_FULL_S,
+    READ_WEIGHT: signals.readWeight(signals.READ_FULL_S),
+    SKIP_AFTER: signals.SKIP_AFTER,
+    SKIP_WEIGHT: signals.SKIP_WEIGHT,
   };
   for (const [name, value] of Object.entries(used)) assert.equal(value, SPEC_CONSTANTS[name].value, name);
 });

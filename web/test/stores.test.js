@@ -1,5 +1,5 @@
-// Each store keeps what was acknowledged across a restart, undo and erase included: IndexedDB (fake-indexeddb in
-// Node), a file written atomically, memory.
+// Each store keeps what was acknowledged across a restart, undo and erase included, signals (showings and views)
+// with the reactions: IndexedDB (fake-indexeddb in Node), a file written atomically, memory.
 import "fake-indexeddb/auto";
 import assert from "node:assert/strict";
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
@@ -28,27 +28,33 @@ before(async () => {
 });
 after(() => rm(dir, { recursive: true, force: true }));
 
-/** Likes, a restart, an undo, a restart, an erase, a restart: what each restart reads back. */
+/** Likes, signals, a restart, an undo, a restart, an erase, a restart: what each restart reads back. */
 async function lifecycle(makeStore, erased = async () => {}) {
   let ranker = await Ranker.load({ models, store: makeStore() });
   await ranker.like(FEED[1], { ts: NOW });
   await ranker.like(FEED[2], { ts: NOW });
   await ranker.dislike(FEED[0], { ts: NOW });
+  await ranker.shown(FEED, { ts: NOW });
+  await ranker.viewed(FEED[1], 20, { ts: NOW });
   const liked = await ranker.rank(FEED, { now: NOW });
+  const signals = (r) => r.history().filter((h) => "signal" in h).map((h) => `${h.reaction} ${h.id}`);
   ranker = await Ranker.load({ models, store: makeStore() });
   assert.equal(ranker.reactions, 3, "the acknowledged reactions survive a restart");
+  assert.deepEqual(signals(ranker), ["shown a", "shown b", "shown c", "view b"], "and the signals");
   const again = await ranker.rank(FEED, { now: NOW });
   assert.deepEqual(again.map((r) => r.id), liked.map((r) => r.id));
   // a text embedded alone or in a batch differs in the last float bits (padding), in Python too
   again.forEach((r, i) => assert.ok(Math.abs(r.score - liked[i].score) < 1e-6));
-  assert.equal(await ranker.undo("c"), 1);
+  assert.equal(await ranker.undo("c"), 2, "its dislike and its showing");
   ranker = await Ranker.load({ models, store: makeStore() });
   assert.equal(ranker.reactions, 2, "an undo survives a restart");
+  assert.deepEqual(signals(ranker), ["shown a", "shown b", "view b"]);
   assert.equal((await ranker.rank(FEED, { now: NOW }))[0].id, "b");
   await ranker.erase();
   await erased();
   ranker = await Ranker.load({ models, store: makeStore() });
   assert.equal(ranker.reactions, 0, "erase leaves nothing");
+  assert.deepEqual(ranker.history(), [], "no signal either");
 }
 
 test("IndexedDBStore: reactions, undo and erase across restarts; erase deletes the database", async () => {
@@ -152,6 +158,46 @@ test("FileStore: writers killed mid-change leave no lock in the way, and erase l
   await rm(folder, { recursive: true, force: true });
 });
 
+test("FileStore: erase leaves no byte of the texts shown or viewed, nor of their vectors", async () => {
+  const folder = await mkdtemp(join(tmpdir(), "edge-ranker-signals-"));
+  const path = join(folder, "prefs.json");
+  const ranker = await Ranker.load({ models, store: new FileStore(path) });
+  const seen = [["s1", "A shown story about lighthouses on the northern coast"], ["s2", "A read story about glaciers melting in the Alps"]];
+  for (const ts of [NOW - 20, NOW - 10]) await ranker.shown([seen[0]], { ts });
+  await ranker.viewed(seen[1], 40, { ts: NOW });
+  const vector = JSON.parse(await readFile(path, "utf8")).signals[0].vector;
+  const texts = [...seen.map(([, t]) => t), vector];
+  const before = await readFile(path);
+  assert.deepEqual(texts.filter((t) => !before.includes(t)), [], "the file holds the signals until the erase");
+  await ranker.erase();
+  for (const name of await readdir(folder)) {
+    const bytes = await readFile(join(folder, name));
+    assert.deepEqual(texts.filter((t) => bytes.includes(t)), [], `${name} holds a signal after erase`);
+  }
+  assert.deepEqual(await readdir(folder), []);
+  await rm(folder, { recursive: true, force: true });
+});
+
+test("a preferences file of schema 1, before signals, is read, and written as schema 2 at its next change", async () => {
+  const path = join(dir, "schema-1.json");
+  const ranker = await Ranker.load({ models, store: new FileStore(path) });
+  await ranker.like(FEED[0], { ts: NOW });
+  const record = JSON.parse(await readFile(path, "utf8"));
+  delete record.signals;
+  delete record.nextSignal;
+  for (const c of record.positives) delete c.weight;
+  await writeFile(path, JSON.stringify({ ...record, schema: 1 }));
+  const old = await Ranker.load({ models, store: new FileStore(path) });
+  assert.deepEqual(old.history().map((h) => h.id), ["a"]);
+  assert.equal((await old.rank(FEED, { now: NOW }))[0].interest.positiveWeight, 1);
+  await old.viewed(FEED[1], 30, { ts: NOW });
+  const written = JSON.parse(await readFile(path, "utf8"));
+  assert.equal(written.schema, 2);
+  assert.deepEqual(written.signals.map((s) => [s.signal, s.id, s.kind, s.seconds]), [[1, "b", "view", 30]]);
+  assert.deepEqual((await Ranker.load({ models, store: new FileStore(path) })).history().map((h) => h.id), ["a", "b"]);
+  await rm(path);
+});
+
 test("a FileStore that cannot be written changes nothing and says why", async () => {
   const gone = new FileStore(join(dir, "no-such-folder", "prefs.json"));
   const orphan = await Ranker.load({ models, store: gone });
@@ -167,8 +213,16 @@ test("a damaged or newer preferences file is refused in one line, and left as it
   const ranker = await Ranker.load({ models, store: new FileStore(good) });
   await ranker.like(FEED[0], { ts: NOW });
   await ranker.like(FEED[1], { ts: NOW });
+  for (const ts of [NOW - 1, NOW]) await ranker.shown(FEED, { ts });
   const record = JSON.parse(await readFile(good, "utf8"));
+  assert.equal(typeof record.signals[3].vector, "number", "a document shown again holds no second copy of its vector");
   const damages = {
+    "signal 0 is not one": (r) => { r.signals[0].kind = "like"; },
+    "signal 1 is not one": (r) => { r.signals[1].seconds = -1; },
+    "signal 3 names no earlier signal's vector": (r) => { r.signals[3].vector = 3; },
+    "signal 2 has 2 numbers beside others": (r) => { r.signals[2].vector = "AACAPwAAgD8="; },
+    "no signals or signal counter": (r) => { delete r.nextSignal; },
+    "(liked interest 0) is not one": (r) => { r.positives[0].weight = 0; },
     "liked interest 0 is not one": (r) => { r.positives[0] = null; },
     "reaction 0 is not one": (r) => { r.events[0].text = 42; },
     "has 2 numbers beside others": (r) => { r.positives[0].point = "AACAPwAAgD8="; },

@@ -7,11 +7,15 @@ export async function feed(): Promise<string[]> {
   await ranker.like({ id: "a", text: "A story about the Moon", published: "2026-11-20" });
   await ranker.dislike(["b", "Football results"], { ts: 1_750_000_000 });
   await ranker.viewed(["a", "A story about the Moon"], 30);
+  const kept: number = await ranker.shown([{ id: "c", text: "A story about Mars" }, "a plain text"], { ts: 1_750_000_000 });
+  await ranker.viewed({ id: "c", text: "A story about Mars" }, 12.5, { ts: 1_750_000_100 });
+  const read = ranker.history().map((h) => ("signal" in h ? `${h.reaction} ${h.seconds}s` : `${h.reaction} #${h.event}`));
   const ranked: Ranked[] = await ranker.rank(["one", { id: 2, text: "two" }], { query: "moon", personalWeight: 4 });
   const why: number | undefined = ranked[0].contributions.query;
+  const weight: number = (ranked[0].interest?.positiveWeight ?? 0) + kept + read.length;
   await ranker.undo("a");
   await ranker.erase();
-  return ranked.map((r) => `${r.id} ${r.score} ${why ?? 0} ${ranker.history().length}`);
+  return ranked.map((r) => `${r.id} ${r.score} ${why ?? 0} ${ranker.history().length} ${weight}`);
 }
 
 export async function vectors(): Promise<number[][]> {
