@@ -301,16 +301,22 @@ export class Model {
     const hd = l.headDim;
     const context = new Float32Array(n * hidden);
     const p = new Float64Array(n);
-    const acc = new Float64Array(hd);
+    const { scale } = l;
     for (let off = 0; off < hidden; off += hd) {
       for (let i = 0; i < n; i++) {
         const qi = i * hidden + off;
         let max = -Infinity;
         for (let j = 0; j < n; j++) {
           const kj = j * hidden + off;
-          let s = 0;
-          for (let d = 0; d < hd; d++) s += q[qi + d] * k[kj + d];
-          s *= l.scale;
+          let s0 = 0;
+          let s1 = 0;
+          let d = 0;
+          for (; d + 2 <= hd; d += 2) {
+            s0 += q[qi + d] * k[kj + d];
+            s1 += q[qi + d + 1] * k[kj + d + 1];
+          }
+          if (d < hd) s0 += q[qi + d] * k[kj + d];
+          const s = (s0 + s1) * scale;
           p[j] = s;
           if (s > max) max = s;
         }
@@ -320,13 +326,30 @@ export class Model {
           p[j] = e;
           sum += e;
         }
-        acc.fill(0);
-        for (let j = 0; j < n; j++) {
-          const wj = p[j] / sum;
-          const vj = j * hidden + off;
-          for (let d = 0; d < hd; d++) acc[d] += wj * v[vj + d];
+        for (let j = 0; j < n; j++) p[j] /= sum;
+        let d = 0;
+        for (; d + 4 <= hd; d += 4) { // four of the head's values at a time, over every token
+          let c0 = 0;
+          let c1 = 0;
+          let c2 = 0;
+          let c3 = 0;
+          for (let j = 0, vj = off + d; j < n; j++, vj += hidden) {
+            const pj = p[j];
+            c0 += pj * v[vj];
+            c1 += pj * v[vj + 1];
+            c2 += pj * v[vj + 2];
+            c3 += pj * v[vj + 3];
+          }
+          context[qi + d] = c0;
+          context[qi + d + 1] = c1;
+          context[qi + d + 2] = c2;
+          context[qi + d + 3] = c3;
         }
-        for (let d = 0; d < hd; d++) context[qi + d] = acc[d];
+        for (; d < hd; d++) {
+          let c = 0;
+          for (let j = 0; j < n; j++) c += p[j] * v[j * hidden + off + d];
+          context[qi + d] = c;
+        }
       }
     }
     const a = l.attentionOut.apply(context, n);
