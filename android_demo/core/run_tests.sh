@@ -37,6 +37,12 @@ java -jar build/edge-ranker-core.jar rank "$out/twice.jsonl" 2> "$out/err" || st
 [ "$status" = 2 ] && [ "$(wc -l < "$out/err")" = 1 ] && grep -q "line 2: id 'a' was already given on line 1" "$out/err" \
   || { echo "FAIL Main rank on a feed with an id twice: exit $status, $(head -c 300 "$out/err")" >&2; exit 1; }
 echo "Main rank: a bad feed refused in one line"
+# rank's options in Python's words, before the models load
+status=0
+java -jar build/edge-ranker-core.jar rank "$out/twice.jsonl" --duplicates merge 2> "$out/err" || status=$?
+[ "$status" = 2 ] && grep -qx "edge-ranker-core: error: duplicates must be one of 'fold', 'keep', got 'merge'" "$out/err" \
+  || { echo "FAIL Main rank --duplicates merge: exit $status, $(head -c 300 "$out/err")" >&2; exit 1; }
+echo "Main rank: an unknown --duplicates refused"
 # bench reads its feed once, so standard input works: a row per model and length
 (cd ../.. && java -jar android_demo/core/build/edge-ranker-core.jar bench --runs 1 --feed - < edge_ranker/demo/feed.jsonl \
   | grep -cE '^(semantic|relevance) ' | grep -qx 4) || { echo "FAIL Main bench on a feed from standard input" >&2; exit 1; }

@@ -2,7 +2,9 @@ package ai.edgeranker.core;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Centers of interest, as the Python runtime (edge_ranker/runtime/interests.py, and its store: store/space.py,
@@ -191,6 +193,23 @@ public final class Interests {
         signals.removeIf(e -> e.doc.equals(doc));
         replayed = null;
         return gone + before - signals.size();
+    }
+
+    /**
+     * The documents (texts) the user liked, disliked or opened (a view), as Python's Space.reacted_ids: what
+     * Ranker.rank's reacted option sinks or leaves out. Undo takes a text out.
+     */
+    public Set<String> reacted() {
+        Set<String> out = new HashSet<>();
+        for (Signals.Event e : reactions) {
+            out.add(e.doc);
+        }
+        for (Signals.Event e : signals) {
+            if (e.kind.equals(Signals.VIEW)) {
+                out.add(e.doc);
+            }
+        }
+        return out;
     }
 
     /** The likes and dislikes replayed in order into fresh interests; dwell time goes to the closest rebuilt one. */

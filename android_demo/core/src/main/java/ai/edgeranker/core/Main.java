@@ -18,10 +18,12 @@ import java.util.Map;
 /**
  * The core from a command line, for desktop JVM apps and scripts:
  * <pre>
- * rank FEED.jsonl [--query Q] [--history HISTORY.json] [--top N] [--models DIR]
+ * rank FEED.jsonl [--query Q] [--history HISTORY.json] [--top N] [--models DIR] [--duplicates fold|keep]
+ *         [--reacted sink|leave_out|keep]
  *     documents (JSONL: id, text, published) ranked, one JSON line each, as `edge-ranker rank` prints them;
  *     HISTORY.json ({"likes": [{"text": ...}], "dislikes": [...]}, as edge_ranker/demo/history.json) is
- *     replayed a day ago, as `edge-ranker demo` does, since the JVM core keeps no preference database
+ *     replayed a day ago, as `edge-ranker demo` does, since the JVM core keeps no preference database;
+ *     --duplicates (default fold) and --reacted (default sink without a query, keep with one) as Ranker.rank's
  * bench [--runs N] [--models DIR] [--feed FEED.jsonl]
  *     p50/p90 of the forward pass, one thread, for a 16- and a 128-token input of each model, cut from the feed's
  *     texts (default edge_ranker/demo/feed.jsonl, from the repository root)
@@ -35,7 +37,8 @@ public final class Main {
     public static void main(String[] args) throws Exception {
         if (args.length == 0 || !(args[0].equals("rank") || args[0].equals("bench"))) {
             System.err.println("edge-ranker-core: usage: rank FEED.jsonl [--query Q] [--history HISTORY.json] "
-                    + "[--top N] [--models DIR] | bench [--runs N] [--models DIR] [--feed FEED.jsonl]");
+                    + "[--top N] [--models DIR] [--duplicates fold|keep] [--reacted sink|leave_out|keep] "
+                    + "| bench [--runs N] [--models DIR] [--feed FEED.jsonl]");
             System.exit(2);
         }
         try {
@@ -107,6 +110,12 @@ public final class Main {
         String query = option(args, "--query", null);
         String history = option(args, "--history", null);
         int top = count(option(args, "--top", "0"), "--top", 0);
+        String duplicates = option(args, "--duplicates", Duplicates.FOLD);
+        String reacted = option(args, "--reacted", null);
+        Duplicates.check("duplicates", Duplicates.FOLDS, duplicates);  // before the models load
+        if (reacted != null) {
+            Duplicates.check("reacted", Duplicates.REACTED, reacted);
+        }
         if (args.size() != 1) {
             throw new IllegalArgumentException("rank needs one JSONL file of documents, got " + args);
         }
@@ -117,7 +126,7 @@ public final class Main {
         if (history != null) {
             replay(ranker, history, now - Constants.DAY);
         }
-        List<Ranker.Ranked> ranked = ranker.rank(docs, query, now);
+        List<Ranker.Ranked> ranked = ranker.rank(docs, query, now, duplicates, reacted);
         StringBuilder out = new StringBuilder();
         for (Ranker.Ranked r : ranked.subList(0, top > 0 ? Math.min(top, ranked.size()) : ranked.size())) {
             out.append(Json.write(r.toMap())).append('\n');

@@ -2,9 +2,11 @@ package ai.edgeranker.core;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -15,7 +17,10 @@ import java.util.function.Function;
  * Fusion.queryScores); their fusion (with a query, its score plus the interests' lift, Fusion.personalLift; without
  * one, the interests' order; cold start without either: newest first, then input order); the results. A document
  * without a word goes last in each order (Lexical.hasWord); one the models cannot read (Readable) goes last for the
- * interests, and its cosines to a query are neutral, as are all when the query is such a text. Document vectors,
+ * interests, and its cosines to a query are neutral, as are all when the query is such a text. After the scores
+ * (Duplicates), a document of the same story as one ranked above it follows all the others, marked duplicateOf
+ * (duplicates "fold", the default), and the documents the user liked, disliked or opened go after the others or out
+ * of the ranking (reacted "sink", a feed's default, or "leave_out"; "keep", a search's default). Document vectors,
  * terms and whether a text has a word or can be read are cached by text (Cache, up to a budget of bytes), so a feed
  * is read once. The interests learn from likes and dislikes (feedback) and from what the user opened, read and
  * scrolled past (viewed, shown: Signals); undo takes a text's reactions and signals back. Its methods are safe to call
@@ -53,6 +58,8 @@ public final class Ranker {
         public Double queryScore;
         public final Map<String, Double> contributions = new LinkedHashMap<>();  // they add up to score
         public Interests.PersonalScore interest;
+        /** The id of the document of the same story ranked above, when folded (Duplicates); else null. */
+        public String duplicateOf;
 
         /** The fields of `edge-ranker rank`'s lines (interest indices count from 0 in this run). */
         public Map<String, Object> toMap() {
@@ -80,6 +87,7 @@ public final class Ranker {
                 i.put("negative_weight", interest.negativeWeight);
             }
             m.put("interest", i);
+            m.put("duplicate_of", duplicateOf);
             return m;
         }
     }
@@ -270,22 +278,80 @@ public final class Ranker {
         return interests.undo(given(text));
     }
 
+    /** The documents ranked for the query (null: a feed) at unix time now, duplicates folded, reacted by default. */
     public synchronized List<Ranked> rank(List<Document> docs, String query, double now) {
         return rank(docs, query, now, personalWeight);
     }
 
     /** As rank(docs, query, now), the interests moving this query's results by weight (0: the query alone). */
     public synchronized List<Ranked> rank(List<Document> docs, String query, double now, double weight) {
+        return rank(docs, query, now, weight, Duplicates.FOLD, null);
+    }
+
+    /** As rank(docs, query, now), with what becomes of duplicates and of reacted documents (as the next one). */
+    public synchronized List<Ranked> rank(List<Document> docs, String query, double now, String duplicates,
+            String reacted) {
+        return rank(docs, query, now, personalWeight, duplicates, reacted);
+    }
+
+    /**
+     * As rank(docs, query, now, weight). duplicates: "fold" (the default; null too) puts a document of the same story
+     * as one ranked above it (its semantic cosine reaches Constants.DUPLICATE_COSINE: the story in another language or
+     * other words) after all the others, marked duplicateOf the id kept in place; "keep" ranks it by its score.
+     * reacted: what becomes of the documents the user liked, disliked or opened (their texts, Interests.reacted):
+     * "sink" after the others, "leave_out" out of the ranking, "keep" where their scores put them; null: "sink" for a
+     * feed and "keep" for a search (spec/rules/duplicates.md, reacted.md). Refused in Python's words otherwise.
+     */
+    public synchronized List<Ranked> rank(List<Document> docs, String query, double now, double weight,
+            String duplicates, String reacted) {
+        String fold = duplicates == null ? Duplicates.FOLD : duplicates;
+        Duplicates.check("duplicates", Duplicates.FOLDS, fold);
+        if (reacted != null) {
+            Duplicates.check("reacted", Duplicates.REACTED, reacted);
+        }
         checkRank(docs, now, weight);
         if (docs.isEmpty()) {
             return new ArrayList<>();
         }
+        int n = docs.size();
         String q = queryText(query);
         boolean usePersonal = interests.active(now);
-        Flags flags = flags(docs, usePersonal || !q.isEmpty());
+        boolean folding = fold.equals(Duplicates.FOLD) && n > 1;
+        Flags flags = flags(docs, usePersonal || !q.isEmpty() || folding);
         Interests.PersonalScore[] personal = usePersonal ? personal(docs, now) : null;
         Search search = q.isEmpty() ? new Search() : search(q, docs, flags.unread);
-        return results(docs, fuse(docs, personal, search, flags, weight), personal, search);
+        Fused fused = fuse(docs, personal, search, flags, weight);
+        int[] order = Arrays.stream(Fusion.order(fused.total)).mapToInt(Integer::intValue).toArray();
+        int[] folded = null;
+        if (folding) {  // only documents the models read: an unread text's vector sits close to many by chance
+            float[][] vectors = new float[n][];
+            for (int i = 0; i < n; i++) {
+                vectors[i] = flags.known[i] ? embed(docs.get(i).text) : null;
+            }
+            Duplicates.Fold f = Duplicates.fold(order, vectors);
+            order = f.order;
+            folded = f.duplicateOf;
+        }
+        // what the scores put last stays last: no word, and for the interests and a query, unreadable
+        boolean[] end = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            end[i] = flags.wordless[i] || (personal != null || search.score != null) && flags.unread[i];
+        }
+        if (folding) {
+            order = Duplicates.last(order, end);
+        }
+        String how = reacted != null ? reacted : search.score != null ? Duplicates.KEEP : Duplicates.SINK;
+        Set<String> seen = how.equals(Duplicates.KEEP) ? Set.of() : interests.reacted();
+        if (!seen.isEmpty()) {
+            boolean[] mask = new boolean[n];
+            for (int i = 0; i < n; i++) {
+                mask[i] = seen.contains(docs.get(i).text);
+            }
+            int[] none = new int[n];
+            Arrays.fill(none, -1);
+            order = Duplicates.sink(order, mask, how, folded != null ? folded : none, end);
+        }
+        return results(docs, order, fused, personal, search, folded);
     }
 
     /** Which documents go last: those without a word, and those the models cannot read (when reading matters). */
@@ -458,10 +524,9 @@ public final class Ranker {
         return out;
     }
 
-    /** The documents best first, each with its score, its parts and what made them. */
-    private static List<Ranked> results(List<Document> docs, Fused fused, Interests.PersonalScore[] personal,
-            Search search) {
-        Integer[] order = Fusion.order(fused.total);
+    /** The documents in order (best first), each with its score, its parts, what made them and its fold. */
+    private static List<Ranked> results(List<Document> docs, int[] order, Fused fused,
+            Interests.PersonalScore[] personal, Search search, int[] folded) {
         List<Ranked> out = new ArrayList<>();
         for (int r = 0; r < order.length; r++) {
             int i = order[r];
@@ -476,6 +541,7 @@ public final class Ranker {
             x.queryScore = search.score == null ? null : search.score[i];
             x.contributions.putAll(fused.parts.get(i));
             x.interest = personal == null ? null : personal[i];
+            x.duplicateOf = folded == null || folded[i] < 0 ? null : docs.get(folded[i]).id;
             out.add(x);
         }
         return out;

@@ -312,7 +312,8 @@ public final class GoldenTest {
         double now = Double.parseDouble(sc.get("now"));
         for (String name : QUERIES) {
             String query = name.equals("personal") ? null : b64(sc.get(queryOf(name) + "_text"));
-            List<Ranker.Ranked> got = ranker.rank(docs, query, now, weightOf(sc, name, ranker.personalWeight));
+            List<Ranker.Ranked> got = ranker.rank(docs, query, now, weightOf(sc, name, ranker.personalWeight),
+                    Duplicates.KEEP, Duplicates.KEEP);
             List<String[]> expected = rows(golden.resolve("expected_" + name + ".tsv"));
             check(expected.size() == got.size(), name + " from texts: document count");
             for (int r = 0; r < Math.min(expected.size(), got.size()); r++) {
@@ -371,7 +372,7 @@ public final class GoldenTest {
                 check(false, "steps.tsv: no such step " + s[0]);
             }
         }
-        List<Ranker.Ranked> got = ranker.rank(docs, null, now);
+        List<Ranker.Ranked> got = ranker.rank(docs, null, now, Duplicates.KEEP, Duplicates.KEEP);
         List<String[]> expected = rows(golden.resolve("expected_steps.tsv"));
         check(expected.size() == got.size(), "steps: document count");
         for (int r = 0; r < Math.min(expected.size(), got.size()); r++) {
@@ -384,6 +385,79 @@ public final class GoldenTest {
             check(near(g.relevanceScore, e[4]) && near(g.lexicalScore, e[5]) && near(g.semanticScore, e[6]),
                     at + ": no query scores");
         }
+        afterTheScores(ranker, docs, now, ids(got));
+    }
+
+    static List<String> ids(List<Ranker.Ranked> ranked) {
+        return ranked.stream().map(r -> r.id).collect(Collectors.toList());
+    }
+
+    /**
+     * The steps' user's feed past the scores (spec/rules/reacted.md, duplicates.md), against byScore (its order by
+     * the scores alone, expected_steps.tsv): the documents liked, disliked or opened left out, or after the others
+     * and before what the scores put last (a feed's default), and kept for a search; with a German telling of
+     * space-en-1 added, the fold (the default): each duplicate after every kept document that is not last, marked
+     * with a kept document ranked above it, the kept documents in their order by the scores.
+     */
+    static void afterTheScores(Ranker ranker, List<Ranker.Document> docs, double now, List<String> byScore) {
+        java.util.Set<String> reacted = ranker.interests.reacted();
+        check(!reacted.isEmpty(), "the steps' user reacted to some documents");
+        Map<String, Ranker.Document> byId = new HashMap<>();
+        for (Ranker.Document d : docs) {
+            byId.put(d.id, d);
+        }
+        List<String> others = new ArrayList<>();
+        List<String> seen = new ArrayList<>();
+        List<String> last = new ArrayList<>();  // no word, or unreadable: the interests put them last
+        for (String id : byScore) {
+            String text = byId.get(id).text;
+            (!ranker.learnable(text) ? last : reacted.contains(text) ? seen : others).add(id);
+        }
+        List<String> sunk = new ArrayList<>(others);
+        sunk.addAll(seen);
+        sunk.addAll(last);
+        List<String> left = new ArrayList<>(byScore);
+        left.removeIf(id -> reacted.contains(byId.get(id).text));
+        check(ids(ranker.rank(docs, null, now, Duplicates.KEEP, null)).equals(sunk),
+                "a feed sinks the reacted documents by default: " + seen);
+        check(ids(ranker.rank(docs, null, now, Duplicates.KEEP, Duplicates.SINK)).equals(sunk), "reacted 'sink'");
+        check(ids(ranker.rank(docs, null, now, Duplicates.KEEP, Duplicates.LEAVE_OUT)).equals(left),
+                "reacted 'leave_out' leaves them out");
+        check(ids(ranker.rank(docs, "tomato soup", now, Duplicates.KEEP, null)).equals(
+                ids(ranker.rank(docs, "tomato soup", now, Duplicates.KEEP, Duplicates.KEEP))),
+                "a search keeps the reacted documents by default");
+        List<Ranker.Document> told = new ArrayList<>(docs);
+        told.add(new Ranker.Document("space-de-2", "Das neue Teleskop der NASA hat Bilder einer fernen Galaxie "
+                + "aufgenommen, in der Sterne entstehen.", null));
+        List<Ranker.Ranked> scored = ranker.rank(told, null, now, Duplicates.KEEP, Duplicates.KEEP);
+        byId.put("space-de-2", told.get(told.size() - 1));
+        List<Ranker.Ranked> folded = ranker.rank(told, null, now, null, Duplicates.KEEP);  // null: "fold"
+        List<String> kept = new ArrayList<>();
+        boolean tail = false;
+        boolean ordered = true;
+        String under = null;
+        for (int r = 0; r < folded.size(); r++) {
+            Ranker.Ranked x = folded.get(r);
+            check(x.rank == r + 1 && x.toMap().containsKey("duplicate_of")
+                    && java.util.Objects.equals(x.toMap().get("duplicate_of"), x.duplicateOf), "rank and duplicate_of");
+            if (x.duplicateOf != null) {
+                tail = true;
+                check(kept.contains(x.duplicateOf), x.id + " folds under " + x.duplicateOf + ", kept above it");
+                under = x.id.equals("space-de-2") ? x.duplicateOf
+                        : x.duplicateOf.equals("space-de-2") ? x.id : under;
+            } else if (ranker.learnable(byId.get(x.id).text)) {
+                ordered &= !tail;  // a kept document after a duplicate: only what the scores put last may be
+                kept.add(x.id);
+            }
+        }
+        check(ordered, "the duplicates follow every kept document but the last ones");
+        List<String> keptByScore = ids(scored);
+        keptByScore.retainAll(kept);
+        check(keptByScore.equals(kept), "the kept documents in their order by the scores");
+        check(under != null && under.startsWith("space-"), "the German telling of space-en-1 and a space story fold "
+                + "together: " + under);
+        check(ids(scored).size() == folded.size() && scored.stream().allMatch(x -> x.duplicateOf == null),
+                "duplicates 'keep' folds nothing");
     }
 
     /**
@@ -437,6 +511,10 @@ public final class GoldenTest {
             big.lexicalWeight = -1;
             big.rank(docs, "football", now);
         }));
+        wrong.add(Map.entry("duplicates must be one of 'fold', 'keep', got 'merge'",
+                () -> big.rank(docs, null, now, "merge", null)));
+        wrong.add(Map.entry("reacted must be one of 'sink', 'keep', 'leave_out', got 'hide'",
+                () -> big.rank(docs, "football", now, Duplicates.FOLD, "hide")));
         wrong.add(Map.entry("cacheBytes must be 1 or more", () -> new Ranker(semantic, relevance, big.interests, 0)));
         wrong.add(Map.entry("a Ranker needs a semantic Encoder", () -> new Ranker(null, relevance, big.interests)));
         for (Map.Entry<String, Runnable> w : wrong) {

@@ -71,6 +71,10 @@ public final class SpecTest {
         return out;
     }
 
+    static int[] ints(Object v) {
+        return list(v).stream().mapToInt(x -> Math.toIntExact(whole(x))).toArray();
+    }
+
     static float[] floats(Object v) {
         List<Object> l = list(v);
         float[] out = new float[l.size()];
@@ -239,6 +243,15 @@ public final class SpecTest {
         return out;
     }
 
+    /** The duplicates' fold of an order (Duplicates.fold): the new order and each document's kept document. */
+    static Object fold(Map<String, Object> i) {
+        Duplicates.Fold f = Duplicates.fold(ints(i.get("order")), matrix(i.get("vectors")), num(i.get("threshold")));
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("order", json(f.order));
+        out.put("duplicate_of", json(f.duplicateOf));
+        return out;
+    }
+
     /** A call the core refuses; its words are the case's expectation. */
     static Object check(Map<String, Object> i) {
         switch ((String) i.get("call")) {
@@ -294,7 +307,10 @@ public final class SpecTest {
             Map.entry("interest_vectors", SpecTest::interestVectors),
             Map.entry("recency", SpecTest::recency),
             Map.entry("split_windows", SpecTest::splitWindows),
-            Map.entry("check", SpecTest::check));
+            Map.entry("check", SpecTest::check),
+            Map.entry("fold", SpecTest::fold),
+            Map.entry("sink", i -> json(Duplicates.sink(ints(i.get("order")), bools(i.get("reacted")),
+                    (String) i.get("how"), ints(i.get("folded")), bools(i.get("end"))))));
 
     // ---- comparing ---------------------------------------------------------------------------------------------
 
@@ -544,6 +560,14 @@ public final class SpecTest {
                 + "less is not", skips.size() == 1 && skips.get(0).ts == skipAfter && none.isEmpty());
         holds("SKIP_WEIGHT", "a skip weighs " + values.get("SKIP_WEIGHT"),
                 skips.size() == 1 && skips.get(0).weight == values.get("SKIP_WEIGHT"));
+        // two unit vectors whose float cosine is DUPLICATE_COSINE's float fold, and at the next float below do not
+        float at = (float) (double) values.get("DUPLICATE_COSINE");
+        float below = Math.nextDown(at);
+        int[] two = {0, 1};
+        holds("DUPLICATE_COSINE", "a document at cosine " + at + " to the one above folds under it, at " + below
+                + " not", Duplicates.fold(two, new float[][] {{1f, 0f}, {at, (float) Math.sqrt(1 - at * at)}})
+                .duplicateOf[1] == 0 && Duplicates.fold(two, new float[][] {{1f, 0f},
+                        {below, (float) Math.sqrt(1 - below * below)}}).duplicateOf[1] == -1);
         Path wide = spec.resolve("golden/wide");
         long schema = (long) (double) values.get("MANIFEST_SCHEMA_VERSION");
         holds("MANIFEST_SCHEMA_VERSION", "a manifest of schema " + (schema + 1) + " is refused as newer",
