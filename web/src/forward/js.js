@@ -300,57 +300,11 @@ export class Model {
     const hidden = this.hidden;
     const hd = l.headDim;
     const context = new Float32Array(n * hidden);
-    const p = new Float64Array(n);
-    const { scale } = l;
+    const p = new Float64Array(n * n);
     for (let off = 0; off < hidden; off += hd) {
-      for (let i = 0; i < n; i++) {
-        const qi = i * hidden + off;
-        let max = -Infinity;
-        for (let j = 0; j < n; j++) {
-          const kj = j * hidden + off;
-          let s0 = 0;
-          let s1 = 0;
-          let d = 0;
-          for (; d + 2 <= hd; d += 2) {
-            s0 += q[qi + d] * k[kj + d];
-            s1 += q[qi + d + 1] * k[kj + d + 1];
-          }
-          if (d < hd) s0 += q[qi + d] * k[kj + d];
-          const s = (s0 + s1) * scale;
-          p[j] = s;
-          if (s > max) max = s;
-        }
-        let sum = 0;
-        for (let j = 0; j < n; j++) {
-          const e = Math.exp(p[j] - max);
-          p[j] = e;
-          sum += e;
-        }
-        for (let j = 0; j < n; j++) p[j] /= sum;
-        let d = 0;
-        for (; d + 4 <= hd; d += 4) { // four of the head's values at a time, over every token
-          let c0 = 0;
-          let c1 = 0;
-          let c2 = 0;
-          let c3 = 0;
-          for (let j = 0, vj = off + d; j < n; j++, vj += hidden) {
-            const pj = p[j];
-            c0 += pj * v[vj];
-            c1 += pj * v[vj + 1];
-            c2 += pj * v[vj + 2];
-            c3 += pj * v[vj + 3];
-          }
-          context[qi + d] = c0;
-          context[qi + d + 1] = c1;
-          context[qi + d + 2] = c2;
-          context[qi + d + 3] = c3;
-        }
-        for (; d < hd; d++) {
-          let c = 0;
-          for (let j = 0; j < n; j++) c += p[j] * v[j * hidden + off + d];
-          context[qi + d] = c;
-        }
-      }
+      scores(q, k, n, hidden, off, hd, l.scale, p);
+      for (let i = 0; i < n; i++) softmax(p, i * n, n);
+      attend(p, v, n, hidden, off, hd, context);
     }
     const a = l.attentionOut.apply(context, n);
     for (let i = 0; i < n * hidden; i++) a[i] += x[i];
@@ -361,6 +315,139 @@ export class Model {
     for (let i = 0; i < n * hidden; i++) o[i] += a[i];
     l.outputNorm.apply(o, n);
     return o;
+  }
+}
+
+/**
+ * One head's query-key products times `scale`, into p (n x n): two queries by four keys at a time, each a dot product
+ * over the head's dimensions in order.
+ */
+function scores(q, k, n, hidden, off, hd, scale, p) {
+  for (let i = 0; i < n; i += 2) {
+    const q0 = i * hidden + off;
+    const q1 = i + 1 < n ? q0 + hidden : q0; // a last query alone is computed twice, kept once
+    let j = 0;
+    for (; j + 4 <= n; j += 4) {
+      const k0 = j * hidden + off;
+      const k1 = k0 + hidden;
+      const k2 = k1 + hidden;
+      const k3 = k2 + hidden;
+      let s00 = 0;
+      let s01 = 0;
+      let s02 = 0;
+      let s03 = 0;
+      let s10 = 0;
+      let s11 = 0;
+      let s12 = 0;
+      let s13 = 0;
+      for (let d = 0; d < hd; d++) {
+        const a = q[q0 + d];
+        const b = q[q1 + d];
+        const c0 = k[k0 + d];
+        const c1 = k[k1 + d];
+        const c2 = k[k2 + d];
+        const c3 = k[k3 + d];
+        s00 += a * c0;
+        s01 += a * c1;
+        s02 += a * c2;
+        s03 += a * c3;
+        s10 += b * c0;
+        s11 += b * c1;
+        s12 += b * c2;
+        s13 += b * c3;
+      }
+      const r = i * n + j;
+      p[r] = s00 * scale;
+      p[r + 1] = s01 * scale;
+      p[r + 2] = s02 * scale;
+      p[r + 3] = s03 * scale;
+      if (i + 1 < n) {
+        p[r + n] = s10 * scale;
+        p[r + n + 1] = s11 * scale;
+        p[r + n + 2] = s12 * scale;
+        p[r + n + 3] = s13 * scale;
+      }
+    }
+    for (; j < n; j++) {
+      const kj = j * hidden + off;
+      let s0 = 0;
+      let s1 = 0;
+      for (let d = 0; d < hd; d++) {
+        s0 += q[q0 + d] * k[kj + d];
+        s1 += q[q1 + d] * k[kj + d];
+      }
+      p[i * n + j] = s0 * scale;
+      if (i + 1 < n) p[(i + 1) * n + j] = s1 * scale;
+    }
+  }
+}
+
+/** Row `at` of p (n values) as the softmax of itself, in double. */
+function softmax(p, at, n) {
+  let max = -Infinity;
+  for (let j = 0; j < n; j++) if (p[at + j] > max) max = p[at + j];
+  let sum = 0;
+  for (let j = 0; j < n; j++) {
+    const e = Math.exp(p[at + j] - max);
+    p[at + j] = e;
+    sum += e;
+  }
+  for (let j = 0; j < n; j++) p[at + j] /= sum;
+}
+
+/** One head's context: each query's weights p (n x n) over the values, two queries by four dimensions at a time. */
+function attend(p, v, n, hidden, off, hd, context) {
+  for (let i = 0; i < n; i += 2) {
+    const p0 = i * n;
+    const p1 = i + 1 < n ? p0 + n : p0;
+    let d = 0;
+    for (; d + 4 <= hd; d += 4) {
+      let c00 = 0;
+      let c01 = 0;
+      let c02 = 0;
+      let c03 = 0;
+      let c10 = 0;
+      let c11 = 0;
+      let c12 = 0;
+      let c13 = 0;
+      for (let j = 0, at = off + d; j < n; j++, at += hidden) {
+        const a = p[p0 + j];
+        const b = p[p1 + j];
+        const v0 = v[at];
+        const v1 = v[at + 1];
+        const v2 = v[at + 2];
+        const v3 = v[at + 3];
+        c00 += a * v0;
+        c01 += a * v1;
+        c02 += a * v2;
+        c03 += a * v3;
+        c10 += b * v0;
+        c11 += b * v1;
+        c12 += b * v2;
+        c13 += b * v3;
+      }
+      const r = i * hidden + off + d;
+      context[r] = c00;
+      context[r + 1] = c01;
+      context[r + 2] = c02;
+      context[r + 3] = c03;
+      if (i + 1 < n) {
+        context[r + hidden] = c10;
+        context[r + hidden + 1] = c11;
+        context[r + hidden + 2] = c12;
+        context[r + hidden + 3] = c13;
+      }
+    }
+    for (; d < hd; d++) {
+      let c0 = 0;
+      let c1 = 0;
+      for (let j = 0; j < n; j++) {
+        c0 += p[p0 + j] * v[j * hidden + off + d];
+        c1 += p[p1 + j] * v[j * hidden + off + d];
+      }
+      context[i * hidden + off + d] = c0;
+      if (i + 1 < n) context[(i + 1) * hidden + off + d] = c1;
+    }
   }
 }
 
