@@ -102,6 +102,7 @@ def test_the_python_runtime_uses_the_spec_constants():
         "SKIP_AFTER": signals.SKIP_AFTER,
         "SKIP_WEIGHT": signals.SKIP_WEIGHT,
         "DUPLICATE_COSINE": duplicates.fold.__defaults__[0],
+        "FOLD_WINDOW": duplicates.fold.__defaults__[1],
     }
     spec = spec_constants.load()
     assert sorted(used) == sorted(spec), "a constant of spec/constants.json is not checked here"

@@ -1,8 +1,9 @@
 """The same story told twice, and what the user already saw: the last step of a ranking, after the scores.
 
-- **Duplicates folded** (spec/rules/duplicates.md): walking the ranking best first, a document whose semantic
-  cosine to a document kept above it reaches ``DUPLICATE_COSINE`` is a duplicate of the closest such one; the kept
-  documents keep their order, and the duplicates follow them all, in the order of their kept documents. The semantic
+- **Duplicates folded** (spec/rules/duplicates.md): walking the first ``FOLD_WINDOW`` documents of the ranking best
+  first, a document whose semantic cosine to a document kept above it reaches ``DUPLICATE_COSINE`` is a duplicate of
+  the closest such one; the kept documents keep their order, and the duplicates follow all the others, in the order
+  of their kept documents. The semantic
   student is aligned across languages by parallel text, so one story in several languages folds; two stories on one
   topic stay apart.
 - **Reacted documents sunk** (spec/rules/reacted.md): the documents the user liked, disliked or opened go after the
@@ -13,42 +14,39 @@ from __future__ import annotations
 
 import numpy as np
 
-from edge_ranker.runtime.constants import DUPLICATE_COSINE
+from edge_ranker.runtime.constants import DUPLICATE_COSINE, FOLD_WINDOW
 
-BLOCK = 1024  # rows of the cosine matrix computed at once: 40 MB against 10,000 documents
 FOLDS = ("fold", "keep")
 REACTED = ("sink", "keep", "leave_out")
 
 
-def fold(order: np.ndarray, vectors: np.ndarray, threshold: float = DUPLICATE_COSINE) -> tuple[np.ndarray, np.ndarray]:
-    """``order`` (document indices, best first) with duplicates after the kept documents, and each document's
-    kept document (-1 for a kept one). ``vectors``: unit semantic vectors, one row per document. The cosines are
-    computed in blocks, and only documents with a partner above ``threshold`` are walked in Python."""
-    n = len(vectors)
-    of = np.full(n, -1, np.int64)
-    if len(order) < 2:
+def fold(
+    order: np.ndarray, vectors: np.ndarray, threshold: float = DUPLICATE_COSINE, window: int = FOLD_WINDOW
+) -> tuple[np.ndarray, np.ndarray]:
+    """``order`` (document indices, best first) with the duplicates among its first ``window`` documents after all
+    the others, and each document's kept document (-1 for a kept one). ``vectors``: unit semantic vectors, one row
+    per document. One matrix product of the window; a loop only over the kept documents that have a close one ranked
+    below them, each marking those at once."""
+    of = np.full(len(vectors), -1, np.int64)
+    head = order[:window]
+    if len(head) < 2:
         return order, of
-    position = np.full(n, n, np.int64)
-    position[order] = np.arange(len(order))
-    partners: dict[int, list[tuple[int, float]]] = {}
-    for start in range(0, n, BLOCK):
-        sims = vectors[start : start + BLOCK] @ vectors.T
-        rows, cols = np.nonzero(sims >= threshold)
-        for i, j in zip(rows.tolist(), cols.tolist()):
-            if start + i != j:
-                partners.setdefault(start + i, []).append((j, float(sims[i, j])))
-    kept = np.ones(n, bool)
-    for i in sorted(partners, key=position.__getitem__):  # best first: a partner above is decided before
-        above = [(s, j) for j, s in partners[i] if position[j] < position[i] and kept[j]]
-        if above:
-            kept[i] = False
-            of[i] = max(above, key=lambda x: (x[0], -position[x[1]]))[1]
-    head = order[kept[order]]
-    rank_of_kept = np.empty(n, np.int64)
-    rank_of_kept[head] = np.arange(len(head))
-    tail = order[~kept[order]]
-    tail = tail[np.argsort(rank_of_kept[of[tail]], kind="stable")]  # in the order of their kept documents
-    return np.concatenate([head, tail]), of
+    sims = vectors[head] @ vectors[head].T
+    sims[~np.tri(len(head), k=-1, dtype=bool)] = -np.inf  # row i: its cosines to the documents ranked above it
+    close = sims >= threshold
+    dup = np.zeros(len(head), bool)
+    for j in np.flatnonzero(close.any(axis=0)).tolist():  # best first: whether j is kept is decided above it
+        if not dup[j]:
+            dup |= close[:, j]
+    if dup.any():  # each under the closest kept document above it; ties: the better ranked
+        under = np.where(close[dup] & ~dup[None, :], sims[dup], -np.inf).argmax(axis=1)
+        of[head[dup]] = head[under]
+    kept = ~dup
+    place = np.empty(len(vectors), np.int64)
+    place[head] = np.arange(len(head))
+    duplicates = head[~kept]
+    duplicates = duplicates[np.argsort(place[of[duplicates]], kind="stable")]  # in the order of their kept ones
+    return np.concatenate([head[kept], order[window:], duplicates]), of
 
 
 def last(order: np.ndarray, end: np.ndarray) -> np.ndarray:

@@ -125,7 +125,7 @@ FUNCTIONS: dict[str, Callable[[dict], Any]] = {
     "split_windows": lambda i: split_windows(i["ids"], i["max_length"], i["windows"], i["head"]),
     "check": _check,
     "fold": lambda i: dict(zip(("order", "duplicate_of"), fold(
-        np.asarray(i["order"], np.int64), np.asarray(i["vectors"], np.float32), i["threshold"]))),
+        np.asarray(i["order"], np.int64), np.asarray(i["vectors"], np.float32), i["threshold"], i["window"]))),
     "sink": lambda i: sink(
         np.asarray(i["order"], np.int64), np.asarray(i["reacted"], bool), i["how"], np.asarray(i["folded"], np.int64),
         np.asarray(i["end"], bool),
@@ -261,12 +261,16 @@ def definitions() -> list[tuple[str, str, str, str, dict, float]]:
          ]}, FLOAT32),
         ("duplicates", "one-story-in-three-languages", "the copies of a story follow the kept ones, in their order, "
          "marked with the story's best-ranked document", "fold",
-         {"order": [3, 0, 4, 1, 5, 2], "threshold": 0.5,
+         {"order": [3, 0, 4, 1, 5, 2], "threshold": 0.5, "window": 300,
           "vectors": [topics[0], _near(topics[1], rng, 0.2), _near(topics[0], rng, 0.2), topics[1],
                       _near(topics[0], rng, 0.25), topics[2]]}, EXACT),
         ("duplicates", "chains-stop-at-the-kept", "a document close only to a folded one is kept", "fold",
-         {"order": [0, 1, 2], "threshold": 0.5,
+         {"order": [0, 1, 2], "threshold": 0.5, "window": 300,
           "vectors": [[1.0, 0.0, 0.0], [0.6, 0.8, 0.0], [0.0, 1.0, 0.0]]}, EXACT),
+        ("duplicates", "past-the-window", "documents past the window neither fold nor are folded under; they come "
+         "before the window's duplicates", "fold",
+         {"order": [0, 1, 2, 3], "threshold": 0.5, "window": 2,
+          "vectors": [[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [1.0, 0.0]]}, EXACT),
         ("reacted", "sunk-before-the-duplicates", "reacted documents after the others, duplicates last", "sink",
          {"order": [4, 2, 0, 1, 3, 5], "reacted": [False, False, True, False, True, False], "how": "sink",
           "folded": [-1, 4, -1, -1, -1, -1], "end": [False, False, False, False, False, True]}, EXACT),

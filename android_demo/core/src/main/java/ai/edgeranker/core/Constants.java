@@ -56,6 +56,8 @@ public final class Constants {
     public static final double SKIP_WEIGHT = 0.25;
     /** the semantic cosine at which two documents tell one story, chosen on the duplicates dev benchmark (spec/rules/duplicates.md) */
     public static final double DUPLICATE_COSINE = 0.55;
+    /** the documents at the top of a ranking that fold: more than a reader pages through, and one matrix product of them costs well under a millisecond (spec/rules/duplicates.md) */
+    public static final int FOLD_WINDOW = 300;
 
     private Constants() {
     }
