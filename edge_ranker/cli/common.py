@@ -104,6 +104,13 @@ def seconds(text: str) -> float:
     return number(text, float, lambda v: 0 < v <= 3600, "seconds, more than 0 and at most 3600")
 
 
+def view_seconds(text: str) -> float:
+    """An argparse type: how long a document was read, from 0 to a day (``MAX_VIEW_S``)."""
+    from edge_ranker.runtime.constants import MAX_VIEW_S
+
+    return number(text, float, lambda v: 0 <= v <= MAX_VIEW_S, f"seconds from 0 to {MAX_VIEW_S}")
+
+
 def number(text: str, kind: type, ok: Callable[[Any], bool], what: str) -> Any:
     """``text`` as a ``kind`` that ``ok`` accepts, else argparse's error saying it must be ``what``."""
     try:

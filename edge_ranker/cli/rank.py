@@ -24,6 +24,7 @@ from edge_ranker.cli.common import (
     threads,
     to_json,
     typed,
+    view_seconds,
     weight,
 )
 from edge_ranker.cli.prefs import existing_store, store_path
@@ -139,7 +140,7 @@ def cmd_rank(a: argparse.Namespace) -> None:
     docs = _read_docs(a.docs)
     ranker = _ranker(a)
     try:
-        ranked = ranker.rank(docs, query=typed(a.query))[: a.top or None]
+        ranked = ranker.rank(docs, query=typed(a.query), duplicates=a.duplicates, reacted=a.reacted)[: a.top or None]
         unreacted = ranker.store.feedback_count() == 0
     finally:
         ranker.store.close()
@@ -164,6 +165,8 @@ def cmd_feedback(a: argparse.Namespace) -> None:
     from edge_ranker.runtime.ranker import Ranker
     from edge_ranker.runtime.store import PreferenceStore
 
+    if a.seconds is not None and a.reaction != "view":
+        raise EdgeRankerError("--seconds is for view: how long the document was read")
     if a.reaction == "undo":  # the store alone: no model to load
         if a.text is not None:
             raise EdgeRankerError("--text is for like and dislike; undo takes back every reaction to the document's id")
@@ -174,14 +177,25 @@ def cmd_feedback(a: argparse.Namespace) -> None:
         return
     if a.text is None:
         raise EdgeRankerError(f"{a.reaction} needs the document's text: --text TEXT")
+    if a.reaction == "view" and a.seconds is None:
+        raise EdgeRankerError("view needs how long the document was read: --seconds S")
     semantic = Encoder.load(shipped(a.semantic, "semantic"), threads=a.threads)
     ranker = Ranker(semantic, relevance_model(a), PreferenceStore(a.db))
+    doc = {"id": a.doc_id, "text": typed(a.text)}
     try:
-        event = ranker.feedback({"id": a.doc_id, "text": typed(a.text)}, a.reaction)
+        if a.reaction == "view":
+            ranker.viewed(doc, a.seconds)
+        elif a.reaction == "shown":
+            ranker.shown([doc])
+        else:
+            event = ranker.feedback(doc, a.reaction)
     finally:
         ranker.store.close()
-    report = {"event": event, "doc_id": a.doc_id, "reaction": a.reaction, "db": str(ranker.store.path)}
-    report_change(report, f"the {a.reaction} was stored (event {event}): it needs no repeating")
+    report = {"doc_id": a.doc_id, "reaction": a.reaction, "db": str(ranker.store.path)}
+    if a.reaction in ("view", "shown"):
+        report_change(report, f"the {a.reaction} was stored")
+        return
+    report_change({"event": event, **report}, f"the {a.reaction} was stored (event {event}): it needs no repeating")
 
 
 def add_ranker_args(p: argparse.ArgumentParser) -> None:
@@ -225,15 +239,34 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     r.add_argument(
         "--json", action="store_true", help="JSON lines with every score (the default when output is not a terminal)"
     )
+    r.add_argument(
+        "--duplicates",
+        choices=["fold", "keep"],
+        default="fold",
+        help="fold (default): a document of the same story as one ranked above it follows all the others; keep: "
+        "rank it by its score",
+    )
+    r.add_argument(
+        "--reacted",
+        choices=["sink", "leave_out", "keep"],
+        help="what becomes of the documents already liked, disliked or opened (default: sink in a feed, keep in a "
+        "search)",
+    )
     add_ranker_args(r)
     r.set_defaults(func=cmd_rank)
 
-    f = sub.add_parser("feedback", help="record a like or dislike, or undo the reactions to a document")
+    f = sub.add_parser(
+        "feedback", help="record a like, dislike, view or showing of a document, or undo everything of one"
+    )
     f.add_argument(
-        "reaction", choices=["like", "dislike", "undo"], help="like, dislike, or undo (every reaction to the document)"
+        "reaction",
+        choices=["like", "dislike", "view", "shown", "undo"],
+        help="like, dislike, view (opened and read for --seconds), shown (the app displayed it), or undo (every "
+        "reaction and signal of the document)",
     )
     f.add_argument("doc_id", help="the document's id")
-    f.add_argument("--text", help="the document's text (required to like or dislike)")
+    f.add_argument("--text", help="the document's text (required but for undo)")
+    f.add_argument("--seconds", type=view_seconds, help="how long the document was read (view)")
     f.add_argument("--semantic", help=SEMANTIC_HELP)
     f.add_argument("--relevance", help=RELEVANCE_HELP)
     f.add_argument("--db", help="preference database (default: the user data folder)")
