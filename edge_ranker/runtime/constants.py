@@ -57,4 +57,7 @@ SKIP_AFTER = 2
 SKIP_WEIGHT = 0.25
 # the semantic cosine at which two documents tell one story, chosen on the duplicates dev benchmark
 # (spec/rules/duplicates.md)
-DUPLICATE_COSINE = 0.55
+DUPLICATE_COSINE = 0.5
+# the documents at the top of a ranking that fold: more than a reader pages through, and one matrix product of them
+# costs well under a millisecond (spec/rules/duplicates.md)
+FOLD_WINDOW = 300

@@ -55,7 +55,7 @@ public final class Constants {
     /** what a skip weighs, where a dislike weighs 1 (spec/rules/implicit.md) */
     public static final double SKIP_WEIGHT = 0.25;
     /** the semantic cosine at which two documents tell one story, chosen on the duplicates dev benchmark (spec/rules/duplicates.md) */
-    public static final double DUPLICATE_COSINE = 0.55;
+    public static final double DUPLICATE_COSINE = 0.5;
     /** the documents at the top of a ranking that fold: more than a reader pages through, and one matrix product of them costs well under a millisecond (spec/rules/duplicates.md) */
     public static final int FOLD_WINDOW = 300;
 
