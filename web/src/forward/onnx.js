@@ -1,8 +1,8 @@
-// An ONNX model's graph read with protobufjs (its reflection, from the part of onnx.proto the forward pass needs):
-// the initializers (name, dims, type and data) and the nodes (op type, inputs, outputs, attributes). Enough for
-// forward/js.js to find its weights in the shipped model.onnx, as the JVM core's OnnxWeights does. Fields not named
-// here are skipped as protobuf readers skip unknown fields.
-import protobuf from "protobufjs/light.js";
+// An ONNX model's graph read with protobufjs (onnx-proto.js: its static decoders of the part of onnx.proto the
+// forward pass needs, which pbjs generated): the initializers (name, dims, type and data) and the nodes (op type,
+// inputs, outputs, attributes). Enough for forward/js.js to find its weights in the shipped model.onnx, as the JVM
+// core's OnnxWeights does.
+import { onnx } from "./onnx-proto.js";
 
 export const FLOAT = 1;
 export const UINT8 = 2;
@@ -14,72 +14,6 @@ export const FLOAT16 = 10;
 export const DOUBLE = 11;
 const WIDTH = { [FLOAT]: 4, [UINT8]: 1, [INT8]: 1, [INT32]: 4, [INT64]: 8, [BOOL]: 1, [FLOAT16]: 2, [DOUBLE]: 8 };
 
-/** onnx.proto's messages as protobufjs JSON, their field names and numbers as there (package onnx, proto2). */
-const SCHEMA = {
-  nested: {
-    onnx: {
-      nested: {
-        ModelProto: {
-          fields: {
-            ir_version: { type: "int64", id: 1 },
-            opset_import: { rule: "repeated", type: "OperatorSetIdProto", id: 8 },
-            producer_name: { type: "string", id: 2 },
-            producer_version: { type: "string", id: 3 },
-            graph: { type: "GraphProto", id: 7 },
-          },
-        },
-        OperatorSetIdProto: { fields: { domain: { type: "string", id: 1 }, version: { type: "int64", id: 2 } } },
-        GraphProto: {
-          fields: {
-            node: { rule: "repeated", type: "NodeProto", id: 1 },
-            name: { type: "string", id: 2 },
-            initializer: { rule: "repeated", type: "TensorProto", id: 5 },
-            input: { rule: "repeated", type: "ValueInfoProto", id: 11 },
-            output: { rule: "repeated", type: "ValueInfoProto", id: 12 },
-          },
-        },
-        ValueInfoProto: { fields: { name: { type: "string", id: 1 } } },
-        NodeProto: {
-          fields: {
-            input: { rule: "repeated", type: "string", id: 1 },
-            output: { rule: "repeated", type: "string", id: 2 },
-            name: { type: "string", id: 3 },
-            op_type: { type: "string", id: 4 },
-            domain: { type: "string", id: 7 },
-            attribute: { rule: "repeated", type: "AttributeProto", id: 5 },
-          },
-        },
-        AttributeProto: {
-          fields: {
-            name: { type: "string", id: 1 },
-            type: { type: "int32", id: 20 },
-            f: { type: "float", id: 2 },
-            i: { type: "int64", id: 3 },
-            s: { type: "bytes", id: 4 },
-            t: { type: "TensorProto", id: 5 },
-            floats: { rule: "repeated", type: "float", id: 7 },
-            ints: { rule: "repeated", type: "int64", id: 8 },
-          },
-        },
-        TensorProto: {
-          fields: {
-            dims: { rule: "repeated", type: "int64", id: 1 },
-            data_type: { type: "int32", id: 2 },
-            float_data: { rule: "repeated", type: "float", id: 4, options: { packed: true } },
-            int32_data: { rule: "repeated", type: "int32", id: 5, options: { packed: true } },
-            int64_data: { rule: "repeated", type: "int64", id: 7, options: { packed: true } },
-            name: { type: "string", id: 8 },
-            raw_data: { type: "bytes", id: 9 },
-            double_data: { rule: "repeated", type: "double", id: 10, options: { packed: true } },
-            data_location: { type: "int32", id: 14 },
-          },
-        },
-      },
-    },
-  },
-};
-
-let modelType;
 /** int64 fields: a Long where protobufjs found the long package, else a number. */
 const number = (v) => (typeof v === "number" ? v : typeof v?.toNumber === "function" ? v.toNumber() : Number(v));
 
@@ -189,10 +123,9 @@ function nodeOf(proto) {
 export class Graph {
   /** Reads model.onnx's bytes. */
   static read(bytes) {
-    modelType ??= protobuf.Root.fromJSON(SCHEMA).lookupType("onnx.ModelProto");
     let model;
     try {
-      model = modelType.decode(bytes);
+      model = onnx.ModelProto.decode(bytes);
     } catch (err) {
       throw new Error(`not an ONNX model (${err.message})`);
     }
