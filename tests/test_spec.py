@@ -101,8 +101,8 @@ def test_the_python_runtime_uses_the_spec_constants():
         "READ_WEIGHT": signals.read_weight(signals.READ_FULL_S),
         "SKIP_AFTER": signals.SKIP_AFTER,
         "SKIP_WEIGHT": signals.SKIP_WEIGHT,
-        "DUPLICATE_COSINE": duplicates.fold.__defaults__[0],
-        "FOLD_WINDOW": duplicates.fold.__defaults__[1],
+        "DUPLICATE_COSINE": duplicates.fold.__defaults__[1],
+        "FOLD_WINDOW": duplicates.fold.__defaults__[2],
     }
     spec = spec_constants.load()
     assert sorted(used) == sorted(spec), "a constant of spec/constants.json is not checked here"

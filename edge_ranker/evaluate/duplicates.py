@@ -90,7 +90,7 @@ def evaluate_duplicates(
             by_score = np.array([int(d) for d in ranker.rank(docs, duplicates="keep").ids])
             vectors = semantic.encode([d.text for d in docs])
             for cosine in SWEEP:
-                folded_order, folded = fold(by_score, vectors, cosine)
+                folded_order, folded = fold(by_score, vectors, None, cosine)
                 judged = _judge(
                     folded_order.tolist(), [None if folded[i] < 0 else int(folded[i]) for i in folded_order],
                     feed, relevant,

@@ -21,17 +21,22 @@ REACTED = ("sink", "keep", "leave_out")
 
 
 def fold(
-    order: np.ndarray, vectors: np.ndarray, threshold: float = DUPLICATE_COSINE, window: int = FOLD_WINDOW
+    order: np.ndarray,
+    vectors: np.ndarray,
+    foldable: np.ndarray | None = None,
+    threshold: float = DUPLICATE_COSINE,
+    window: int = FOLD_WINDOW,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``order`` (document indices, best first) with the duplicates among its first ``window`` documents after all
     the others, and each document's kept document (-1 for a kept one). ``vectors``: unit semantic vectors, one row
-    per document. One matrix product of the window; a loop only over the kept documents that have a close one ranked
-    below them, each marking those at once."""
+    per document; ``foldable``: the documents that may fold at all (default all). One matrix product of the window;
+    a loop only over the kept documents that have a close one ranked below them, each marking those at once."""
     of = np.full(len(vectors), -1, np.int64)
     head = order[:window]
     if len(head) < 2:
         return order, of
-    sims = vectors[head] @ vectors[head].T
+    rows = vectors[head] if foldable is None else np.where(foldable[head, None], vectors[head], 0.0)
+    sims = rows @ rows.T
     sims[~np.tri(len(head), k=-1, dtype=bool)] = -np.inf  # row i: its cosines to the documents ranked above it
     close = sims >= threshold
     dup = np.zeros(len(head), bool)

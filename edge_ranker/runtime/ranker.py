@@ -44,6 +44,7 @@ from edge_ranker.runtime.ranking import Ranking
 from edge_ranker.runtime.readable import VocabularyCoverage
 from edge_ranker.runtime.store import MEMORY, PreferenceStore, check_view_time
 from edge_ranker.runtime.store.files import user_path
+from edge_ranker.runtime.threads import one_blas_thread
 
 log = logging.getLogger("edge_ranker")
 QUERY_CACHE = 64
@@ -97,6 +98,9 @@ class Ranker:
             semantic, cache_vectors
         )  # which texts the models can read, by the semantic vocabulary
         self._queries: dict[tuple[str, str, str], np.ndarray] = {}
+        self._last_feed: tuple[list[str], np.ndarray] | None = None  # the last feed's texts and wordless flags
+        self._last_interest: tuple[list[str], np.ndarray] | None = None  # and its interest vectors
+        self._last_reacted: tuple | None = None  # store version, reacted ids, the last feed's ids and their mask
         self._query_lock = threading.Lock()
         pair = f"+{model_key(relevance)}@{SEMANTIC_SHARE:g}" if relevance is not None else ""
         self.model_key = model_key(semantic) + pair
@@ -302,7 +306,23 @@ class Ranker:
             raise EdgeRankerError(f"duplicates must be one of {', '.join(map(repr, FOLDS))}, got {duplicates!r}")
         if reacted is not None and reacted not in REACTED:
             raise EdgeRankerError(f"reacted must be one of {', '.join(map(repr, REACTED))}, got {reacted!r}")
-        docs = documents(docs)
+        with one_blas_thread():
+            return self._rank(
+                documents(docs), query, now, semantic_vectors, passage_vectors, personal_weight, duplicates, reacted
+            )
+
+    def _rank(
+        self,
+        docs: list[Document],
+        query: str | None,
+        now: float | None,
+        semantic_vectors: np.ndarray | None,
+        passage_vectors: np.ndarray | None,
+        personal_weight: float | None,
+        duplicates: str,
+        reacted: str | None,
+    ) -> Ranking:
+        """``rank``'s work, its options checked."""
         if not docs:
             return Ranking([], np.zeros(0), {}, None, None, None)
         ids = unique_ids(docs)
@@ -318,16 +338,17 @@ class Ranker:
             raise EdgeRankerError("passage_vectors need a relevance model")
         passages = _given(passage_vectors, n, self.relevance.dim, "passage_vectors") if self.relevance else None
         # a document without a word goes last, for the interests, the query and the newest-first order alike
-        wordless = np.array([not has_word(t, self.semantic.cut_chars) for t in texts], bool)
+        wordless = self._wordless(texts)
         # one the models cannot read goes last for the interests, and its vectors say nothing for the query
         folding = duplicates == "fold" and n > 1
         unread = self.reader.unreadable(texts) if use_personal or query or folding else np.zeros(n, bool)
         personal = None
         if use_personal:
+            given = emb is not None or passages is not None
             emb = self._embed(self.semantic, texts, None) if emb is None else emb
             if self.relevance is not None:
                 passages = self._embed(self.relevance, texts, "passage") if passages is None else passages
-            interest = self.interest_vectors(texts, emb, passages)
+            interest = self._interest_matrix(texts, emb, passages, given)
             personal = personal_scores(interest, positive, negative, now, self.config)
         search = self._search(query, texts, unread, emb, passages) if query else Search()
         known = ~(wordless | unread)
@@ -336,20 +357,59 @@ class Ranker:
         order, folded = np.argsort(-total, kind="stable"), None
         if folding:  # only documents the models read: an unread text's vector sits close to many by chance
             emb = self._embed(self.semantic, texts, None) if emb is None else emb
-            order, folded = fold(order, np.where(known[:, None], emb, 0.0).astype(np.float32))
+            order, folded = fold(order, emb, known)
         # what the scores put last stays last: no word, and for the interests and a query, unreadable
         end = wordless | (unread if personal is not None or search.score is not None else False)
         if folding:
             order = last(order, end)
         how = reacted or ("keep" if search.score is not None else "sink")
-        if how != "keep" and (seen := self.space.reacted_ids()):
-            mask = np.fromiter((i in seen for i in ids), bool, n)
+        if how != "keep" and (mask := self._reacted(ids)) is not None:
             order = sink(order, mask, how, folded if folded is not None else np.full(n, -1), end)
         log.debug("ranked %d documents (%s)", n, ", ".join(parts))
         return Ranking(
             ids, total, parts, personal, search.relevance, search.lexical, search.semantic, search.cover, search.score,
             order, folded,
         )
+
+    def _interest_matrix(
+        self, texts: list[str], emb: np.ndarray, passages: np.ndarray | None, given: bool
+    ) -> np.ndarray:
+        """The documents' interest vectors (``interests.interest_vectors``); those of the last feed ranked are kept,
+        since a text's vectors never change under one pair of models (vectors an app gave are used as given)."""
+        if passages is None:
+            return emb
+        last = self._last_interest
+        if not given and last is not None and last[0] == texts:
+            return last[1]
+        out = interest_vectors(emb, passages)
+        self._last_interest = None if given else (list(texts), out)
+        return out
+
+    def _wordless(self, texts: list[str]) -> np.ndarray:
+        """Per text, whether it holds no word within what the semantic model reads; a feed ranked again (a search box
+        ranks the same feed on every keystroke) is looked up whole, not text by text."""
+        last = self._last_feed
+        if last is not None and last[0] == texts:
+            return last[1]
+        cut = self.semantic.cut_chars
+        flags = np.fromiter((not has_word(t, cut) for t in texts), bool, len(texts))
+        self._last_feed = (list(texts), flags)
+        return flags
+
+    def _reacted(self, ids: list[str]) -> np.ndarray | None:
+        """Which documents the user liked, disliked or opened (None: none of them), read from the store again only
+        after a write."""
+        version = self.store.version()
+        if self._last_reacted is None or self._last_reacted[0] != version:
+            self._last_reacted = (version, self.space.reacted_ids(), None)
+        _, seen, last = self._last_reacted
+        if not seen:
+            return None
+        if last is not None and last[0] == ids:
+            return last[1]
+        mask = np.fromiter((i in seen for i in ids), bool, len(ids))
+        self._last_reacted = (version, seen, (list(ids), mask))
+        return mask if mask.any() else None
 
     def _query_text(self, query: str | None) -> str | None:
         """The query as ranked: cleaned and stripped; None when it holds no word (only punctuation or emoji, within

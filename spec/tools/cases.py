@@ -125,7 +125,7 @@ FUNCTIONS: dict[str, Callable[[dict], Any]] = {
     "split_windows": lambda i: split_windows(i["ids"], i["max_length"], i["windows"], i["head"]),
     "check": _check,
     "fold": lambda i: dict(zip(("order", "duplicate_of"), fold(
-        np.asarray(i["order"], np.int64), np.asarray(i["vectors"], np.float32), i["threshold"], i["window"]))),
+        np.asarray(i["order"], np.int64), np.asarray(i["vectors"], np.float32), None, i["threshold"], i["window"]))),
     "sink": lambda i: sink(
         np.asarray(i["order"], np.int64), np.asarray(i["reacted"], bool), i["how"], np.asarray(i["folded"], np.int64),
         np.asarray(i["end"], bool),
