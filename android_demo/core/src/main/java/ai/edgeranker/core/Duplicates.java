@@ -8,7 +8,8 @@ import java.util.List;
  * The last step of a ranking, after the scores (edge_ranker/runtime/duplicates.py):
  * <ul>
  *   <li>duplicates folded (spec/rules/duplicates.md): walking the ranking best first, a document whose semantic
- *       cosine to a document kept above it reaches Constants.DUPLICATE_COSINE is a duplicate of the closest such one
+ *       cosine to a document kept above it (among the first Constants.FOLD_WINDOW) reaches Constants.DUPLICATE_COSINE
+ *       is a duplicate of the closest such one
  *       (ties: the better ranked); the kept documents keep their order, and the duplicates follow them all, in the
  *       order of their kept documents (then their own);
  *   <li>reacted documents sunk (spec/rules/reacted.md): the documents the user liked, disliked or opened go after
@@ -51,36 +52,32 @@ public final class Duplicates {
         }
     }
 
-    /** fold(order, vectors, Constants.DUPLICATE_COSINE): what Ranker.rank folds with. */
+    /** fold(order, vectors, Constants.DUPLICATE_COSINE, Constants.FOLD_WINDOW): what Ranker.rank folds with. */
     public static Fold fold(int[] order, float[][] vectors) {
-        return fold(order, vectors, Constants.DUPLICATE_COSINE);
+        return fold(order, vectors, Constants.DUPLICATE_COSINE, Constants.FOLD_WINDOW);
     }
 
     /**
-     * order (document indices, best first) with the duplicates after the kept documents, and each document's kept
-     * document (-1 for a kept one). vectors: unit semantic vectors, one row per document; a null row (a text the
-     * models cannot read, or without a word) neither folds nor is folded under. Cosines are float, compared with
-     * the threshold as a float, as numpy compares float32 cosines. A document missing from order keeps its place
-     * (it is in neither part) but is marked under the closest kept document of order, as Python's fold marks it.
-     * Each document is compared with the kept ones above it: at most n * (n - 1) / 2 cosines (for 1,000 documents
-     * of 128 numbers, about 50 ms on a desktop JVM).
+     * order (document indices, best first) with the duplicates among its first window documents after all the
+     * others, and each document's kept document (-1 for a kept one). vectors: unit semantic vectors, one row per
+     * document; a null row (a text the models cannot read, or without a word) neither folds nor is folded under.
+     * Cosines are float, compared with the threshold as a float, as numpy compares float32 cosines. Each document
+     * of the window is compared with the kept ones above it: at most window * (window - 1) / 2 cosines.
      */
-    public static Fold fold(int[] order, float[][] vectors, double threshold) {
+    public static Fold fold(int[] order, float[][] vectors, double threshold, int window) {
         int n = vectors.length;
         int[] of = new int[n];
         Arrays.fill(of, -1);
-        if (order.length < 2) {
+        int w = Math.min(Math.max(window, 0), order.length);
+        if (w < 2) {
             return new Fold(order.clone(), of);
         }
         float limit = (float) threshold;
-        boolean[] inOrder = new boolean[n];
-        for (int i : order) {
-            inOrder[i] = true;
-        }
-        int[] kept = new int[order.length];  // the kept documents with a vector, best first
+        int[] kept = new int[w];  // the kept documents of the window with a vector, best first
         int count = 0;
         boolean[] folded = new boolean[n];
-        for (int i : order) {
+        for (int k = 0; k < w; k++) {
+            int i = order[k];
             int j = closestAbove(vectors, kept, count, i, limit);
             if (j >= 0) {
                 of[i] = j;
@@ -89,24 +86,23 @@ public final class Duplicates {
                 kept[count++] = i;
             }
         }
-        for (int i = 0; i < n; i++) {  // after all of order: only its kept documents lie above
-            if (!inOrder[i]) {
-                of[i] = closestAbove(vectors, kept, count, i, limit);
-            }
-        }
-        int[] keptAt = new int[n];  // each kept document's place among the kept
+        int[] keptAt = new int[n];  // each kept document's place among the window's kept
         int[] out = new int[order.length];
         int head = 0;
-        for (int i : order) {
+        for (int k = 0; k < w; k++) {
+            int i = order[k];
             if (!folded[i]) {
                 keptAt[i] = head;
                 out[head++] = i;
             }
         }
+        for (int k = w; k < order.length; k++) {  // past the window: after the kept, before the duplicates
+            out[head++] = order[k];
+        }
         List<Integer> tail = new ArrayList<>();
-        for (int i : order) {
-            if (folded[i]) {
-                tail.add(i);
+        for (int k = 0; k < w; k++) {
+            if (folded[order[k]]) {
+                tail.add(order[k]);
             }
         }
         tail.sort((a, b) -> Integer.compare(keptAt[of[a]], keptAt[of[b]]));  // stable: then their own order

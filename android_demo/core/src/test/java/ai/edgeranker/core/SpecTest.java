@@ -245,7 +245,8 @@ public final class SpecTest {
 
     /** The duplicates' fold of an order (Duplicates.fold): the new order and each document's kept document. */
     static Object fold(Map<String, Object> i) {
-        Duplicates.Fold f = Duplicates.fold(ints(i.get("order")), matrix(i.get("vectors")), num(i.get("threshold")));
+        Duplicates.Fold f = Duplicates.fold(ints(i.get("order")), matrix(i.get("vectors")), num(i.get("threshold")),
+                (int) num(i.get("window")));
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("order", json(f.order));
         out.put("duplicate_of", json(f.duplicateOf));
@@ -568,6 +569,16 @@ public final class SpecTest {
                 + " not", Duplicates.fold(two, new float[][] {{1f, 0f}, {at, (float) Math.sqrt(1 - at * at)}})
                 .duplicateOf[1] == 0 && Duplicates.fold(two, new float[][] {{1f, 0f},
                         {below, (float) Math.sqrt(1 - below * below)}}).duplicateOf[1] == -1);
+        int window = (int) (double) values.get("FOLD_WINDOW");
+        float[][] same = new float[window + 1][];
+        int[] ranked = new int[window + 1];
+        for (int k = 0; k <= window; k++) {
+            same[k] = new float[] {1f, 0f};
+            ranked[k] = k;
+        }
+        Duplicates.Fold past = Duplicates.fold(ranked, same);
+        holds("FOLD_WINDOW", "of " + (window + 1) + " copies of one text, the " + window + "th folds and the next does "
+                + "not", past.duplicateOf[window - 1] == 0 && past.duplicateOf[window] == -1);
         Path wide = spec.resolve("golden/wide");
         long schema = (long) (double) values.get("MANIFEST_SCHEMA_VERSION");
         holds("MANIFEST_SCHEMA_VERSION", "a manifest of schema " + (schema + 1) + " is refused as newer",
