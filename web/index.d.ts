@@ -117,6 +117,8 @@ export interface Ranked {
   /** What each part added: they add up to score ("query" and "personal" with a query, else "personal" or "recency"). */
   contributions: Partial<Record<"query" | "personal" | "recency", number>>;
   interest: InterestScore | null;
+  /** The id of the document of the same story ranked above, when folded under it (duplicates "fold"); else null. */
+  duplicateOf: string | null;
 }
 
 export interface InterestConfig {
@@ -211,6 +213,14 @@ export class Ranker {
   embed(docs: Array<DocumentLike | string>, options?: { model?: "semantic" | "relevance" }): Promise<Float32Array[]>;
   rank(
     docs: Array<DocumentLike | string>,
-    options?: { query?: string | null; now?: number; personalWeight?: number },
+    options?: {
+      query?: string | null;
+      now?: number;
+      personalWeight?: number;
+      /** "fold" (default): a document of the same story as one ranked above it follows all the others. */
+      duplicates?: "fold" | "keep";
+      /** What becomes of the documents the user liked, disliked or opened; default "sink" for a feed, "keep" for a search. */
+      reacted?: "sink" | "leave_out" | "keep" | null;
+    },
   ): Promise<Ranked[]>;
 }

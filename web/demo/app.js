@@ -20,13 +20,16 @@ function why(r) {
   if (r.semanticScore !== null) more.push(`cross-language cosine ${r.semanticScore.toFixed(2)}`);
   if (r.interest?.positiveInterest !== null && r.interest) more.push(`nearest like ${r.interest.positiveSimilarity.toFixed(2)}`);
   if (r.interest?.negativeInterest !== null && r.interest) more.push(`nearest dislike ${r.interest.negativeSimilarity.toFixed(2)}`);
+  if (r.duplicateOf !== null) more.push(`the same story as ${r.duplicateOf}`);
   return `score ${r.score.toFixed(4)} = ${parts.join(" ")}${more.length ? ` · ${more.join(", ")}` : ""}`;
 }
 
 async function render() {
   const query = queryEl.value.trim() || undefined;
   const started = performance.now();
-  const ranked = await ranker.rank(docs, { query });
+  // the stories liked or disliked stay where their scores put them, with their marks, so that a click can take a
+  // reaction back and the page shows what it did to the order (an app's feed sinks them: the default)
+  const ranked = await ranker.rank(docs, { query, reacted: "keep" });
   const ms = performance.now() - started;
   const byId = new Map(docs.map((d) => [d.id, d]));
   feedEl.replaceChildren(
@@ -74,7 +77,8 @@ async function main() {
   docs = (await response.text()).split("\n").filter(Boolean).map((line) => JSON.parse(line));
   const store = new IndexedDBStore("edge-ranker-demo");
   ranker = await Ranker.load({ models: "/models/", store });
-  for (const e of ranker.history()) reactions.set(e.id, e.reaction);
+  // the likes and dislikes (entries with an event number); the signals (shown, view) listed after them mark nothing
+  for (const e of ranker.history()) if ("event" in e) reactions.set(e.id, e.reaction);
   document.querySelector("#search").onsubmit = (event) => {
     event.preventDefault();
     render();

@@ -5,9 +5,12 @@
 // within it). Without a query the interests order the feed; with neither, the newest come first. Each result's
 // contributions add up to its score. Beside the likes and dislikes, the store keeps what the app showed (shown) and
 // what the user opened and read (viewed): with such signals, the interests are replayed from the weighted reactions
-// they make (signals.js, spec/rules/implicit.md).
+// they make (signals.js, spec/rules/implicit.md). After the scores, a document of the same story as one ranked above
+// it follows all the others, marked duplicateOf (duplicates.js), and the documents the user liked, disliked or opened
+// go after the others or out of the ranking (a feed's default), or stay where their scores put them (a search's).
 import { DAY, MAX_VIEW_S, SEMANTIC_SHARE, UNKNOWN_LIMIT } from "./constants.js";
 import { documentId, documents, reacted } from "./documents.js";
+import { FOLDS, REACTED, choice, fold, last, sink } from "./duplicates.js";
 import { Encoder } from "./encoder.js";
 import { EdgeRankerError, Unlearnable } from "./errors.js";
 import * as fusion from "./fusion.js";
@@ -380,16 +383,30 @@ export class Ranker {
    * Rank documents ({id, text, published?} objects, [id, text] pairs or plain texts) by the user's interests and,
    * when given, a query; resolves to the results, best first. `personalWeight`: how much the interests move this
    * query's results (0: the query alone); a feed without a query is ordered by the interests.
+   * `duplicates`: "fold" (the default) puts a document of the same story as one ranked above it (its semantic cosine
+   * reaches DUPLICATE_COSINE: the story in another language or other words) after all the others, marked duplicateOf
+   * the id kept in place; "keep" ranks it by its score. `reacted`: what becomes of the documents the user liked,
+   * disliked or opened: "sink" after the others, "leave_out" out of the ranking, "keep" where their scores put them;
+   * by default "sink" for a feed and "keep" for a search (spec/rules/duplicates.md, reacted.md).
    */
   rank(docs, options) {
     return this.inTurn(async () => {
-      const { query, now, personalWeight } = given(options, "rank", ["query", "now", "personalWeight"]);
+      const { query, now, personalWeight, duplicates = "fold", reacted: how } =
+        given(options, "rank", ["query", "now", "personalWeight", "duplicates", "reacted"]);
+      choice("duplicates", FOLDS, duplicates);
+      if (how !== undefined && how !== null) choice("reacted", REACTED, how);
       await this.refresh();
-      return this.ranked(docs, query, now, personalWeight);
+      return this.ranked(docs, query, now, personalWeight, duplicates, how ?? null);
     });
   }
 
-  async ranked(docs, query, now, personalWeight) {
+  /** The ids of the documents the user liked, disliked or opened (a view), under any models. */
+  reactedIds() {
+    const views = this.state.signals.filter((s) => s.kind === "view");
+    return new Set([...this.state.events.map((e) => e.id), ...views.map((s) => s.id)]);
+  }
+
+  async ranked(docs, query, now, personalWeight, duplicates = "fold", how = null) {
     const items = documents(docs);
     const at = seconds("now", now, clock());
     const strength = personalWeight === undefined ? this.personalWeight : weight("personal", personalWeight);
@@ -400,7 +417,8 @@ export class Ranker {
     const interests = this.interests();
     const usePersonal = active(interests, at, this.config);
     const wordless = texts.map((t) => !this.hasWord(t));
-    const unread = texts.map((t) => (usePersonal || q) && !this.readable(t));
+    const folding = duplicates === "fold" && n > 1;
+    const unread = texts.map((t) => (usePersonal || q || folding) && !this.readable(t));
     const known = texts.map((_, i) => !(wordless[i] || unread[i]));
     let personal = null;
     if (usePersonal) personal = personalScores(interests, await this.interestVectors(texts), at, this.config);
@@ -425,7 +443,19 @@ export class Ranker {
       fusion.recency(published, wordless, this.k).forEach((c, i) => { parts[i].recency = c; });
     }
     const total = parts.map((p) => Object.values(p).reduce((a, b) => a + b, 0));
-    return fusion.order(total).map((i, r) => ({
+    let order = fusion.order(total);
+    let folded = null;
+    if (folding) { // only documents the models read: an unread text's vector sits close to many by chance
+      const vectors = await this.vectors(this.semantic, "s", texts);
+      ({ order, duplicateOf: folded } = fold(order, vectors.map((v, i) => (known[i] ? v : null))));
+    }
+    // what the scores put last stays last: no word, and for the interests and a query, unreadable
+    const end = texts.map((_, i) => wordless[i] || Boolean((personal || search.score) && unread[i]));
+    if (folding) order = last(order, end);
+    const treat = how ?? (search.score ? "keep" : "sink");
+    const seen = treat === "keep" ? new Set() : this.reactedIds();
+    if (seen.size) order = sink(order, items.map((d) => seen.has(d.id)), treat, folded ?? items.map(() => -1), end);
+    return order.map((i, r) => ({
       id: items[i].id,
       score: total[i],
       rank: r + 1,
@@ -436,6 +466,7 @@ export class Ranker {
       queryScore: search.score ? search.score[i] : null,
       contributions: parts[i],
       interest: personal ? personal[i] : null,
+      duplicateOf: folded && folded[i] >= 0 ? items[folded[i]].id : null,
     }));
   }
 

@@ -16,6 +16,8 @@ const FEED = [
   { id: "sport-2", text: "Il club ha confermato l'acquisto del nuovo attaccante per la prossima stagione." },
 ];
 const NOW = 1_750_000_000;
+/** The order of the scores alone: no fold of duplicates, the reacted documents where their scores put them. */
+const SCORES_ONLY = { duplicates: "keep", reacted: "keep" };
 let semantic;
 let relevance;
 
@@ -29,7 +31,7 @@ const ids = (ranked) => ranked.map((r) => r.id);
 test("Ranker.load takes the folder of both models; a cold feed keeps the newest first, then input order", async () => {
   const ranker = await Ranker.load({ models: MODELS });
   const docs = FEED.map((d, i) => ({ ...d, published: i === 3 ? NOW : null }));
-  const ranked = await ranker.rank(docs, { now: NOW });
+  const ranked = await ranker.rank(docs, { now: NOW, ...SCORES_ONLY });
   assert.deepEqual(ids(ranked), ["food-2", "space-1", "space-2", "food-1", "sport-1", "sport-2"]);
   assert.ok(ranked.every((r) => r.contributions.recency === r.score));
 });
@@ -38,7 +40,7 @@ test("likes order the feed: the liked topic first, in every language", async () 
   const ranker = await fresh();
   await ranker.like(FEED[0], { ts: NOW - 60 });
   await ranker.dislike(["sport-1", FEED[4].text], { ts: NOW - 60 });
-  const ranked = await ranker.rank(FEED, { now: NOW });
+  const ranked = await ranker.rank(FEED, { now: NOW, ...SCORES_ONLY });
   assert.equal(ranked[0].id, "space-1");
   assert.equal(ranked[1].id, "space-2", "the German space story follows the English one");
   assert.equal(ranked.at(-1).id, "sport-1");
@@ -88,11 +90,11 @@ test("undo takes a document's reactions back; viewed weighs a liked interest; er
   await ranker.like(FEED[2], { ts: NOW });
   await ranker.like(FEED[0], { ts: NOW });
   await ranker.viewed(FEED[0], 30);
-  const liked = await ranker.rank(FEED, { now: NOW });
+  const liked = await ranker.rank(FEED, { now: NOW, ...SCORES_ONLY });
   assert.equal(liked[0].id, "space-1", "dwell time lifts the space interest above the food one");
   assert.equal(await ranker.undo("space-1"), 2, "the like and the view");
   assert.equal(await ranker.undo("space-1"), 0);
-  assert.equal((await ranker.rank(FEED, { now: NOW }))[0].id, "food-1");
+  assert.equal((await ranker.rank(FEED, { now: NOW, ...SCORES_ONLY }))[0].id, "food-1");
   assert.equal((await store.load()).events.length, 1);
   await ranker.erase();
   assert.equal(await store.load(), null);
@@ -124,7 +126,7 @@ test("reactions stored under other models are embedded again from their texts", 
   const state = await store.load();
   assert.equal(state.modelKey, alone.modelKey);
   assert.equal(state.events[0].vector.length, 128, "the like now lives in the semantic model's space alone");
-  assert.equal((await alone.rank(FEED, { now: NOW }))[0].id, "space-1");
+  assert.equal((await alone.rank(FEED, { now: NOW, ...SCORES_ONLY }))[0].id, "space-1");
   await assert.rejects(alone.rank(FEED, { query: "moon" }), /a query needs a relevance model/);
 });
 
@@ -142,7 +144,7 @@ test("a stored reaction the models cannot learn from stays stored, out of the in
   const state = await store.load();
   assert.equal(state.events[1].left, true);
   assert.equal(state.positives.length, 1, "one interest: the Thai like teaches none");
-  assert.equal((await both.rank(FEED, { now: NOW }))[0].id, "space-1");
+  assert.equal((await both.rank(FEED, { now: NOW, ...SCORES_ONLY }))[0].id, "space-1");
 });
 
 test("options, settings and texts an app may get wrong are refused in words, as rejected promises", async () => {
@@ -189,7 +191,7 @@ test("a reader who only views and scrolls past gets a personal feed: reads weigh
   await ranker.viewed(FEED[0], 45, { ts: NOW - 290 });
   assert.equal(await ranker.shown([...screen, ["wordless", "🚀 !!!"]], { ts: NOW - 100 }), 3, "a wordless document is not kept");
   assert.equal(ranker.reactions, 0, "no like, no dislike");
-  const ranked = await ranker.rank(FEED, { now: NOW });
+  const ranked = await ranker.rank(FEED, { now: NOW, ...SCORES_ONLY });
   assert.notDeepEqual(ids(ranked), cold, "the feed is personal");
   assert.equal(ranked[0].id, "space-1", "the story read comes first");
   assert.equal(ranked[1].id, "space-2", "then the same topic in German");
@@ -234,7 +236,7 @@ test("undo removes a document's signals; without signals the feed ranks as befor
   await ranker.viewed(FEED[0], 30, { ts: NOW - 20 });
   assert.equal(await ranker.undo("space-1"), 3, "two showings and a view");
   assert.deepEqual(ranker.history().map((h) => h.id), ["sport-1", "sport-1"]);
-  const skipped = await ranker.rank(FEED, { now: NOW });
+  const skipped = await ranker.rank(FEED, { now: NOW, ...SCORES_ONLY });
   assert.equal(skipped.at(-1).id, "sport-1", "the skip alone still orders the feed");
   assert.equal(skipped[0].interest.positiveInterest, null, "and no read is left");
   assert.equal(await ranker.undo("sport-1"), 2);
@@ -273,7 +275,78 @@ test("signals stored under other models are embedded again from their texts", as
   const state = await store.load();
   assert.deepEqual(state.signals.map((s) => s.vector.length), [128, 128, 128], "the signals live in the semantic model's space");
   assert.deepEqual(alone.history().map((h) => h.signal), [1, 2, 3]);
-  const ranked = await alone.rank(FEED, { now: NOW });
+  const ranked = await alone.rank(FEED, { now: NOW, ...SCORES_ONLY });
   assert.equal(ranked[0].id, "space-1");
   assert.equal(ranked.at(-1).id, "sport-1");
+});
+
+// One story in three languages, and another story on its topic (Python's tests/test_feed_rules.py)
+const STORY = [
+  { id: "e", text: "The city council approved a new tram line to the airport." },
+  { id: "d", text: "Der Stadtrat hat eine neue Straßenbahnlinie zum Flughafen genehmigt." },
+  { id: "r", text: "Le conseil municipal a approuvé une nouvelle ligne de tramway vers l'aéroport." },
+  { id: "o", text: "The mayor opened a new public library in the north of the city." },
+];
+const FOOD = [
+  { id: "f1", text: "A quick tomato pasta with garlic and basil, ready in fifteen minutes." },
+  { id: "f2", text: "How to bake sourdough bread at home with a simple starter." },
+  { id: "f3", text: "Slow-cooked beef stew with carrots and red wine." },
+  { id: "f4", text: "A recipe for vegetable soup with beans and fresh herbs." },
+];
+const SPORT = [
+  { id: "s1", text: "The striker scored twice as the home team won the league match." },
+  { id: "s2", text: "The tennis champion lost in the first round of the open." },
+  { id: "s3", text: "The cyclists raced up the mountain stage in heavy rain." },
+  { id: "s4", text: "The goalkeeper saved a penalty in the cup final." },
+];
+
+test("one story in three languages shows once, under its best-ranked telling; another story on its topic does not fold", async () => {
+  const ranker = await fresh();
+  const feed = [...STORY, ...FOOD.slice(0, 2)];
+  const ranked = await ranker.rank(feed, { now: NOW });
+  const folded = Object.fromEntries(ranked.filter((r) => r.duplicateOf !== null).map((r) => [r.id, r.duplicateOf]));
+  const kept = ids(ranked).find((id) => "edr".includes(id));
+  assert.deepEqual(Object.keys(folded).sort(), ["d", "e", "r"].filter((id) => id !== kept));
+  assert.deepEqual(new Set(Object.values(folded)), new Set([kept]));
+  assert.deepEqual(ids(ranked).slice(-2), Object.keys(folded), "the duplicates follow all the others");
+  assert.ok(!("o" in folded), "another story on the same topic");
+  assert.deepEqual(ranked.map((r) => [r.id, r.duplicateOf]), [["e", null], ["o", null], ["f1", null], ["f2", null], ["d", "e"], ["r", "e"]], "as Python");
+  assert.deepEqual(ranked.map((r) => r.rank), [1, 2, 3, 4, 5, 6]);
+  const d = ranked.find((r) => r.id === "d");
+  assert.equal(d.score, d.contributions.recency, "a duplicate keeps its own score");
+  const kept2 = await ranker.rank(feed, { now: NOW, duplicates: "keep" });
+  assert.ok(kept2.every((r) => r.duplicateOf === null));
+  assert.deepEqual(ids(kept2), ["e", "d", "r", "o", "f1", "f2"], "by the scores alone");
+});
+
+test("what the user reacted to sinks in a feed, leaves with leave_out, and stays in a search", async () => {
+  const ranker = await fresh();
+  const feed = [...FOOD, ...SPORT];
+  await ranker.like(feed[0], { ts: NOW });
+  const sunk = await ranker.rank(feed, { now: NOW });
+  assert.equal(sunk.at(-1).id, "f1", "the liked document goes after the others");
+  assert.deepEqual(ids(sunk), ["f4", "f3", "f2", "s3", "s1", "s4", "s2", "f1"], "as Python");
+  assert.equal(sunk.at(-1).rank, 8);
+  const out = await ranker.rank(feed, { now: NOW, reacted: "leave_out" });
+  assert.ok(!ids(out).includes("f1"));
+  assert.deepEqual(out.map((r) => r.rank), [1, 2, 3, 4, 5, 6, 7]);
+  assert.equal((await ranker.rank(feed, { now: NOW, reacted: "keep" }))[0].id, "f1");
+  assert.equal((await ranker.rank(feed, { query: "tomato pasta", now: NOW }))[0].id, "f1", "a search finds it, read or not");
+  assert.equal((await ranker.rank(feed, { query: "tomato pasta", now: NOW, reacted: "sink" })).at(-1).id, "f1");
+  await ranker.viewed(feed[4], 30, { ts: NOW });
+  const opened = await ranker.rank(feed, { now: NOW });
+  assert.deepEqual(ids(opened).slice(-2).sort(), ["f1", "s1"], "a document opened sinks too");
+  await ranker.undo("f1");
+  assert.ok(ids(await ranker.rank(feed, { now: NOW, reacted: "leave_out" })).includes("f1"), "an undo takes it back");
+});
+
+test("an unknown duplicates or reacted option is refused in Python's words", async () => {
+  const ranker = await fresh();
+  const refused = (options, words) => assert.rejects(ranker.rank(FOOD, options), (e) => e instanceof EdgeRankerError && e.message === words);
+  await refused({ duplicates: "merge" }, "duplicates must be one of 'fold', 'keep', got 'merge'");
+  await refused({ reacted: "hide" }, "reacted must be one of 'sink', 'keep', 'leave_out', got 'hide'");
+  await refused({ duplicates: "it's" }, `duplicates must be one of 'fold', 'keep', got "it's"`);
+  await refused({ reacted: 5 }, "reacted must be one of 'sink', 'keep', 'leave_out', got 5");
+  await refused({ duplicates: null }, "duplicates must be one of 'fold', 'keep', got null");
+  assert.equal((await ranker.rank(FOOD, { reacted: null })).length, 4, "reacted null: the default");
 });

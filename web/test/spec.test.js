@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 import * as constants from "../src/constants.js";
 import { documents } from "../src/documents.js";
+import * as duplicates from "../src/duplicates.js";
 import * as fusion from "../src/fusion.js";
 import { DEFAULT_CONFIG, decay, interestVector, personalScores, react } from "../src/interests.js";
 import { bm25, counts, coverage, matched } from "../src/lexical.js";
@@ -80,6 +81,11 @@ const FUNCTIONS = {
   recency: (i) => fusion.recency(i.published, i.wordless, i.k),
   split_windows: (i) => splitWindows(i.ids, i.max_length, i.windows, i.head),
   check,
+  fold: (i) => {
+    const { order, duplicateOf } = duplicates.fold(i.order, i.vectors.map((v) => Float32Array.from(v)), i.threshold, i.window);
+    return { order, duplicate_of: duplicateOf };
+  },
+  sink: (i) => duplicates.sink(i.order, i.reacted, i.how, i.folded, i.end),
 };
 
 function close(got, want, tolerance, where) {
@@ -123,6 +129,31 @@ test("the constants module is spec/constants.json's", () => {
   assert.deepEqual(Object.keys(constants).sort(), Object.keys(SPEC_CONSTANTS).sort());
 });
 
+/**
+ * The cosine fold folds at by default, found by what it does: the spec's value (as float32) folds and the float32
+ * just below it does not; else a value that names no constant.
+ */
+function foldingCosine() {
+  const folds = (c) => duplicates.fold([0, 1], [Float32Array.of(1, 0), Float32Array.of(c, Math.sqrt(1 - c * c))]).duplicateOf[1] === 0;
+  const value = SPEC_CONSTANTS.DUPLICATE_COSINE.value;
+  const bits = new Int32Array(Float32Array.of(value).buffer);
+  bits[0] -= 1;
+  const below = new Float32Array(bits.buffer)[0];
+  return folds(value) && !folds(below) ? value : `not ${value}`;
+}
+
+/**
+ * How many documents fold by default, found by what fold does: of FOLD_WINDOW + 1 documents, the last of the window
+ * folds under the first and the one past it, the same story, does not; else a value that names no constant.
+ */
+function foldWindow() {
+  const window = SPEC_CONSTANTS.FOLD_WINDOW.value;
+  const story = Float32Array.of(1, 0);
+  const vectors = Array.from({ length: window + 1 }, (_, i) => (i === 0 || i >= window - 1 ? story : null));
+  const { duplicateOf } = duplicates.fold(vectors.map((_, i) => i), vectors);
+  return duplicateOf[window - 1] === 0 && duplicateOf[window] === -1 ? window : `not ${window}`;
+}
+
 test("the modules rank with the spec's constants", () => {
   const used = {
     PERSONAL_WEIGHT: fusion.PERSONAL_WEIGHT,
@@ -141,6 +172,8 @@ test("the modules rank with the spec's constants", () => {
     READ_WEIGHT: signals.readWeight(signals.READ_FULL_S),
     SKIP_AFTER: signals.SKIP_AFTER,
     SKIP_WEIGHT: signals.SKIP_WEIGHT,
+    DUPLICATE_COSINE: foldingCosine(),
+    FOLD_WINDOW: foldWindow(),
   };
   for (const [name, value] of Object.entries(used)) assert.equal(value, SPEC_CONSTANTS[name].value, name);
 });

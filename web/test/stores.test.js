@@ -49,7 +49,7 @@ async function lifecycle(makeStore, erased = async () => {}) {
   ranker = await Ranker.load({ models, store: makeStore() });
   assert.equal(ranker.reactions, 2, "an undo survives a restart");
   assert.deepEqual(signals(ranker), ["shown a", "shown b", "view b"]);
-  assert.equal((await ranker.rank(FEED, { now: NOW }))[0].id, "b");
+  assert.equal((await ranker.rank(FEED, { now: NOW, reacted: "keep" }))[0].id, "b", "the like is kept, ranked by its score");
   await ranker.erase();
   await erased();
   ranker = await Ranker.load({ models, store: makeStore() });
@@ -93,7 +93,7 @@ test("two Rankers on one store add to each other's reactions; an erase in one ho
     await a.like(FEED[1], { ts: NOW });
     const after = (await Ranker.load({ models, store: make() })).history().map((e) => e.id);
     assert.deepEqual(after, ["b"], "the erase holds: only the like made after it is stored");
-    assert.equal((await a.rank(FEED, { now: NOW }))[0].id, "b", "a ranks by what the store holds now");
+    assert.equal((await a.rank(FEED, { now: NOW, reacted: "keep" }))[0].id, "b", "a ranks by what the store holds now");
     await a.erase();
   }
 });
@@ -189,7 +189,7 @@ test("a preferences file of schema 1, before signals, is read, and written as sc
   await writeFile(path, JSON.stringify({ ...record, schema: 1 }));
   const old = await Ranker.load({ models, store: new FileStore(path) });
   assert.deepEqual(old.history().map((h) => h.id), ["a"]);
-  assert.equal((await old.rank(FEED, { now: NOW }))[0].interest.positiveWeight, 1);
+  assert.equal((await old.rank(FEED, { now: NOW, reacted: "keep" }))[0].interest.positiveWeight, 1);
   await old.viewed(FEED[1], 30, { ts: NOW });
   const written = JSON.parse(await readFile(path, "utf8"));
   assert.equal(written.schema, 2);
