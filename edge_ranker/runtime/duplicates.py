@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from edge_ranker.runtime.constants import DUPLICATE_COSINE, FOLD_WINDOW
@@ -37,8 +39,7 @@ def fold(
         return order, of
     rows = vectors[head] if foldable is None else np.where(foldable[head, None], vectors[head], 0.0)
     sims = rows @ rows.T
-    sims[~np.tri(len(head), k=-1, dtype=bool)] = -np.inf  # row i: its cosines to the documents ranked above it
-    close = sims >= threshold
+    close = (sims >= threshold) & _above(len(head))  # row i: the documents ranked above it that are close
     dup = np.zeros(len(head), bool)
     for j in np.flatnonzero(close.any(axis=0)).tolist():  # best first: whether j is kept is decided above it
         if not dup[j]:
@@ -52,6 +53,12 @@ def fold(
     duplicates = head[~kept]
     duplicates = duplicates[np.argsort(place[of[duplicates]], kind="stable")]  # in the order of their kept ones
     return np.concatenate([head[kept], order[window:], duplicates]), of
+
+
+@functools.cache
+def _above(n: int) -> np.ndarray:
+    """An (n, n) mask of the pairs (i, j) with j ranked above i: the window's shape, made once."""
+    return np.tri(n, k=-1, dtype=bool)
 
 
 def last(order: np.ndarray, end: np.ndarray) -> np.ndarray:
