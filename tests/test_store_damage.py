@@ -388,3 +388,29 @@ def test_a_reaction_whose_text_is_not_utf8_is_named_without_the_text_and_recover
     assert "\n" not in str(caught.value) and "secret" not in str(caught.value)
     assert PreferenceStore.recover(db).exists()
     assert PreferenceStore(db).feedback_count() == 0
+
+
+def _a_store_with_signals(db: Path) -> None:
+    """A like, a read and a document shown twice (a skip), all of three numbers, under model "m"."""
+    with PreferenceStore(db) as s:
+        s.space("m").add_feedback("a", vec(1, 0, 0), "like", text="a liked text")
+        s.space("m").add_signals("view", [("r", "a read text", vec(0, 1, 0), 60.0)], None, dwell=True)
+        for _ in range(2):
+            s.space("m").add_signals("shown", [("k", "a skipped text", vec(0, 0, 1), 0.0)], None)
+
+
+@pytest.mark.parametrize("kind", ["view", "shown"])
+def test_a_signal_of_another_size_is_said_in_words_not_by_numpy(tmp_path, kind):
+    """A read of two numbers beside a like of three made every open of the Ranker fail on numpy's "all input arrays
+    must have the same shape"; it is the damage a replay names, with what to do."""
+    db = tmp_path / "p.db"
+    _a_store_with_signals(db)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE signals SET embedding=? WHERE kind=?", (vec(0, 1).tobytes(), kind))
+    con.commit()
+    con.close()
+    for read_only in (False, True):
+        with PreferenceStore(db, read_only=read_only) as s, pytest.raises(
+            CorruptedDatabase, match="cannot rebuild its interests .*2 numbers beside others of 3.*prefs recover"
+        ):
+            s.space("m").interests()

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.constants import READ_FULL_S, READ_MIN_S, READ_WEIGHT, SKIP_AFTER, SKIP_WEIGHT
 
 EXPLICIT = ("like", "dislike")
@@ -59,6 +60,10 @@ def reactions(events: Iterable[Event], threshold: float) -> list[Reaction]:
     """The weighted reactions ``events`` (in the order they came) make, in the order of their times (ties: as
     they came). ``threshold``: the interests' merge cosine, how close a skip may come to a read or liked document."""
     events = list(events)
+    size = events[0].vector.size if events else 0
+    odd = next((e for e in events if e.vector.size != size), None)
+    if odd is not None:  # a damaged row: said in words (the replay's), not by numpy's stack of the liked vectors
+        raise EdgeRankerError(f"a stored {odd.kind} of {odd.vector.size} numbers beside others of {size}")
     explicit = {e.doc_id for e in events if e.kind in EXPLICIT}
     opened = {e.doc_id for e in events if e.kind == "view"}
     out: list[tuple[float, int, Reaction]] = []
