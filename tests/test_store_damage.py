@@ -414,3 +414,31 @@ def test_a_signal_of_another_size_is_said_in_words_not_by_numpy(tmp_path, kind):
             CorruptedDatabase, match="cannot rebuild its interests .*2 numbers beside others of 3.*prefs recover"
         ):
             s.space("m").interests()
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "said"),
+    [
+        ("embedding", np.array([0, np.nan, 1], np.float32).tobytes(), "not a finite number"),
+        ("embedding", vec(0, 1).tobytes(), "2 numbers beside others of 3"),
+        ("text", b"a read \xff text", None),
+        ("doc_id", b"r\xff", "decode to UTF-8"),
+    ],
+    ids=["nan", "size", "text-not-utf8", "id-not-utf8"],
+)
+def test_a_damaged_signal_that_every_read_refuses_is_recovered(tmp_path, column, value, said):
+    """Each of these made the store's reads say "corrupted, run prefs recover", and recover call it healthy: its
+    look at the whole store (``unusable``) read the reactions alone."""
+    db = tmp_path / "p.db"
+    _a_store_with_signals(db)
+    con = sqlite3.connect(db)
+    cast = "CAST(? AS TEXT)" if isinstance(value, bytes) and column != "embedding" else "?"
+    con.execute(f"UPDATE signals SET {column}={cast} WHERE kind='view'", (value,))
+    con.commit()
+    con.close()
+    with PreferenceStore(db, read_only=True) as s:
+        with pytest.raises(CorruptedDatabase, match=f"{said or 'decode to UTF-8'}.*prefs recover"):
+            s.space("m").interests() if said else s.history()
+        assert s.unusable() is not None
+    moved = PreferenceStore.recover(db)
+    assert moved.exists() and not db.exists()

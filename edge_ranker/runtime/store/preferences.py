@@ -424,8 +424,8 @@ class PreferenceStore:
 
     def unusable(self) -> str | None:
         """What an open does not read, looked at whole (``recover`` does): a reaction a replay refuses (not finite,
-        or of another size than its model's others), or an interest of another size than its model's reactions;
-        None where there is nothing of the kind."""
+        or of another size than its model's others), a signal it refuses (``_signals_unusable``), or an interest of
+        another size than its model's reactions; None where there is nothing of the kind."""
         with self._read():
             undecodable = self._db.execute(
                 "SELECT COUNT(*) FROM feedback WHERE NOT utf8(CAST(text AS BLOB)) OR NOT utf8(CAST(doc_id AS BLOB))"
@@ -436,11 +436,31 @@ class PreferenceStore:
                 replayed(self._db, self.config)
             except EdgeRankerError as exc:
                 return str(exc)
+            signals = self._signals_unusable()
+            if signals is not None:
+                return signals
             odd = self._db.execute(  # among the intact interests: the damaged ones a writable open rebuilds
                 f"SELECT COUNT(*) FROM interests JOIN {newest_sizes('feedback', 'embedding')} ON of = interests.model "
                 f"WHERE length(point) != size AND NOT ({DAMAGE[DERIVED]})"
             ).fetchone()[0]
         return f"{rows(odd)} of interests of another size than their model's reactions" if odd else None
+
+    def _signals_unusable(self) -> str | None:
+        """What of the signals each replay of their model refuses (``unusable``): a text or id that is not UTF-8, a
+        vector that is not finite numbers, or one of another size than its model's other vectors."""
+        undecodable = self._db.execute(
+            "SELECT COUNT(*) FROM signals WHERE NOT utf8(CAST(text AS BLOB)) OR NOT utf8(CAST(doc_id AS BLOB))"
+        ).fetchone()[0]
+        if undecodable:
+            return f"{rows(undecodable)} of signals whose text or id is not UTF-8"
+        infinite = self._db.execute("SELECT COUNT(*) FROM signals WHERE NOT finite_floats(embedding)").fetchone()[0]
+        if infinite:
+            return f"{rows(infinite)} of signals whose vector holds a value that is not a finite number"
+        odd = self._db.execute(  # a model's reactions and signals are replayed together: one size
+            "SELECT model FROM (SELECT model, length(embedding) AS size FROM feedback "
+            "UNION SELECT model, length(embedding) FROM signals) GROUP BY model HAVING COUNT(*) > 1 LIMIT 1"
+        ).fetchone()
+        return None if odd is None else f"signals of another size than the other vectors under {odd[0]!r}"
 
     def feedback_count(self) -> int:
         with self._read():
