@@ -153,3 +153,25 @@ def test_an_unknown_option_is_refused_in_words(pair, kwargs, words):
         ranker.rank(docs(FOOD), **kwargs)
     with pytest.raises(EdgeRankerError, match="shown takes a list of documents"):
         ranker.shown(FOOD[0][1])
+
+
+def test_a_schema_1_store_read_where_no_file_can_be_made_refuses_signals_it_cannot_keep(tmp_path, monkeypatch):
+    """In a folder the reader cannot write, a read-only store opens with ``mode=ro``; a schema-1 store's signals are
+    an empty temporary table there, and a showing went into it: acknowledged, listed, then lost at the close."""
+    import os
+
+    path = tmp_path / "old.db"
+    with PreferenceStore(path) as store:
+        store.space("m").add_feedback("a", [1.0, 0.0], "like", "a text", NOW)
+    con = sqlite3.connect(path)
+    con.execute("DROP TABLE signals")
+    con.execute("PRAGMA user_version=1")
+    con.commit()
+    con.close()
+    access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: not mode & os.W_OK and access(p, mode, **kw))
+    with PreferenceStore(path, read_only=True) as store:
+        monkeypatch.undo()
+        with pytest.raises(EdgeRankerError, match="read-only"):
+            store.space("m").add_signals("shown", [("b", "another", [0.0, 1.0], 0.0)], NOW)
+        assert [h["id"] for h in store.history()] == ["a"]

@@ -164,7 +164,9 @@ def open_read_only(path: Path) -> sqlite3.Connection:
             con.close()
             if not str(exc).startswith(("disk I/O error", "database or disk is full", "unable to open")):
                 raise
-    return shadow_schema(_read_only_uri(path))
+    # held to reading too: the temporary tables a store being created or of an older schema reads through would
+    # take a write, acknowledged and lost at the close
+    return shadow_schema(_read_only_uri(path), query_only=True)
 
 
 def shadow_schema(con: sqlite3.Connection, query_only: bool = False) -> sqlite3.Connection:
