@@ -175,3 +175,15 @@ def test_a_schema_1_store_read_where_no_file_can_be_made_refuses_signals_it_cann
         with pytest.raises(EdgeRankerError, match="read-only"):
             store.space("m").add_signals("shown", [("b", "another", [0.0, 1.0], 0.0)], NOW)
         assert [h["id"] for h in store.history()] == ["a"]
+
+
+def test_a_document_twice_in_one_showing_is_refused_and_makes_no_skip(pair):
+    """One call showing a document twice was kept as two showings, at one time: a skip at once, where it takes
+    SKIP_AFTER showings; and one id with two texts was kept as both. ``rank`` refuses such a list in these words."""
+    ranker = Ranker(*pair, PreferenceStore(":memory:"))
+    twice = docs(FOOD[:2] + FOOD[:1])
+    with pytest.raises(EdgeRankerError, match='document id "f1" appears twice'):
+        ranker.shown(twice, ts=NOW)
+    with pytest.raises(EdgeRankerError, match='document id "s1" appears twice'):
+        ranker.shown([Document("s1", SPORT[0][1]), Document("s1", FOOD[3][1])], ts=NOW)
+    assert ranker.history() == [] and ranker._interests() == ([], [])

@@ -228,11 +228,14 @@ class Ranker:
     def shown(self, docs: Iterable[Document | dict | str | tuple], ts: float | None = None) -> int:
         """The app displayed ``docs`` (say, the top of a ranked feed): each showing is kept, and a document shown
         ``SKIP_AFTER`` times and never opened nor reacted to counts as a dislike weaker than one, unless it is close
-        to what the user reads (spec/rules/implicit.md). Documents no interest can be learnt from are not kept.
-        ``ts``: unix seconds of the showing (default now). Returns how many showings were kept."""
+        to what the user reads (spec/rules/implicit.md). Documents no interest can be learnt from are not kept; an id
+        twice is refused, as ``rank`` refuses it. ``ts``: unix seconds of the showing (default now). Returns how many
+        showings were kept."""
         if isinstance(docs, (str, bytes, dict, Document)):
             raise EdgeRankerError("shown takes a list of documents, not one document")
-        docs = [d for d in documents(docs) if self._learnable(d.text)]
+        docs = documents(docs)
+        unique_ids(docs)  # one showing of a document each, as ``rank`` takes a feed: twice would be a skip at once
+        docs = [d for d in docs if self._learnable(d.text)]
         if not docs:
             return 0
         self._interests()
