@@ -187,3 +187,18 @@ def test_a_document_twice_in_one_showing_is_refused_and_makes_no_skip(pair):
     with pytest.raises(EdgeRankerError, match='document id "s1" appears twice'):
         ranker.shown([Document("s1", SPORT[0][1]), Document("s1", FOOD[3][1])], ts=NOW)
     assert ranker.history() == [] and ranker._interests() == ([], [])
+
+
+@pytest.mark.parametrize("ts", [float("nan"), -1.0, NOW * 10, True, "yesterday"])
+def test_a_time_that_cannot_be_is_refused_whether_or_not_the_document_is_kept(pair, ts):
+    """A showing or a view of a document no interest can be learnt from (no word) is not kept; its time was then
+    never looked at, where the web package refuses it first: the app learnt of its bad clock only by chance."""
+    ranker = Ranker(*pair, PreferenceStore(":memory:"))
+    wordless = Document("w", "😀 🎉")
+    with pytest.raises(EdgeRankerError, match="feedback time"):
+        ranker.shown([wordless], ts=ts)
+    with pytest.raises(EdgeRankerError, match="feedback time"):
+        ranker.shown([], ts=ts)
+    with pytest.raises(EdgeRankerError, match="feedback time"):
+        ranker.viewed(wordless, 30.0, ts=ts)
+    assert ranker.history() == []

@@ -43,6 +43,7 @@ from edge_ranker.runtime.lexical import TermIndex, bm25, coverage, has_word, mat
 from edge_ranker.runtime.ranking import Ranking
 from edge_ranker.runtime.readable import VocabularyCoverage
 from edge_ranker.runtime.store import MEMORY, PreferenceStore, check_view_time
+from edge_ranker.runtime.store.events import reaction_time
 from edge_ranker.runtime.store.files import user_path
 from edge_ranker.runtime.threads import one_blas_thread
 
@@ -220,6 +221,7 @@ class Ranker:
         its closest interest would be chance. ``ts``: unix seconds of the view (default now)."""
         doc = reacted(doc)
         seconds = check_view_time(seconds)  # before the model runs
+        reaction_time(ts)  # and said whether or not the view is kept
         if self._learnable(doc.text):
             self._interests()  # the liked interests it goes to, in these models' space
             vector = self.interest_vectors([doc.text])[0]
@@ -235,6 +237,7 @@ class Ranker:
             raise EdgeRankerError("shown takes a list of documents, not one document")
         docs = documents(docs)
         unique_ids(docs)  # one showing of a document each, as ``rank`` takes a feed: twice would be a skip at once
+        reaction_time(ts)  # said whether or not any showing is kept, as the web package does
         docs = [d for d in docs if self._learnable(d.text)]
         if not docs:
             return 0
