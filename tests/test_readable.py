@@ -196,15 +196,15 @@ def test_an_unreadable_query_or_document_is_matched_by_its_words(shipped, tmp_pa
         Document("match", f"{football} \u0e17\u0e35\u0e21\u0e0a\u0e32\u0e15\u0e34 \u0e0a\u0e19\u0e30"),
         *(Document(f"r{i}", t) for i, t in enumerate(READ)),
     ]
-    out = ranker.rank(docs, query=football)
+    out = ranker.rank(docs, query=football, duplicates="keep")  # READ is one story: the scores alone here
     assert out.ids[0] == "match" and out[0].lexical_score > 0
     assert out.ids[1:] == [d.id for d in docs if d.id != "match"]  # the rest tie: input order
     others = [d for d in docs if d.id != "match"]
-    nothing = ranker.rank(others, query=football)  # no document has its word: the query adds no order
+    nothing = ranker.rank(others, query=football, duplicates="keep")  # no document has its word: no order added
     assert all(set(r.contributions) == {"recency"} for r in nothing) and nothing.ids == [d.id for d in others]
     cosine_only = Ranker(*shipped, PreferenceStore(tmp_path / "q.db"), lexical_weight=0, semantic_query_weight=0)
     news = [Document("th", UNREAD[1])] + [Document(f"r{i}", t) for i, t in enumerate(READ)]
-    ranked = cosine_only.rank(news, query="budget for public transport")
+    ranked = cosine_only.rank(news, query="budget for public transport", duplicates="keep")
     cosines = np.array([r.relevance_score for r in ranked if r.id != "th"])
     assert ranked.ids.index("th") == int((cosines > cosines.mean()).sum())  # at the readable documents' mean
     assert ranked[ranked.ids.index("th")].relevance_score is not None  # its own cosine is still shown
@@ -220,7 +220,7 @@ def test_an_unreadable_document_sits_at_the_readable_ones_mean_for_the_semantic_
     news = [Document(f"r{i}", t) for i, t in enumerate(READ)] + [Document("th", UNREAD[1])]
     sem, pas = ranker.embed(news, "semantic"), ranker.embed(news, "relevance")
     sem[-1], pas[-1] = semantic.encode(query), relevance.encode(query, role="query")
-    ranked = ranker.rank(news, query=query, semantic_vectors=sem, passage_vectors=pas)
+    ranked = ranker.rank(news, query=query, semantic_vectors=sem, passage_vectors=pas, duplicates="keep")
     assert ranked.query_coverage == 0.0 and ranked[ranked.ids.index("th")].semantic_score > 0.99
     rows = [r for r in ranked if r.id != "th"]
     rel, cos = (np.array([getattr(r, f) for r in rows]) for f in ("relevance_score", "semantic_score"))

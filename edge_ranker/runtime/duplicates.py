@@ -62,8 +62,8 @@ def _above(n: int) -> np.ndarray:
 
 
 def last(order: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """The fold's order with the documents the scores put last (``end``: no word; for the interests and a query, one
-    the models cannot read) after the duplicates: they go last, whatever comes."""
+    """The fold's order with the documents the scores put last (``end``: no word; for the interests, one the models
+    cannot read) after the duplicates: they go last, whatever comes."""
     return np.concatenate([order[~end[order]], order[end[order]]])
 
 

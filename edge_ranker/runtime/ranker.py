@@ -364,8 +364,9 @@ class Ranker:
         if folding:  # only documents the models read: an unread text's vector sits close to many by chance
             emb = self._embed(self.semantic, texts, None) if emb is None else emb
             order, folded = fold(order, emb, known)
-        # what the scores put last stays last: no word, and for the interests and a query, unreadable
-        end = wordless | (unread if personal is not None or search.score is not None else False)
+        # what the scores put last stays last: no word, and for the interests (a feed), unreadable; a query's BM25 still
+        # ranks an unreadable document by its words
+        end = wordless | (unread if personal is not None and search.score is None else False)
         if folding:
             order = last(order, end)
         how = reacted or ("keep" if search.score is not None else "sink")

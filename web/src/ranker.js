@@ -449,8 +449,9 @@ export class Ranker {
       const vectors = await this.vectors(this.semantic, "s", texts);
       ({ order, duplicateOf: folded } = fold(order, vectors.map((v, i) => (known[i] ? v : null))));
     }
-    // what the scores put last stays last: no word, and for the interests and a query, unreadable
-    const end = texts.map((_, i) => wordless[i] || Boolean((personal || search.score) && unread[i]));
+    // what the scores put last stays last: no word, and for the interests (a feed), unreadable; a query's BM25 still
+    // ranks an unreadable document by its words
+    const end = texts.map((_, i) => wordless[i] || Boolean(personal && !search.score && unread[i]));
     if (folding) order = last(order, end);
     const treat = how ?? (search.score ? "keep" : "sink");
     const seen = treat === "keep" ? new Set() : this.reactedIds();

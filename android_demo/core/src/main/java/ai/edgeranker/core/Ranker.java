@@ -332,10 +332,11 @@ public final class Ranker {
             order = f.order;
             folded = f.duplicateOf;
         }
-        // what the scores put last stays last: no word, and for the interests and a query, unreadable
+        // what the scores put last stays last: no word, and for the interests (a feed), unreadable; a query's BM25
+        // still ranks an unreadable document by its words
         boolean[] end = new boolean[n];
         for (int i = 0; i < n; i++) {
-            end[i] = flags.wordless[i] || (personal != null || search.score != null) && flags.unread[i];
+            end[i] = flags.wordless[i] || personal != null && search.score == null && flags.unread[i];
         }
         if (folding) {
             order = Duplicates.last(order, end);
