@@ -361,3 +361,44 @@ def test_numbers_past_a_float_are_refused_in_words(enc, tmp_path):
         Ranker(enc, enc, PreferenceStore(tmp_path / "p.db"), personal_weight=10**400)
     with pytest.raises(EdgeRankerError, match="'now'"):
         Ranker(enc, enc, PreferenceStore(tmp_path / "p.db")).rank([Document("a", "the cat")], now=10**400)
+
+
+def test_ranks_on_two_threads_at_once_leave_the_apps_blas_threads_as_they_were():
+    """``rank`` holds BLAS to one thread while it runs. Two ranks overlapping on two threads left it at one thread
+    for good: the second saved the first's limit as the original and restored it last."""
+    from threadpoolctl import threadpool_info
+
+    from edge_ranker.runtime.threads import one_blas_thread
+
+    def blas() -> list[int]:
+        return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+    before = blas()
+    if not before or max(before) < 2:
+        pytest.skip("numpy's BLAS runs one thread here already")
+    steps = [threading.Event() for _ in range(3)]  # T1 in, T2 in, T1 out; then T2 out
+    inside: list[list[int]] = []
+
+    def first() -> None:
+        with one_blas_thread():
+            inside.append(blas())
+            steps[0].set()
+            steps[1].wait(10)
+        steps[2].set()
+
+    def second() -> None:
+        steps[0].wait(10)
+        with one_blas_thread():
+            steps[1].set()
+            steps[2].wait(10)
+            inside.append(blas())
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert inside[0] == [1] * len(before) and blas() == before
+    with one_blas_thread():  # and a rank after them still holds it to one
+        assert blas() == [1] * len(before)
+    assert blas() == before
