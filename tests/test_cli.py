@@ -850,3 +850,25 @@ def test_ctrl_c_while_the_command_loads_ends_it_quietly(tmp_path):
     )
     r = subprocess.run([sys.executable, "-c", interrupt], capture_output=True, text=True, cwd=tmp_path)
     assert (r.returncode, r.stderr) == (130, "")
+
+
+def test_a_feed_ranked_by_reads_alone_is_not_said_to_be_ranked_by_nothing(tmp_path, capsys):
+    """``rank`` says when nothing personal ranks a feed (a mistyped --db is a new store); it counted the likes and
+    dislikes only, so a feed ordered by what the user read was said to be ordered by nothing."""
+    import edge_ranker.cli as cli_mod
+
+    db = ["--db", str(tmp_path / "p.db")]
+    text = "The striker scored twice as the home team won the league match."
+    assert cli_mod.main(["feedback", "view", "r", "--text", text, "--seconds", "60", *db]) == 0
+    docs = tmp_path / "d.jsonl"
+    docs.write_text(
+        '{"id": "s", "text": "The goalkeeper saved a penalty in the cup final."}\n'
+        '{"id": "f", "text": "A quick tomato pasta with garlic and basil."}\n'
+    )
+    capsys.readouterr()
+    assert cli_mod.main(["rank", str(docs), "--json", *db]) == 0
+    out = capsys.readouterr()
+    assert all(json.loads(x)["personal_score"] is not None for x in out.out.splitlines())
+    assert "nothing personal" not in out.err, out.err
+    assert cli_mod.main(["rank", str(docs), "--json", "--db", str(tmp_path / "new.db")]) == 0
+    assert "no likes or dislikes are stored" in capsys.readouterr().err  # still said where it is so

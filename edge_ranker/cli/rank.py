@@ -140,8 +140,11 @@ def cmd_rank(a: argparse.Namespace) -> None:
     docs = _read_docs(a.docs)
     ranker = _ranker(a)
     try:
-        ranked = ranker.rank(docs, query=typed(a.query), duplicates=a.duplicates, reacted=a.reacted)[: a.top or None]
-        unreacted = ranker.store.feedback_count() == 0
+        ranking = ranker.rank(docs, query=typed(a.query), duplicates=a.duplicates, reacted=a.reacted)
+        ranked = ranking[: a.top or None]
+        # what the user read ranks a feed too (implicit signals): said only where nothing personal ranked it
+        personal = len(ranking) > 0 and ranking[0].personal_score is not None
+        unreacted = not personal and ranker.store.feedback_count() == 0
     finally:
         ranker.store.close()
     if unreacted:  # a mistyped --db is a new, empty store: say that nothing personal ranked this feed
