@@ -872,3 +872,19 @@ def test_a_feed_ranked_by_reads_alone_is_not_said_to_be_ranked_by_nothing(tmp_pa
     assert "nothing personal" not in out.err, out.err
     assert cli_mod.main(["rank", str(docs), "--json", "--db", str(tmp_path / "new.db")]) == 0
     assert "no likes or dislikes are stored" in capsys.readouterr().err  # still said where it is so
+
+
+@pytest.mark.parametrize("reaction", ["view", "shown"])
+def test_a_view_or_showing_that_cannot_be_kept_is_an_error_not_a_report_of_it(tmp_path, capsys, reaction):
+    """A text no interest can be learnt from is not kept (``Ranker.viewed``, ``shown``); the command printed its
+    report of a stored change and exited 0, where ``feedback like`` refuses the same text."""
+    import edge_ranker.cli as cli_mod
+
+    db = tmp_path / "p.db"
+    seconds = ["--seconds", "30"] if reaction == "view" else []
+    for text in ("😀 🎉", "\u0e1f\u0e38\u0e15\u0e1a\u0e2d\u0e25 \u0e17\u0e35\u0e21\u0e0a\u0e32\u0e15\u0e34"):
+        assert cli_mod.main(["feedback", reaction, "x", "--text", text, *seconds, "--db", str(db)]) == 2
+        out = capsys.readouterr()
+        assert out.out == "" and len(out.err.strip().splitlines()) == 1, out
+        assert f"the {reaction} was not stored" in out.err and "Traceback" not in out.err
+    assert PreferenceStore(db, read_only=True).history() == []

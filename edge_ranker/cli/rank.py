@@ -164,6 +164,7 @@ def cmd_rank(a: argparse.Namespace) -> None:
 
 
 def cmd_feedback(a: argparse.Namespace) -> None:
+    from edge_ranker.runtime.documents import Document
     from edge_ranker.runtime.encoder import Encoder
     from edge_ranker.runtime.ranker import Ranker
     from edge_ranker.runtime.store import PreferenceStore
@@ -186,6 +187,13 @@ def cmd_feedback(a: argparse.Namespace) -> None:
     ranker = Ranker(semantic, relevance_model(a), PreferenceStore(a.db))
     doc = {"id": a.doc_id, "text": typed(a.text)}
     try:
+        if a.reaction in ("view", "shown") and not ranker._learnable(Document.from_dict(doc).text):
+            # the Ranker keeps none of it (as it refuses to like it): said, not reported as stored
+            raise EdgeRankerError(
+                f"document {a.doc_id!r} has no word the models can read (empty, only punctuation or emoji, or mostly "
+                f"a script their vocabulary lacks): no interest can be learnt from it, so the {a.reaction} was not "
+                "stored"
+            )
         if a.reaction == "view":
             ranker.viewed(doc, a.seconds)
         elif a.reaction == "shown":
