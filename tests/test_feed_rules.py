@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
+import numpy as np
 import pytest
 
 from edge_ranker.errors import EdgeRankerError
@@ -202,3 +203,14 @@ def test_a_time_that_cannot_be_is_refused_whether_or_not_the_document_is_kept(pa
     with pytest.raises(EdgeRankerError, match="feedback time"):
         ranker.viewed(wordless, 30.0, ts=ts)
     assert ranker.history() == []
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"duplicates": np.array(["fold", "keep"])}, {"reacted": np.array(["sink", "keep"])}]
+)
+def test_an_option_that_is_no_word_is_refused_in_words_not_by_numpy(pair, kwargs):
+    """An array for an option was compared with each allowed word, and numpy's "truth value of an array is
+    ambiguous" came out of ``rank``."""
+    ranker = Ranker(*pair, PreferenceStore(":memory:"))
+    with pytest.raises(EdgeRankerError, match=f"{next(iter(kwargs))} must be one of"):
+        ranker.rank(docs(FOOD), **kwargs)

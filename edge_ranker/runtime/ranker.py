@@ -308,9 +308,9 @@ class Ranker:
         marked ``duplicate_of`` the id kept in place; "keep" ranks it by its score. ``reacted``: what becomes of the
         documents the user liked, disliked or opened: "sink" after the others, "leave_out" out of the ranking,
         "keep" where their scores put them; default "sink" for a feed and "keep" for a search (spec/rules)."""
-        if duplicates not in FOLDS:
+        if not isinstance(duplicates, str) or duplicates not in FOLDS:  # an array would be compared word by word
             raise EdgeRankerError(f"duplicates must be one of {', '.join(map(repr, FOLDS))}, got {duplicates!r}")
-        if reacted is not None and reacted not in REACTED:
+        if reacted is not None and (not isinstance(reacted, str) or reacted not in REACTED):
             raise EdgeRankerError(f"reacted must be one of {', '.join(map(repr, REACTED))}, got {reacted!r}")
         with one_blas_thread():
             return self._rank(
