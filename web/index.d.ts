@@ -224,3 +224,7 @@ export class Ranker {
     },
   ): Promise<Ranked[]>;
 }
+
+// the key-value store and an app's own onnxruntime (declared with the React Native entry, exported by both)
+export { KeyValueStore, ortBackend } from "./src/react-native.js";
+export type { ForwardBackend, KeyValueStorage, OnnxRuntimeModule } from "./src/react-native.js";

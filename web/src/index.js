@@ -5,3 +5,5 @@ export { SEMANTIC_SHARE, UNKNOWN_LIMIT } from "./constants.js";
 export { Ranker } from "./ranker.js";
 export { IndexedDBStore } from "./stores/indexeddb.js";
 export { MemoryStore } from "./stores/memory.js";
+export { KeyValueStore } from "./stores/keyvalue.js";
+export { ortBackend } from "./forward/session.js";
