@@ -91,9 +91,3 @@ async function boundedBody(response, url, limit) {
   chunks.reduce((at, c) => (data.set(c, at), at + c.length), 0);
   return data;
 }
-
-/** A file's SHA-256 in lowercase hex, by WebCrypto (the browser's, or Node's globalThis.crypto). */
-export async function sha256(bytes) {
-  const digest = new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", bytes));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
-}

@@ -2,7 +2,6 @@
 // files.js, whose Node file reading a React Native bundle cannot hold): an http(s) URL of a folder, read with fetch.
 // An app that ships the models with it gives Encoder.load an object whose read(name) gives a file's bytes instead.
 import { EdgeRankerError } from "./errors.js";
-import { sha256 as digest } from "./hash.js";
 
 /** Where a folder's files are read from: an http(s) URL ending in "/". */
 export function folderOf(source) {
@@ -37,5 +36,3 @@ export async function readBytes(folder, name, limit = Infinity) {
   return data;
 }
 
-/** A file's SHA-256 in lowercase hex (hash.js: WebCrypto where there is one, else a pure-JavaScript one). */
-export const sha256 = digest;

@@ -2,7 +2,6 @@
 // field, and every file it lists checked by size and SHA-256 before any is used.
 import { MANIFEST_SCHEMA_VERSION, MAX_LENGTH_MAX, MAX_LENGTH_MIN, MAX_WINDOWS } from "./constants.js";
 import { EdgeRankerError } from "./errors.js";
-import { readBytes, sha256 } from "./files.js";
 
 export const SCHEMA_VERSION = MANIFEST_SCHEMA_VERSION;
 const KINDS = ["semantic", "relevance"];
@@ -80,33 +79,3 @@ export function parseManifest(bytes) {
   };
 }
 
-/** A file of the folder, checked against the manifest's size and SHA-256 when `verify`: the bytes checked are used. */
-export async function verifiedBytes(folder, manifest, name, verify) {
-  const meta = manifest.files[name];
-  const data = await readBytes(folder, name, verify && meta ? meta.bytes : Infinity); // a file outside is named first
-  if (!verify) return data;
-  if (!meta) throw new EdgeRankerError(`manifest.json lists no hash for ${name}`);
-  if (data.length !== meta.bytes) {
-    throw new EdgeRankerError(`model file ${name} is truncated or altered: ${data.length} bytes, the manifest says ${meta.bytes}`);
-  }
-  if ((await sha256(data)) !== meta.sha256) {
-    throw new EdgeRankerError(`model file ${name} is corrupted: its sha256 does not match the manifest`);
-  }
-  return data;
-}
-
-/**
- * A model's identity in stored data, as Python's model_key: its name, the start of a hash of what makes a text's
- * vector (the graph's, tokenizer's and vocabulary's hashes, max_length, each role's prefix) and its windows.
- */
-export async function modelKey(manifest) {
-  const text = (s) => new TextEncoder().encode(s);
-  const sha = [manifest.onnx, manifest.tokenizer, manifest.vocab].map((n) => manifest.files[n]?.sha256 ?? "");
-  const roles = [];
-  for (const role of Object.keys(manifest.prefixes).sort()) {
-    roles.push(`${role}\t${await sha256(text(manifest.prefixes[role]))}`);
-  }
-  const made = [...sha, String(manifest.maxLength), ...roles].join("\n");
-  const key = `${manifest.name}:${(await sha256(text(made))).slice(0, 16)}`;
-  return manifest.windows === 1 ? key : `${key}:${manifest.windows}w`;
-}

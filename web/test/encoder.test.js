@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { test } from "node:test";
 import { moduleText, SOURCE } from "../scripts/unicode-table.js";
 import { Encoder, EdgeRankerError } from "../src/index.js";
-import { modelKey } from "../src/manifest.js";
+import { modelKey } from "../src/sources.js";
 import { splitWindows } from "../src/tokenizer.js";
 import { GOLDEN, MODELS, floats, rows, text } from "./golden.js";
 
