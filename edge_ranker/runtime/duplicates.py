@@ -68,12 +68,13 @@ def last(order: np.ndarray, end: np.ndarray) -> np.ndarray:
 
 
 def sink(order: np.ndarray, reacted: np.ndarray, how: str, folded: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """``order`` with the ``reacted`` documents (a mask) after the others ("sink") or left out ("leave_out"); the
-    duplicates (``folded`` >= 0) after those, and what the scores put last (``end``, ``last``) after all; "keep": as
+    """``order`` with the ``reacted`` documents (a mask) after the others ("sink") or left out ("leave_out", with the
+    duplicates folded under them); the duplicates (``folded`` >= 0) after those, and what the scores put last (``end``, ``last``) after all; "keep": as
     it is."""
     if how == "keep" or not reacted.any():
         return order
-    if how == "leave_out":
-        return order[~reacted[order]]
+    if how == "leave_out":  # with the copies folded under them: the user has seen that story
+        gone = reacted | ((folded >= 0) & reacted[np.maximum(folded, 0)])
+        return order[~gone[order]]
     dup, late, end = folded[order] >= 0, reacted[order], end[order]
     return np.concatenate([order[~late & ~dup & ~end], order[late & ~dup & ~end], order[dup & ~end], order[end]])

@@ -90,7 +90,7 @@ export function last(order, end) {
  */
 export function sink(order, reacted, how, folded, end) {
   if (how === "keep" || !reacted.some(Boolean)) return [...order];
-  if (how === "leave_out") return order.filter((i) => !reacted[i]);
+  if (how === "leave_out") return order.filter((i) => !reacted[i] && !(folded[i] >= 0 && reacted[folded[i]])); // with the copies folded under them
   const group = (i) => (end[i] ? 3 : folded[i] >= 0 ? 2 : reacted[i] ? 1 : 0); // the others, the reacted, the duplicates, the end
   const out = [];
   for (let g = 0; g < 4; g++) for (const i of order) if (group(i) === g) out.push(i);

@@ -167,7 +167,8 @@ public final class Duplicates {
             return order.clone();
         }
         if (how.equals(LEAVE_OUT)) {
-            return Arrays.stream(order).filter(i -> !reacted[i]).toArray();
+            // with the copies folded under them: the user has seen that story
+            return Arrays.stream(order).filter(i -> !reacted[i] && !(folded[i] >= 0 && reacted[folded[i]])).toArray();
         }
         int[] out = new int[order.length];
         int r = 0;
