@@ -3,6 +3,7 @@ package ai.edgeranker.core;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -259,6 +260,14 @@ public final class Ranker {
             throw new IllegalArgumentException("shown takes a list of texts, got null");
         }
         List<String> kept = new ArrayList<>();
+        Map<String, Integer> seen = new HashMap<>();  // one showing each: a text twice would count as two showings
+        for (int i = 0; i < texts.size(); i++) {
+            Integer before = seen.putIfAbsent(texts.get(i), i);
+            if (before != null) {
+                throw new IllegalArgumentException("a text appears twice in one showing (positions " + (before + 1)
+                        + " and " + (i + 1) + ")");
+            }
+        }
         for (String text : texts) {
             if (learnable(text)) {
                 kept.add(text);
