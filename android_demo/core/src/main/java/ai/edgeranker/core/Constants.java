@@ -54,8 +54,8 @@ public final class Constants {
     public static final int SKIP_AFTER = 2;
     /** what a skip weighs, where a dislike weighs 1 (spec/rules/implicit.md) */
     public static final double SKIP_WEIGHT = 0.25;
-    /** the semantic cosine at which two documents tell one story, chosen on the duplicates dev benchmark (spec/rules/duplicates.md) */
-    public static final double DUPLICATE_COSINE = 0.5;
+    /** the semantic cosine at which two documents tell one story: above two short stories of one topic (0.71 seen), below one short story in two languages (0.81-0.90) (spec/rules/duplicates.md) */
+    public static final double DUPLICATE_COSINE = 0.75;
     /** the documents at the top of a ranking that fold: more than a reader pages through, and one matrix product of them costs well under a millisecond (spec/rules/duplicates.md) */
     public static final int FOLD_WINDOW = 300;
 
