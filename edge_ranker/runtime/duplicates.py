@@ -37,7 +37,9 @@ def fold(
     head = order[:window]
     if len(head) < 2:
         return order, of
-    rows = vectors[head] if foldable is None else np.where(foldable[head, None], vectors[head], 0.0)
+    rows = vectors[head]
+    if foldable is not None and not foldable[head].all():
+        rows = np.where(foldable[head, None], rows, 0.0)
     sims = rows @ rows.T
     close = (sims >= threshold) & _above(len(head))  # row i: the documents ranked above it that are close
     dup = np.zeros(len(head), bool)
