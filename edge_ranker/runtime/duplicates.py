@@ -71,8 +71,8 @@ def last(order: np.ndarray, end: np.ndarray) -> np.ndarray:
 
 def sink(order: np.ndarray, reacted: np.ndarray, how: str, folded: np.ndarray, end: np.ndarray) -> np.ndarray:
     """``order`` with the ``reacted`` documents (a mask) after the others ("sink") or left out ("leave_out", with the
-    duplicates folded under them); the duplicates (``folded`` >= 0) after those, and what the scores put last (``end``, ``last``) after all; "keep": as
-    it is."""
+    duplicates folded under them); the duplicates (``folded`` >= 0) after those, and what the scores put last
+    (``end``, ``last``) after all; "keep": as it is."""
     if how == "keep" or not reacted.any():
         return order
     if how == "leave_out":  # with the copies folded under them: the user has seen that story
