@@ -132,6 +132,8 @@ class Corpus:
         self.passages = users.relevance.encode(texts, role="passage")
 
     def rank(self, ranker: Ranker, keep: np.ndarray, query: str | None, weight: float | None = None) -> Ranking:
+        """The Ranker's order of the corpus by its scores: every item is a story of its own, so a fold could only be
+        a wrong one (the fold and the sink, which come after the scores, have their own benchmarks)."""
         docs = [self.docs[i] for i in keep]
         return ranker.rank(
             docs,
@@ -139,6 +141,8 @@ class Corpus:
             semantic_vectors=self.semantic[keep],
             passage_vectors=self.passages[keep],
             personal_weight=weight,
+            duplicates="keep",
+            reacted="keep",
         )
 
 
