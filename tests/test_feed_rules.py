@@ -100,9 +100,8 @@ def test_erase_leaves_no_byte_of_a_shown_or_read_text(pair, tmp_path):
         assert b"Zanzibar" not in f.read_bytes(), f
 
 
-def test_a_schema_1_store_migrates_and_keeps_its_likes(pair, tmp_path):
-    """A store written before the signals table: a writable open adds it, a read-only one reads as having none."""
-    path = tmp_path / "old.db"
+def schema_1_store(path):
+    """A store as an edge-ranker before the signals table wrote it: one like, schema 1."""
     with PreferenceStore(path) as store:
         store.space("m").add_feedback("a", [1.0, 0.0], "like", "a text", NOW)
     con = sqlite3.connect(path)
@@ -110,6 +109,12 @@ def test_a_schema_1_store_migrates_and_keeps_its_likes(pair, tmp_path):
     con.execute("PRAGMA user_version=1")
     con.commit()
     con.close()
+    return path
+
+
+def test_a_schema_1_store_migrates_and_keeps_its_likes(pair, tmp_path):
+    """A store written before the signals table: a writable open adds it, a read-only one reads as having none."""
+    path = schema_1_store(tmp_path / "old.db")
     with PreferenceStore(path, read_only=True) as store:
         assert store.history()[0]["id"] == "a" and store.export()["signals"] == []
     assert "signals" in MIGRATIONS[2]
@@ -161,14 +166,7 @@ def test_a_schema_1_store_read_where_no_file_can_be_made_refuses_signals_it_cann
     an empty temporary table there, and a showing went into it: acknowledged, listed, then lost at the close."""
     import os
 
-    path = tmp_path / "old.db"
-    with PreferenceStore(path) as store:
-        store.space("m").add_feedback("a", [1.0, 0.0], "like", "a text", NOW)
-    con = sqlite3.connect(path)
-    con.execute("DROP TABLE signals")
-    con.execute("PRAGMA user_version=1")
-    con.commit()
-    con.close()
+    path = schema_1_store(tmp_path / "old.db")
     access = os.access
     monkeypatch.setattr(os, "access", lambda p, mode, **kw: not mode & os.W_OK and access(p, mode, **kw))
     with PreferenceStore(path, read_only=True) as store:
