@@ -9,7 +9,10 @@ punctuation split off, each CJK character a word), so every script is handled as
 with no letter or number (Unicode L* or N*: punctuation, emoji) are dropped. The Android core's
 ``Lexical.java`` does the same, checked by the golden test. The statistics (document frequency, average
 length) come from the documents being ranked, since the device holds no other corpus. Lucene's BM25:
-idf = ln(1 + (N - df + 0.5) / (df + 0.5)), k1 1.2, b 0.75. Numpy and tokenizers only (the runtime's
+idf = ln(1 + (N - df + 0.5) / (df + 0.5)), k1 1.2, b 0.75. A query word a document holds counts only where it is not
+a function word of the document's language (``stopwords``): "in" is English and German, and a German text holding
+it answers nothing of "budget debate in parliament"; in a feed that mixes languages such words made the query's
+language, not its meaning, decide. Numpy and tokenizers only (the runtime's
 dependencies); the bm25s package, which bench/scripts/benchmarks/bm25_baseline.py uses, needs scipy.
 """
 
@@ -24,6 +27,7 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from edge_ranker.runtime.constants import K1, B
+from edge_ranker.runtime.stopwords import LANGUAGES, function_words
 
 _ALNUM = re.compile(r"[^\W_]")  # str.isalnum(): letters and numbers, the candidates of ``has_word``
 
@@ -47,34 +51,67 @@ def terms(tokenizer: Tokenizer, text: str) -> list[str]:
     return [w for w in words(tokenizer, text) if is_term(w)]
 
 
+def _hashes(words: list[str]) -> np.ndarray:
+    return np.fromiter((hash(w) for w in words), np.int64, len(words))
+
+
+def _function_table() -> tuple[np.ndarray, np.ndarray]:
+    """The function words' hashes, sorted, and beside each the languages it is a function word of, one bit each
+    in ``LANGUAGES`` order ("in": English, German, Italian, Dutch)."""
+    bits: dict[int, int] = {}
+    for i, lang in enumerate(LANGUAGES):
+        for h in _hashes(function_words()[lang]).tolist():
+            bits[h] = bits.get(h, 0) | 1 << i
+    ids = np.array(sorted(bits), dtype=np.int64)
+    return ids, np.array([bits[h] for h in ids.tolist()], dtype=np.int64)
+
+
+_FUNCTION_IDS, _FUNCTION_BITS = _function_table()
+
+
+def function_bits(ids: np.ndarray) -> np.ndarray:
+    """For each term hash, the languages it is a function word of (0: a content word everywhere)."""
+    at = np.minimum(np.searchsorted(_FUNCTION_IDS, ids), _FUNCTION_IDS.size - 1)
+    return np.where(_FUNCTION_IDS[at] == ids, _FUNCTION_BITS[at], 0)
+
+
+def language(ids: np.ndarray, counts: np.ndarray) -> int:
+    """The index in ``LANGUAGES`` of the language whose function words a text's terms (hashes, counts) hold most,
+    the first in that order on a tie; -1 for a text holding none (another language, or only names and numbers)."""
+    bits = function_bits(ids)
+    held = ((bits[:, None] >> np.arange(len(LANGUAGES))) & 1) * counts[:, None]
+    totals = held.sum(axis=0)
+    return int(totals.argmax()) if totals.max(initial=0) > 0 else -1
+
+
 @dataclass(frozen=True)
 class Bag:
     """A text's distinct terms (as sorted 64-bit hashes, valid within one process like the cache holding them)
-    over their counts, one 2-row array, so a feed's terms are one concatenation and BM25 has no per-term loops."""
+    over their counts, one 2-row array, so a feed's terms are one concatenation and BM25 has no per-term loops;
+    and its language (``language``), found once per text."""
 
     terms: np.ndarray  # int64, shape (2, distinct terms): hashes, counts
+    lang: int = -1
 
     @classmethod
     def of(cls, words: list[str]) -> Bag:
         ids, counts = np.unique(_hashes(words), return_counts=True)
-        return cls(np.stack([ids, counts.astype(np.int64)]))
-
-
-def _hashes(words: list[str]) -> np.ndarray:
-    return np.fromiter((hash(w) for w in words), np.int64, len(words))
+        return cls(np.stack([ids, counts.astype(np.int64)]), language(ids, counts))
 
 
 @dataclass(frozen=True)
 class TermIndex:
     """The term arrays of the documents being ranked, concatenated once (a search box ranks the same feed on
     every keystroke): hashes, counts, where each document's columns end, each document's length in terms and
-    its BM25 length normalisation, k1 (1 - b + b length / mean length), which depends on the feed alone."""
+    its BM25 length normalisation, k1 (1 - b + b length / mean length), which depends on the feed alone, and
+    each document's language (``Bag.lang``)."""
 
     ids: np.ndarray
     counts: np.ndarray
     ends: np.ndarray
     lengths: np.ndarray
     norm: np.ndarray
+    langs: np.ndarray
 
     @classmethod
     def of(cls, bags: Sequence[Bag]) -> TermIndex:
@@ -83,21 +120,26 @@ class TermIndex:
         running = np.concatenate([[0], np.cumsum(packed[1])])
         lengths = (running[ends] - running[ends - np.diff(ends, prepend=0)]).astype(np.float64)
         norm = K1 * (1 - B + B * lengths / max(float(lengths.mean()) if lengths.size else 0.0, 1e-9))
-        return cls(packed[0], packed[1].astype(np.float64), ends, lengths, norm)
+        langs = np.fromiter((b.lang for b in bags), np.int64, len(bags))
+        return cls(packed[0], packed[1].astype(np.float64), ends, lengths, norm, langs)
 
     def __len__(self) -> int:
         return self.ends.size
 
 
 def _postings(query: list[str], feed: TermIndex) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
-    """Where the query's distinct terms occur: each occurrence's column in the feed, its document and its term, and
-    each term's document frequency; None when there are no documents or no terms."""
+    """Where the query's distinct terms occur as content: each occurrence's column in the feed, its document and its
+    term, and each term's document frequency, leaving out a term where it is a function word of the document's
+    language; None when there are no documents or no terms."""
     wanted = np.unique(_hashes(query))
     if not len(feed) or not wanted.size:
         return None
     hit = np.flatnonzero(np.isin(feed.ids, wanted))
     owner = np.searchsorted(feed.ends, hit, side="right")
     term = np.searchsorted(wanted, feed.ids[hit])
+    lang = feed.langs[owner]
+    function = (lang >= 0) & ((function_bits(wanted)[term] >> np.maximum(lang, 0)) & 1 == 1)
+    hit, owner, term = hit[~function], owner[~function], term[~function]
     return hit, owner, term, np.bincount(term, minlength=wanted.size)
 
 
@@ -144,13 +186,16 @@ def standardise(x: np.ndarray) -> np.ndarray:
 
 
 def coverage(query: list[str], feed: TermIndex) -> float:
-    """The share of the query's distinct terms that at least one document has; 1 for a query without terms
-    (nothing says it is in another language)."""
+    """The share of the query's distinct terms that at least one document holds as content (``_postings``); 1 for a
+    query without terms (nothing says it is in another language)."""
     wanted = np.unique(_hashes(query))
     if not wanted.size:
         return 1.0
-    found = np.unique(feed.ids[np.isin(feed.ids, wanted)])  # the feed's side is long: test it against the few
-    return found.size / wanted.size
+    content = function_bits(wanted) == 0
+    if not content.any():
+        return 1.0
+    found = _postings(query, feed)
+    return float(((found[3] > 0) & content).sum()) / content.sum() if found is not None else 0.0
 
 
 def has_word(text: str, end: int | None = None) -> bool:
