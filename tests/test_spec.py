@@ -109,3 +109,22 @@ def test_the_python_runtime_uses_the_spec_constants():
     for name, value in used.items():
         want = spec[name]["value"]
         assert np.isclose(value, want, rtol=1e-6, atol=0), f"{name} is {value}, spec/constants.json says {want}"
+
+
+def test_the_packaged_function_words_are_the_spec_list():
+    """The wheel carries its own copy of spec/stopwords/stopwords.tsv (``python -m spec.tools.stopwords`` writes
+    both); the copy the runtime reads must not drift from the one the JVM core and web/ read."""
+    from importlib import resources
+
+    packaged = resources.files("edge_ranker.runtime").joinpath("stopwords.tsv").read_text(encoding="utf-8")
+    assert packaged == (SPEC / "stopwords" / "stopwords.tsv").read_text(encoding="utf-8")
+
+
+def test_the_function_words_are_ten_languages_of_lowercase_words():
+    from edge_ranker.runtime.stopwords import LANGUAGES, function_words
+
+    listed = function_words()
+    assert tuple(listed) == LANGUAGES
+    for lang, words in listed.items():
+        assert len(words) >= 50 and len(set(words)) == len(words), lang
+        assert all(w == w.lower() and w.isalpha() for w in words), lang
