@@ -195,7 +195,7 @@ def coverage(query: list[str], feed: TermIndex) -> float:
     if not content.any():
         return 1.0
     found = _postings(query, feed)
-    return float(((found[3] > 0) & content).sum()) / content.sum() if found is not None else 0.0
+    return float(((found[3] > 0) & content).sum() / content.sum()) if found is not None else 0.0
 
 
 def has_word(text: str, end: int | None = None) -> bool:
