@@ -5,6 +5,7 @@ plugins {
 }
 
 sourceSets["main"].resources.srcDir("${rootDir}/../spec/unicode")  // unicode.tsv, written by spec/tools
+sourceSets["main"].resources.srcDir("${rootDir}/../spec/stopwords")  // stopwords.tsv, written by spec/tools
 
 java {
     toolchain { languageVersion.set(JavaLanguageVersion.of(17)) }

@@ -18,6 +18,7 @@ trap 'rm -rf "$out"' EXIT
 mkdir -p "$out/main" "$out/test" build
 javac -d "$out/main" $(find src/main/java -name '*.java')
 cp ../../spec/unicode/unicode.tsv "$out/main/"  # read by WordPieceTokenizer
+cp ../../spec/stopwords/stopwords.tsv "$out/main/"  # read by Stopwords
 javac -d "$out/test" -cp "$out/main" $(find src/test/java -name '*.java')
 # the golden scenario end to end, then every case of spec/cases and the constants (both run, either fails the script)
 status=0

@@ -6,7 +6,6 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -64,15 +63,15 @@ final class Cache {
         return e.value;
     }
 
-    /** A float[] vector, a term-count map or a flag, as the JVM lays them out (estimated, 64-bit). */
+    /** A float[] vector, a text's terms (Lexical.Bag) or a flag, as the JVM lays them out (estimated, 64-bit). */
     private static long bytesOf(Object v) {
         if (v instanceof float[] f) {
             return 16L + 4L * f.length;
         }
-        if (v instanceof Map<?, ?> m) {
-            long total = 64L;
-            for (Object term : m.keySet()) {  // node, boxed count, String and its array
-                total += 32L + 16L + 40L + 2L * ((String) term).length();
+        if (v instanceof Lexical.Bag b) {
+            long total = 16L + 64L;  // the bag, its map
+            for (String term : b.counts.keySet()) {  // node, boxed count, String and its array
+                total += 32L + 16L + 40L + 2L * term.length();
             }
             return total;
         }

@@ -189,10 +189,9 @@ public final class Ranker {
         return out;
     }
 
-    @SuppressWarnings("unchecked")
-    private Map<String, Integer> terms(String text) {
-        return (Map<String, Integer>) cache.get(Cache.key('t', text),
-                key -> Lexical.counts(Lexical.terms(relevance.cut(text))));
+    /** A document's terms and language, on what the relevance model reads of it. */
+    private Lexical.Bag terms(String text) {
+        return (Lexical.Bag) cache.get(Cache.key('t', text), key -> Lexical.Bag.of(Lexical.terms(relevance.cut(text))));
     }
 
     /**
@@ -390,7 +389,7 @@ public final class Ranker {
         double[] semantic;
         double[] score;
         List<String> words;
-        List<Map<String, Integer>> feed;
+        List<Lexical.Bag> feed;
     }
 
     /** Each document's score and the parts it adds up from (Ranked.contributions), in the order they were added. */

@@ -186,11 +186,11 @@ public final class GoldenTest {
         List<String[]> docs = rows(golden.resolve("documents.tsv"));
         float[][] sem = new float[docs.size()][];
         float[][] rel = new float[docs.size()][];
-        List<Map<String, Integer>> counts = new ArrayList<>();
+        List<Lexical.Bag> bags = new ArrayList<>();
         for (int i = 0; i < docs.size(); i++) {
             sem[i] = floats(docs.get(i)[1]);
             rel[i] = floats(docs.get(i)[2]);
-            counts.add(Lexical.counts(Lexical.terms(b64(docs.get(i)[3]))));
+            bags.add(Lexical.Bag.of(Lexical.terms(b64(docs.get(i)[3]))));
         }
         double now = Double.parseDouble(sc.get("now"));
         double pw = Double.parseDouble(sc.get("personal_weight"));
@@ -214,7 +214,7 @@ public final class GoldenTest {
             double[] semantic = null;
             if (!name.equals("personal")) {
                 List<String> words = Lexical.terms(b64(sc.get(queryOf(name) + "_text")));
-                double cover = Lexical.coverage(words, counts);
+                double cover = Lexical.coverage(words, bags);
                 check(Math.abs(cover - Double.parseDouble(sc.get(queryOf(name) + "_coverage"))) <= 1e-12, name + " coverage");
                 float[] query = floats(sc.get(queryOf(name) + "_relevance"));
                 float[] semanticQuery = floats(sc.get(queryOf(name) + "_semantic"));
@@ -226,12 +226,12 @@ public final class GoldenTest {
                         semantic[i] = Interests.dot(sem[i], semanticQuery);
                     }
                 }
-                lexical = Lexical.bm25(words, counts);
+                lexical = Lexical.bm25(words, bags);
                 boolean blind = sc.get(queryOf(name) + "_blind").equals("1");
                 double[] scores = Fusion.queryScores(Fusion.neutral(rscore, unread(docs), blind), lexical, lw,
                         semantic == null ? null : Fusion.neutral(semantic, unread(docs), blind), cover, sw);
                 if (!(blind && Fusion.constant(scores))) {  // as the Ranker: a query that can add no order adds none
-                    total = searched(scores, pscore, Lexical.matched(words, counts), docs, weight);
+                    total = searched(scores, pscore, Lexical.matched(words, bags), docs, weight);
                 }
             }
             if (total == null) {  // a feed: the interests' order

@@ -96,13 +96,19 @@ public final class SpecTest {
         return out;
     }
 
-    /** The documents of a bm25 case (each a list of terms) as the term counts Lexical reads. */
-    static List<Map<String, Integer>> feed(Object docs) {
-        List<Map<String, Integer>> out = new ArrayList<>();
+    /** The documents of a bm25 case (each a list of terms) as the bags Lexical reads. */
+    static List<Lexical.Bag> feed(Object docs) {
+        List<Lexical.Bag> out = new ArrayList<>();
         for (Object d : list(docs)) {
-            out.add(Lexical.counts(strings(d)));
+            out.add(Lexical.Bag.of(strings(d)));
         }
         return out;
+    }
+
+    /** Documents given as term counts. */
+    @SafeVarargs
+    static List<Lexical.Bag> bags(Map<String, Integer>... counts) {
+        return Stream.of(counts).map(Lexical.Bag::new).toList();
     }
 
     /** The interests' settings with a case's overrides (snake_case, as Python's CoIConfig names them). */
@@ -301,6 +307,7 @@ public final class SpecTest {
             Map.entry("bm25", i -> json(Lexical.bm25(strings(i.get("query")), feed(i.get("docs"))))),
             Map.entry("matched", i -> json(Lexical.matched(strings(i.get("query")), feed(i.get("docs"))))),
             Map.entry("coverage", i -> Lexical.coverage(strings(i.get("query")), feed(i.get("docs")))),
+            Map.entry("language", i -> Lexical.Bag.of(strings(i.get("terms"))).lang),
             Map.entry("decay", i -> new Interests(config(i.get("config"))).decay(num(i.get("last_view")),
                     num(i.get("now")))),
             Map.entry("interests", SpecTest::interests),
@@ -528,12 +535,12 @@ public final class SpecTest {
         double b = values.get("B");
         // one term once in one of two documents of one term each: len / avg = 1, so B plays no part
         double idf = Math.log1p(1.5 / 1.5);
-        double[] even = Lexical.bm25(List.of("x"), List.of(Map.of("x", 1), Map.of("y", 1)));
+        double[] even = Lexical.bm25(List.of("x"), bags(Map.of("x", 1), Map.of("y", 1)));
         holds("K1", "BM25 of a term found once is idf * (K1 + 1) / (1 + K1)", Math.abs(even[0] - idf) <= 1e-12
-                && Math.abs(Lexical.bm25(List.of("x"), List.of(Map.of("x", 2), Map.of("y", 2)))[0]
+                && Math.abs(Lexical.bm25(List.of("x"), bags(Map.of("x", 2), Map.of("y", 2)))[0]
                 - idf * 2 * (k1 + 1) / (2 + k1)) <= 1e-12);
         // one document twice the mean length: B weighs it
-        double[] uneven = Lexical.bm25(List.of("x"), List.of(Map.of("x", 1, "z", 2), Map.of("y", 1)));
+        double[] uneven = Lexical.bm25(List.of("x"), bags(Map.of("x", 1, "z", 2), Map.of("y", 1)));
         holds("B", "BM25 of a term in a document 1.5 times the mean length",
                 Math.abs(uneven[0] - idf * (k1 + 1) / (1 + k1 * (1 - b + b * 1.5))) <= 1e-12);
         double share = values.get("SEMANTIC_SHARE");
