@@ -12,7 +12,7 @@ from tokenizers import Tokenizer
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.encoder import Encoder
 from edge_ranker.runtime.fusion import SEMANTIC_QUERY_WEIGHT, query_scores
-from edge_ranker.runtime.lexical import Bag, TermIndex, bm25, coverage, standardise, terms
+from edge_ranker.runtime.lexical import Bag, TermIndex, bm25, coverage, matched, standardise, terms
 from edge_ranker.runtime.ranker import Ranker
 from edge_ranker.runtime.store import PreferenceStore
 
@@ -29,9 +29,10 @@ def test_terms_are_the_tokenizers_words_with_a_letter_or_number(tok):
 
 
 def test_bm25_matches_a_hand_computed_value():
-    docs = TermIndex.of([Bag.of("a b b c".split()), Bag.of([]), Bag.of("a d".split()), Bag.of("e f g h i j".split())])
+    fruit = "kiwi mango mango lime", "kiwi plum", "fig pear apple peach cherry melon"  # no language's function words
+    docs = TermIndex.of([Bag.of(fruit[0].split()), Bag.of([]), Bag.of(fruit[1].split()), Bag.of(fruit[2].split())])
     assert docs.lengths.tolist() == [4, 0, 2, 6] and len(docs) == 4
-    got = bm25(["b", "a", "b", "zzz"], docs)  # a repeated query term counts once; an unseen one adds nothing
+    got = bm25(["mango", "kiwi", "mango", "zzz"], docs)  # a repeated query term counts once; an unseen one adds nothing
     k1, b, n, avg = 1.2, 0.75, 4, 12 / 4
 
     def part(tf: int, df: int, length: int) -> float:
@@ -39,7 +40,7 @@ def test_bm25_matches_a_hand_computed_value():
 
     want = [part(2, 1, 4) + part(1, 2, 4), 0.0, part(1, 2, 2), 0.0]
     np.testing.assert_allclose(got, want, rtol=1e-12)
-    assert bm25([], docs).tolist() == [0.0] * 4 and bm25(["a"], TermIndex.of([])).shape == (0,)
+    assert bm25([], docs).tolist() == [0.0] * 4 and bm25(["kiwi"], TermIndex.of([])).shape == (0,)
 
 
 def test_fusion_standardises_both_and_leaves_the_cosine_alone_without_shared_words():
@@ -69,11 +70,24 @@ def test_ranker_orders_by_cosine_without_and_by_words_with_a_heavy_lexical_weigh
     assert {r.id: r.lexical_score for r in heavy} == pytest.approx({d["id"]: w for d, w in zip(docs, words)})
 
 
-def test_coverage_is_the_share_of_the_querys_distinct_words_some_document_has():
-    feed = TermIndex.of([Bag.of("a b".split()), Bag.of("c".split())])
-    assert coverage(["a", "c", "zzz", "a"], feed) == pytest.approx(2 / 3)  # a repeated word counts once
-    assert coverage(["zzz"], feed) == 0.0 and coverage(["b"], feed) == 1.0
+def test_coverage_is_the_share_of_the_querys_distinct_content_words_some_document_has():
+    feed = TermIndex.of([Bag.of("kiwi mango".split()), Bag.of("lime".split())])
+    assert coverage(["kiwi", "lime", "zzz", "kiwi"], feed) == pytest.approx(2 / 3)  # a repeated word counts once
+    assert coverage(["zzz"], feed) == 0.0 and coverage(["mango"], feed) == 1.0
     assert coverage([], feed) == 1.0  # a query without words says nothing about its language
+    assert coverage(["the", "kiwi"], feed) == 1.0  # a function word says which language, not what about
+
+
+def test_a_function_word_of_the_documents_language_matches_nothing_there(tok):
+    """'in' is English and German: a German recipe holding it shares nothing with an English query, so neither
+    BM25 nor the interests' word share can lift it (spec/rules/stopwords.md)."""
+    german = Bag.of("nudeln mit käse in der pfanne".split())
+    english = Bag.of("the budget debate in parliament".split())
+    feed = TermIndex.of([german, english, Bag.of("kiwi in mango".split())])
+    assert [b.lang for b in (german, english)] == [1, 0] and feed.langs.tolist() == [1, 0, 0]
+    got = bm25(["budget", "in"], feed)
+    assert got[0] == 0.0 and got[1] > 0.0 and got[2] == 0.0
+    np.testing.assert_allclose(matched(["in", "pfanne"], feed), [1.0, 0.0, 0.0])
 
 
 def test_query_scores_weigh_bm25_by_the_shared_words_and_the_semantic_cosine_by_the_missing_ones():

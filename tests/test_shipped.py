@@ -161,3 +161,28 @@ def test_query_moves_matching_documents_up(tmp_path):
     ]
     ranked = r.rank(docs, query="tomato recipe")
     assert ranked[0].id in {"soup", "pasta"}
+
+
+GERMAN_FEED = [
+    ("haushalt", "Der Bundestag debattiert über den Haushalt für das kommende Jahr."),
+    ("regierung", "Der Kanzler und seine Minister beschließen neue Steuern für große Konzerne."),
+    ("nudeln", "Nudeln mit Käse und Zwiebeln: ein schnelles Rezept für die ganze Familie."),
+    ("wandern", "Eine Wanderung in den Alpen: die schönsten Wege im Herbst."),
+    ("spaetzle", "Spätzle selbst machen: die Anleitung für den perfekten Teig."),
+    ("fussball", "Der Trainer des FC Bayern spricht über die Niederlage in München."),
+    ("wetter", "Das Wetter am Wochenende wird sonnig und warm."),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "answer"), [("budget debate in parliament", "haushalt"), ("die Regierung", "regierung")]
+)
+def test_a_liked_document_sharing_only_function_words_never_overtakes_the_answer(tmp_path, query, answer):
+    """The stop-word traps: "in" and "die" are German function words, and the liked recipes and hike hold them.
+    They match nothing there, so the interests cannot lift them over the answer (spec/rules/stopwords.md)."""
+    r = _ranker(tmp_path)
+    docs = [{"id": i, "text": t} for i, t in GERMAN_FEED]
+    for liked in ("nudeln", "wandern", "spaetzle"):
+        r.feedback(docs[[d["id"] for d in docs].index(liked)], "like")
+    ranked = [d.id for d in r.rank(docs, query=query)]
+    assert all(ranked.index(answer) < ranked.index(liked) for liked in ("nudeln", "wandern", "spaetzle")), ranked

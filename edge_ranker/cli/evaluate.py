@@ -22,6 +22,8 @@ def cmd_eval(a: argparse.Namespace) -> None:
         raise EdgeRankerError(f"--users, --topics-split and --seed set up {USER_FLAGS}: add {USER_FLAGS}")
     if not users and a.item_sentences != 1:
         raise EdgeRankerError(f"--item-sentences sets up {USER_FLAGS}: add {USER_FLAGS}")
+    if a.baseline is not None and not a.mixed_search:
+        raise EdgeRankerError("--baseline sets up --mixed-search: add --mixed-search")
     if a.strengths and not a.personal_search:
         raise EdgeRankerError("--strengths sets up --personal-search: add --personal-search")
     if pair and len(a.models) != 2:
@@ -47,6 +49,11 @@ def cmd_eval(a: argparse.Namespace) -> None:
             raise EdgeRankerError(f"--out {out} is a folder; give a file name for the JSON")
         if out.exists() and not a.overwrite:
             raise EdgeRankerError(f"{out} already exists: give a new file name, or --overwrite to replace it")
+    baseline = None  # loaded before the evaluations, so a baseline that cannot load fails at once
+    if a.mixed_search and a.baseline != "none":
+        from edge_ranker.evaluate.encoders import resolve_encoder
+
+        baseline = resolve_encoder(a.baseline or MIXED_BASELINE, cache_root(a.cache))
     reads_data = a.sts or a.retrieval or a.translation or a.personal or a.search or pair
     if a.personal_search:  # its items refused now, not after the other evaluations
         from edge_ranker.evaluate.personal_search import search_topics
@@ -90,7 +97,7 @@ def cmd_eval(a: argparse.Namespace) -> None:
             seed=a.seed or 0,
             item_sentences=a.item_sentences,
         )
-    if a.feed_sessions or a.duplicates:
+    if a.feed_sessions or a.duplicates or a.mixed_search:
         from edge_ranker.runtime.encoder import Encoder
 
         semantic, relevance = (Encoder.load(m) for m in a.models)
@@ -104,6 +111,11 @@ def cmd_eval(a: argparse.Namespace) -> None:
         from edge_ranker.evaluate.duplicates import evaluate_duplicates
 
         res["duplicates"] = evaluate_duplicates(data_root(a.data), semantic, relevance)
+    if a.mixed_search:
+        from edge_ranker.evaluate.mixed_search import evaluate_mixed_search
+
+        res["mixed_search"] = evaluate_mixed_search(semantic, relevance, data_root(a.data), baseline)
+        res["mixed_search"]["baseline_model"] = None if baseline is None else a.baseline or MIXED_BASELINE
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
         out = out.resolve() if out.is_symlink() else out  # written through a link, as the user linked it
@@ -111,8 +123,14 @@ def cmd_eval(a: argparse.Namespace) -> None:
     print_json(res)
 
 
+MIXED_BASELINE = "teacher:multilingual-e5-small"  # a retrieval model of ~100 languages: the yardstick of search across them
 USER_FLAGS = "--personal, --personal-search or --feed-sessions"  # the evaluations of simulated users
-PAIR_FLAGS = {"--personal-search": "personal_search", "--feed-sessions": "feed_sessions", "--duplicates": "duplicates"}
+PAIR_FLAGS = {
+    "--personal-search": "personal_search",
+    "--feed-sessions": "feed_sessions",
+    "--duplicates": "duplicates",
+    "--mixed-search": "mixed_search",
+}
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -200,6 +218,19 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help="feeds holding the same story in several languages (SIB-200 dev items), MODELS being the Ranker's "
         "SEMANTIC RELEVANCE pair: distinct stories in the top 10, the folds' precision and recall, nDCG@10 over "
         "stories, with duplicates folded and not",
+    )
+    e.add_argument(
+        "--mixed-search",
+        action="store_true",
+        help="search in a feed of mixed languages (FLORES-200 devtest articles, each body and query in a random one "
+        "of the 10 languages), MODELS being the Ranker's SEMANTIC RELEVANCE pair: nDCG@10 with an empty store, an "
+        "unrelated history and --baseline's raw cosine, by answers in the query's language and in another; and "
+        "stop-word traps, liked documents that share only frequent words with the query",
+    )
+    e.add_argument(
+        "--baseline",
+        help=f"--mixed-search's raw-cosine baseline (teacher:NAME, a model folder; 'none' to leave it out; default "
+        f"{MIXED_BASELINE})",
     )
     e.add_argument(
         "--strengths",
