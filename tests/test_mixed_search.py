@@ -25,7 +25,7 @@ def write_flores(root: Path, articles: int = 12) -> Path:
     meta = ["URL\tdomain\ttopic\thas_image\thas_hyperlink"] + [f"https://x/{i}\twikinews\tt\tno\tno" for i in
                                                                  range(articles) for _ in range(3)]
     (folder / "metadata_devtest.tsv").write_text("\n".join(meta) + "\n", encoding="utf-8")
-    for n, (lang, code) in enumerate(SIB_LANGS.items()):
+    for n, code in enumerate(SIB_LANGS.values()):
         words = list(SYLLABLES.values())[n % len(SYLLABLES)]
         lines = [" ".join(words[c] for c in sentence) for article in concepts for sentence in article]
         (folder / f"{code}.devtest").write_text("\n".join(lines) + "\n", encoding="utf-8")

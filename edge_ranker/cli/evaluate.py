@@ -123,7 +123,7 @@ def cmd_eval(a: argparse.Namespace) -> None:
     print_json(res)
 
 
-MIXED_BASELINE = "teacher:multilingual-e5-small"  # a retrieval model of ~100 languages: the yardstick of search across them
+MIXED_BASELINE = "teacher:multilingual-e5-small"  # a retrieval model of ~100 languages: search across them
 USER_FLAGS = "--personal, --personal-search or --feed-sessions"  # the evaluations of simulated users
 PAIR_FLAGS = {
     "--personal-search": "personal_search",

@@ -29,6 +29,8 @@ from edge_ranker.runtime.store.events import check_view_time, replay_reactions
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
 EXACT, CLOSE, FLOAT32 = 0.0, 1e-9, 1e-6  # integers and orders; float64 arithmetic; float32 vectors
+GERMAN = ["der", "bundestag", "debattiert", "über", "den", "haushalt", "in", "berlin"]  # "in": German and English
+MIXED_FEED = [GERMAN, ["budget", "debate", "in", "the", "parliament"], ["nudeln", "mit", "käse", "in", "der", "pfanne"]]
 
 
 def _floats(x: Any) -> Any:
@@ -214,24 +216,22 @@ def definitions() -> list[tuple[str, str, str, str, dict, float]]:
         ("bm25", "coverage-of-no-terms", "a query without terms covers 1: nothing says it is in another language",
          "coverage", {"query": [], "docs": [["train"]]}, CLOSE),
         ("stopwords", "language-most-held", "a text's language: the one whose function words it holds most",
-         "language", {"terms": ["der", "bundestag", "debattiert", "über", "den", "haushalt", "in", "berlin"]}, EXACT),
+         "language", {"terms": GERMAN}, EXACT),
         ("stopwords", "language-tie-first", "a tie goes to the first language in LANGUAGES order", "language",
          {"terms": ["in", "budget"]}, EXACT),
         ("stopwords", "language-none", "a text holding no listed word has no language (-1)", "language",
          {"terms": ["bundestag", "haushalt", "2024"]}, EXACT),
         ("stopwords", "function-word-scores-nothing", "'in' is a function word of the German documents: no BM25 there",
          "bm25", {"query": ["budget", "debate", "in", "parliament"],
-                  "docs": [["der", "bundestag", "debattiert", "über", "den", "haushalt", "in", "berlin"], ["budget", "debate", "in", "the", "parliament"],
-                           ["nudeln", "mit", "käse", "in", "der", "pfanne"]]}, CLOSE),
+                  "docs": MIXED_FEED}, CLOSE),
         ("stopwords", "function-word-matches-nothing", "a German recipe holding 'in' gets no share of the query",
          "matched", {"query": ["budget", "debate", "in", "parliament"],
-                     "docs": [["der", "bundestag", "debattiert", "über", "den", "haushalt", "in", "berlin"], ["budget", "debate", "in", "the", "parliament"],
-                              ["nudeln", "mit", "käse", "in", "der", "pfanne"]]}, CLOSE),
+                     "docs": MIXED_FEED}, CLOSE),
         ("stopwords", "same-language-trap", "'die Regierung': a German recipe holding 'die' matches nothing", "matched",
          {"query": ["die", "regierung"], "docs": [["die", "regierung", "plant", "neue", "steuern"],
                                                  ["die", "spätzle", "mit", "käse"]]}, CLOSE),
         ("stopwords", "coverage-of-content-terms", "the cover counts content terms only, held as content", "coverage",
-         {"query": ["budget", "debate", "in", "parliament"], "docs": [["der", "bundestag", "debattiert", "über", "den", "haushalt", "in", "berlin"], ["budget", "and", "more"]]}, CLOSE),
+         {"query": ["budget", "debate", "in", "parliament"], "docs": [GERMAN, ["budget", "and", "more"]]}, CLOSE),
         ("stopwords", "coverage-of-function-words-only", "a query of function words only covers 1", "coverage",
          {"query": ["in", "the"], "docs": [["haushalt"]]}, CLOSE),
         ("decay", "fresh", "1 for an interest fed now, or after now", "decay",
