@@ -15,7 +15,7 @@ import { Encoder } from "./encoder.js";
 import { EdgeRankerError, Unlearnable } from "./errors.js";
 import * as fusion from "./fusion.js";
 import { DEFAULT_CONFIG, active, addDwell, addViewTime, dot, interestVector, personalScores, react, unit } from "./interests.js";
-import { bm25, counts, coverage, matched } from "./lexical.js";
+import { bag, bm25, coverage, matched } from "./lexical.js";
 import { given } from "./options.js";
 import { reactions as weighted } from "./signals.js";
 import { emptyState } from "./state.js";
@@ -488,7 +488,7 @@ export class Ranker {
     const q = await rel.encode(query, { role: rel.roles.length ? "query" : undefined });
     const search = { relevance: passages.map((p) => dot(p, q)) };
     search.words = terms(rel.cut(query));
-    search.feed = texts.map((t) => this.caches.t.take(t, () => counts(terms(rel.cut(t)))));
+    search.feed = texts.map((t) => this.caches.t.take(t, () => bag(terms(rel.cut(t)))));
     search.cover = coverage(search.words, search.feed);
     if (this.lexicalWeight) search.lexical = bm25(search.words, search.feed);
     if (this.semanticQueryWeight && search.cover < 1) {

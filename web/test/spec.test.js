@@ -4,15 +4,17 @@
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
+import { moduleText, SOURCE as STOPWORDS } from "../scripts/stopwords-table.js";
 import * as constants from "../src/constants.js";
 import { documents } from "../src/documents.js";
 import * as duplicates from "../src/duplicates.js";
 import * as fusion from "../src/fusion.js";
 import { DEFAULT_CONFIG, decay, interestVector, personalScores, react } from "../src/interests.js";
-import { bm25, counts, coverage, matched } from "../src/lexical.js";
+import { bag, bm25, coverage, matched } from "../src/lexical.js";
 import { SCHEMA_VERSION } from "../src/manifest.js";
 import { checkOptions, checkViewTime } from "../src/ranker.js";
 import * as signals from "../src/signals.js";
+import { LANGUAGES } from "../src/stopwords.js";
 import { splitWindows } from "../src/tokenizer.js";
 
 const SPEC = new URL("../../spec/", import.meta.url);
@@ -22,7 +24,7 @@ const SPEC_CONSTANTS = JSON.parse(readFileSync(new URL("constants.json", SPEC), 
 const camel = (name) => name.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
 const config = (overrides = {}) =>
   ({ ...DEFAULT_CONFIG, ...Object.fromEntries(Object.entries(overrides).map(([k, v]) => [camel(k), v])) });
-const bags = (docs) => docs.map(counts);
+const bags = (docs) => docs.map(bag);
 
 function interests(input) {
   const cfg = config(input.config);
@@ -74,6 +76,7 @@ const FUNCTIONS = {
   bm25: (i) => bm25(i.query, bags(i.docs)),
   matched: (i) => matched(i.query, bags(i.docs)),
   coverage: (i) => coverage(i.query, bags(i.docs)),
+  language: (i) => bag(i.terms).lang,
   decay: (i) => decay(i.last_view, i.now, config(i.config)),
   interests,
   implicit,
@@ -123,6 +126,14 @@ for (const [rule, name] of cases) {
     }
   });
 }
+
+test("the function words are spec/stopwords' list, in its languages' order", () => {
+  const mine = readFileSync(new URL("../src/stopwords-table.js", import.meta.url), "utf8");
+  const tsv = readFileSync(STOPWORDS, "utf8");
+  assert.equal(mine, moduleText(tsv), "run: node scripts/stopwords-table.js");
+  const listed = [...new Set(tsv.split("\n").filter((l) => l && !l.startsWith("#")).map((l) => l.split("\t")[0]))];
+  assert.deepEqual(listed, LANGUAGES);
+});
 
 test("the constants module is spec/constants.json's", () => {
   for (const [name, { value }] of Object.entries(SPEC_CONSTANTS)) assert.equal(constants[name], value, name);
