@@ -159,6 +159,9 @@ def test_an_unknown_option_is_refused_in_words(pair, kwargs, words):
         ranker.rank(docs(FOOD), **kwargs)
     with pytest.raises(EdgeRankerError, match="shown takes a list of documents"):
         ranker.shown(FOOD[0][1])
+    with pytest.raises(EdgeRankerError, match=r"is one \(id, text\) document: pass a list"):
+        ranker.shown(("soup", FOOD[0][1]))  # like() takes this pair as one document: shown must not see two texts
+    assert ranker.store.history() == [] and ranker.shown([("soup", FOOD[0][1])]) == 1
 
 
 def test_a_schema_1_store_read_where_no_file_can_be_made_refuses_signals_it_cannot_keep(tmp_path, monkeypatch):

@@ -57,7 +57,7 @@ def _hashes(words: list[str]) -> np.ndarray:
 
 def _function_table() -> tuple[np.ndarray, np.ndarray]:
     """The function words' hashes, sorted, and beside each the languages it is a function word of, one bit each
-    in ``LANGUAGES`` order ("in": English, German, Italian, Dutch)."""
+    in ``LANGUAGES`` order ("in": English, German, Italian, Portuguese, Dutch)."""
     bits: dict[int, int] = {}
     for i, lang in enumerate(LANGUAGES):
         for h in _hashes(function_words()[lang]).tolist():

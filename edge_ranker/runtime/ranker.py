@@ -56,6 +56,14 @@ PROGRESS_FROM = 2_000  # texts to embed before a progress bar is worth showing (
 # again.
 
 
+
+def _pair(docs: object) -> bool:
+    """Whether ``docs`` is one ``(id, text)`` document: a tuple of an id and a text, not a sequence of two texts."""
+    return (
+        isinstance(docs, tuple) and len(docs) == 2 and isinstance(docs[1], (str, bytes))
+        and (isinstance(docs[0], (str, bytes)) or integer_id(docs[0]))
+    )
+
 class Ranker:
     """Ranks documents by the user's stored likes and dislikes and an optional query, and records the reactions.
     A document's interest vector is its semantic and passage vectors side by side (``interest_vectors``): the two
@@ -235,6 +243,11 @@ class Ranker:
         showings were kept."""
         if isinstance(docs, (str, bytes, dict, Document)):
             raise EdgeRankerError("shown takes a list of documents, not one document")
+        if _pair(docs):  # like(("id", "text")) takes it as one document; shown must not read two texts from it
+            raise EdgeRankerError(
+                "shown takes a list of documents; a tuple of an id and a text is one (id, text) document: pass a list "
+                "([(id, text)], or [text, text] for two texts)"
+            )
         docs = documents(docs)
         unique_ids(docs)  # one showing of a document each, as ``rank`` takes a feed: twice would be a skip at once
         reaction_time(ts)  # said whether or not any showing is kept, as the web package does
