@@ -258,3 +258,18 @@ def test_the_rankers_search_figures_are_the_query_part_plus_the_nearest_centers_
         assert searched[setting] == res["usefulness"][setting]["users"] > 0
         for w, system in ((0, "query"), (4.0, "ranker@4"), (16.0, "ranker")):
             assert again[("usefulness", setting, w)] == pytest.approx(res["usefulness"][setting][system], abs=1e-12)
+
+
+def test_a_usefulness_query_is_a_content_word_held_by_the_liked_topic_and_another():
+    """"with" answers nothing, so it is never the query: it matches no document under the stopwords rule, and
+    the graded relevance (holding the word) would count documents no search could find."""
+    import numpy as np
+
+    from edge_ranker.evaluate.personal_search import _query_word
+
+    bags = [{"with", "football"}, {"with", "football"}, {"with", "football"}, {"with", "budget"}] + [{"x"}] * 36
+    labels = np.array(["sports", "sports", "politics", "politics"] + ["other"] * 36)
+    keep, rng = np.arange(40), np.random.default_rng(0)
+    assert _query_word(bags, keep, labels, "sports", rng, set()) in {"with", "football"}
+    assert all(_query_word(bags, keep, labels, "sports", rng, {"with"}) == "football" for _ in range(5))
+    assert _query_word(bags, keep, labels, "sports", rng, {"with", "football"}) is None

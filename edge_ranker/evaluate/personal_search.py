@@ -14,10 +14,11 @@ split by default (its train split, which no recipe reads, on request):
   topics both other than the item's. ``kept`` is each system's nDCG@10 as a share of ``query``'s.
 - *usefulness*: a history that favours one topic should lift what the user likes among what answers the query.
   The query is one word that ``MIN_MATCHES`` or more of the SIB-200 items hold (at most ``MAX_SHARE`` of them),
-  of the liked topic and of others; graded relevance: 2 = holds the word and is of the liked topic, 1 = holds the
-  word, 0 = lacks it. Settings: ``mono`` (English), ``within`` (history and search in one random language) and
-  ``cross`` (history in one language, search in another). ``lift`` is each system's graded nDCG@10 less
-  ``query``'s.
+  of the liked topic and of others, and a content word (no function word of its language, spec/rules/stopwords.md:
+  nobody searches for "with", and no item answers it); graded relevance: 2 = holds the word and is of the liked
+  topic, 1 = holds the word, 0 = lacks it. Settings: ``mono`` (English), ``within`` (history and search in one
+  random language) and ``cross`` (history in one language, search in another). ``lift`` is each system's graded
+  nDCG@10 less ``query``'s.
 
 Items are single sentences by default; ``item_sentences`` K joins K sentences of one topic into an article-length
 item (``as_articles``), as a news feed's items are: one sentence says little of its topic, so the interests that
@@ -41,6 +42,7 @@ from edge_ranker.datasets.topics import Topics, as_articles, load_topics
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.fusion import RRF_K, rrf
 from edge_ranker.runtime.lexical import terms
+from edge_ranker.runtime.stopwords import function_words
 
 if TYPE_CHECKING:
     from edge_ranker.runtime.encoder import Encoder
@@ -225,13 +227,14 @@ def usefulness_searches(users: Users, settings: tuple[str, ...], per_setting: in
     langs = sorted(topics.texts)
     bags = {lang: [set(terms(users.relevance.tokenizer, t)) for t in topics.texts[lang]] for lang in langs}
     corpora = {lang: Corpus(users, topics.texts[lang]) for lang in langs}
+    function = {lang: set(words) for lang, words in function_words().items()}
     for setting in settings:
         for _ in tqdm(range(per_setting), desc=f"usefulness {setting}", leave=False):
             home = "en" if setting == "mono" else str(rng.choice(langs))
             away = str(rng.choice([x for x in langs if x != home])) if setting == "cross" else home
             user = users.draw(home)
             keep = np.setdiff1d(np.arange(labels.size), sorted(user.items))
-            word = _query_word(bags[away], keep, labels, user.liked, rng)
+            word = _query_word(bags[away], keep, labels, user.liked, rng, function.get(away, set()))
             if word is not None:
                 has = np.array([word in bags[away][i] for i in keep], float)
                 yield Search(setting, corpora[away], user, keep, word, has * (1 + (labels[keep] == user.liked)))
@@ -273,10 +276,15 @@ def usefulness(users: Users, settings: tuple[str, ...], per_setting: int, streng
 
 
 def _query_word(
-    bags: list[set[str]], keep: np.ndarray, labels: np.ndarray, liked: str, rng: np.random.Generator
+    bags: list[set[str]],
+    keep: np.ndarray,
+    labels: np.ndarray,
+    liked: str,
+    rng: np.random.Generator,
+    function: set[str],
 ) -> str | None:
-    """A seeded word of at least 4 characters that ``MIN_MATCHES`` to ``MAX_SHARE`` of the documents hold, of the
-    liked topic and of another; None when there is none."""
+    """A seeded word of at least 4 characters, not in ``function``, that ``MIN_MATCHES`` to ``MAX_SHARE`` of the
+    documents hold, of the liked topic and of another; None when there is none."""
     holders: dict[str, list[int]] = {}
     for i in keep:
         for w in bags[i]:
@@ -285,6 +293,7 @@ def _query_word(
         w
         for w, held in holders.items()
         if len(w) >= 4
+        and w not in function
         and MIN_MATCHES <= len(held) <= MAX_SHARE * keep.size
         and (labels[held] == liked).any()
         and (labels[held] != liked).any()

@@ -2,7 +2,10 @@
 ``eval --mixed-search`` (FLORES-200 devtest articles, each body and each query in a seeded random language), search
 across languages and within one (``eval --search``'s FLORES directions) and the QA dev sets in one language
 (WikiQA, SciFact, SQuAD-it). The cosines, BM25 and the documents' languages are computed once by the runtime's
-own functions; each rule is then a few numpy lines over them, so a rule costs seconds to try, not a run.
+own functions; each rule is then a few numpy lines over them, so a rule costs seconds to try, not a run. ``today``
+is the installed runtime's rule; the others (``rule``'s branches) recompute BM25 with this script's own masking of
+the function words (``masked``), so they hold whatever the runtime does (bench/experiments/search-and-interests.md,
+"Search in a feed of mixed languages").
 
 Usage: python bench/scripts/experiments/mixed_search_rules.py --data ../shared/data [--layouts 3]
 """

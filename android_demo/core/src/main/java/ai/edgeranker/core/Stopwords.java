@@ -20,7 +20,10 @@ import java.util.Map;
 final class Stopwords {
     /** The languages of the list, in the order a tie between them is decided in. */
     static final List<String> LANGUAGES = List.of("en", "de", "fr", "it", "es", "pl", "pt", "nl", "ru", "tr");
-    /** Each function word's languages, one bit each in LANGUAGES order ("in": English, German, Italian, Dutch). */
+    /**
+     * Each function word's languages, one bit each in LANGUAGES order ("in": English, German, Italian, Portuguese,
+     * Dutch).
+     */
     private static final Map<String, Integer> BITS = new HashMap<>();
 
     static {
