@@ -289,3 +289,16 @@ def test_a_store_opened_by_a_relative_path_still_writes_after_a_chdir(tmp_path, 
     s.space("m").add_feedback("a", np.ones(4, np.float32), "like", text="the cat")
     assert s.feedback_count() == 1
     s.close()
+
+
+def test_undo_of_a_view_takes_its_seconds_back_from_the_interest_they_went_to(tmp_path):
+    """A view's seconds go to the closest liked interest; undoing the viewed document (never liked itself) takes
+    them back, never below 0, and leaves another view's seconds where they are."""
+    s = PreferenceStore(tmp_path / "p.db")
+    s.space("m").add_feedback("liked", vec(1, 0), "like")
+    s.space("m").add_signals("view", [("read", "a text read", vec(1, 0.1), 40.0)], None, dwell=True)
+    s.space("m").add_signals("view", [("other", "another text read", vec(1, 0.2), 25.0)], None, dwell=True)
+    assert s.space("m").interests()[0][0].view_time == pytest.approx(65.0)
+    assert s.undo("read") == 1
+    assert s.space("m").interests()[0][0].view_time == pytest.approx(25.0)
+    assert s.undo("other") == 1 and s.space("m").interests()[0][0].view_time == 0.0

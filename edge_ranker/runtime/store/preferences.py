@@ -32,7 +32,7 @@ import numpy as np
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.cache import text_hash
 from edge_ranker.runtime.documents import check_id
-from edge_ranker.runtime.interests import CoI, CoIConfig
+from edge_ranker.runtime.interests import CoI, CoIConfig, closest
 from edge_ranker.runtime.store import sqlite as store_sqlite
 from edge_ranker.runtime.store.export import everything, write_export
 from edge_ranker.runtime.store.files import (
@@ -344,8 +344,9 @@ class PreferenceStore:
 
     def undo(self, doc_id: str) -> int:
         """Undo every reaction to ``doc_id`` and every signal of it (its showings and views): the events go and the
-        interests are rebuilt from the others, as if it had never been liked, disliked, shown or read. Returns how
-        many events went (0: nothing to undo)."""
+        interests are rebuilt from the others, as if it had never been liked, disliked, shown or read; each view's
+        seconds leave the liked interest closest to it, as they went there. Returns how many events went (0: nothing
+        to undo)."""
         check_id(doc_id, blank_ok=True)
         with self._write():
             texts = self._db.execute(
@@ -355,13 +356,27 @@ class PreferenceStore:
             )
             hashes = [text_hash(t) for (t,) in texts.fetchall()]
             self._db.executemany("DELETE FROM vectors WHERE text_hash=?", [(h,) for h in hashes])
+            views = self._db.execute(
+                "SELECT model, embedding, seconds FROM signals WHERE doc_id=? AND kind='view' AND seconds > 0",
+                (doc_id,),
+            ).fetchall()
             gone = self._db.execute("DELETE FROM feedback WHERE doc_id=?", (doc_id,)).rowcount
             if gone:
                 self._rebuild_interests()
             gone += self._db.execute("DELETE FROM signals WHERE doc_id=?", (doc_id,)).rowcount
+            for model, embedding, seconds in views:
+                self._take_dwell(model, np.frombuffer(embedding, dtype=np.float32), seconds)
         with self._read():  # best effort: the old pages leave the WAL now unless another process is reading
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return gone
+
+    def _take_dwell(self, model: str, emb: np.ndarray, seconds: float) -> None:
+        """Inside a write: ``seconds`` back from the liked interest closest to ``emb`` (``Space._add_dwell`` gave
+        them there), never below 0."""
+        cois = self._interests(model, True)
+        i, _ = closest(cois, emb) if cois and cois[0].point.size == emb.size else (-1, 0.0)
+        if i >= 0:
+            self._db.execute("UPDATE interests SET view_time = MAX(0, view_time - ?) WHERE id=?", (seconds, cois[i].id))
 
     def _rebuild_interests(self) -> None:
         rebuild(self._db, self.config, self.path)
