@@ -98,6 +98,12 @@ export function addDwell(positives, point, seconds, threshold = -Infinity) {
   if (j >= 0 && sim >= threshold) positives[j].viewTime += seconds;
 }
 
+/** Dwell time back from the liked interest closest to a unit vector (as addViewTime gave it there), never below 0. */
+export function takeDwell(positives, point, seconds) {
+  const [j] = closest(positives, point);
+  if (j >= 0) positives[j].viewTime = Math.max(0, positives[j].viewTime - seconds);
+}
+
 /** How much an interest last fed at lastView still counts at now: 1 at once, 0 past the horizon. */
 export function decay(lastView, now, config) {
   if (config.horizonDays === 0) return 0;

@@ -14,7 +14,7 @@ import { FOLDS, REACTED, choice, fold, last, sink } from "./duplicates.js";
 import { Encoder } from "./encoder.js";
 import { EdgeRankerError, Unlearnable } from "./errors.js";
 import * as fusion from "./fusion.js";
-import { DEFAULT_CONFIG, active, addDwell, addViewTime, dot, interestVector, personalScores, react, unit } from "./interests.js";
+import { DEFAULT_CONFIG, active, addDwell, addViewTime, dot, interestVector, personalScores, react, takeDwell, unit } from "./interests.js";
 import { bag, bm25, coverage, matched } from "./lexical.js";
 import { given } from "./options.js";
 import { reactions as weighted } from "./signals.js";
@@ -327,18 +327,22 @@ export class Ranker {
 
   /**
    * Undo the user's reactions to a document and its signals (showings and views): the interests are rebuilt without
-   * them, as if it had never been liked, disliked, shown or read; resolves to how many went.
+   * them, as if it had never been liked, disliked, shown or read, and each view's seconds leave the liked interest
+   * closest to it, as they went there; resolves to how many went.
    */
   undo(id) {
     return this.inTurn(async () => {
       const docId = documentId(id);
       return this.change((state) => {
+        // a view left out (no vector under these models) has no interest to find
+        const views = state.signals.filter((s) => s.id === docId && s.kind === "view" && s.seconds > 0 && !s.left);
         const kept = state.events.filter((e) => e.id !== docId);
         let gone = state.events.length - kept.length;
         if (gone) Object.assign(state, replayed(state, kept, this.config));
         const signals = state.signals.filter((s) => s.id !== docId);
         gone += state.signals.length - signals.length;
         state.signals = signals;
+        for (const v of views) takeDwell(state.positives, v.vector, v.seconds);
         return gone;
       });
     });

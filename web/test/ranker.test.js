@@ -252,6 +252,26 @@ test("undo removes a document's signals; without signals the feed ranks as befor
   liked.forEach((r, i) => assert.ok(Math.abs(r.score - never[i].score) < 1e-6 && r.interest.negativeInterest === null));
 });
 
+test("undo of a view takes its seconds back from the liked interest they went to; another view's stay", async () => {
+  const store = new MemoryStore();
+  const ranker = await fresh(store);
+  const read = { id: "space-3", text: "NASA's new rocket takes four astronauts around the Moon." };
+  const other = { id: "space-4", text: "Four astronauts fly to the Moon on board NASA's new rocket." };
+  await ranker.like(FEED[0], { ts: NOW - 60 });
+  await ranker.viewed(read, 40, { ts: NOW - 30 });
+  await ranker.viewed(other, 25, { ts: NOW - 20 });
+  const stored = async () => (await store.load()).positives.map((c) => c.viewTime);
+  const ranked = () => ranker.interests().positives.reduce((t, c) => t + c.viewTime, 0);
+  assert.deepEqual(await stored(), [65]);
+  assert.equal(ranked(), 65, "the replayed interests hold the stored dwell time");
+  assert.equal(await ranker.undo("space-3"), 1, "the view alone");
+  assert.deepEqual(await stored(), [25]);
+  assert.equal(ranked(), 25, "the other view's seconds stay, replayed with its signal");
+  assert.equal(await ranker.undo("space-4"), 1);
+  assert.deepEqual(await stored(), [0]);
+  assert.equal(ranker.interests().positives[0].viewTime, 0, "no signal left: the stored interests rank");
+});
+
 test("shown and viewed refuse in words what is not a list of documents, a time or their options", async () => {
   const ranker = await fresh();
   await assert.rejects(ranker.shown(FEED[0]), /shown takes a list of documents, not one document/);

@@ -180,9 +180,16 @@ public final class Interests {
     /**
      * Undoes every reaction to doc (its text) and every signal of it: the interests are rebuilt from the other
      * reactions, as if it had never been liked, disliked, shown or read, their dwell time moved to the closest rebuilt
-     * liked interest. Returns how many events went.
+     * liked interest; each view's seconds leave the liked interest closest to it, as they went there (viewed).
+     * Returns how many events went.
      */
     public int undo(String doc) {
+        List<Signals.Event> views = new ArrayList<>();
+        for (Signals.Event e : signals) {
+            if (e.doc.equals(doc) && e.kind.equals(Signals.VIEW) && e.seconds > 0) {
+                views.add(e);
+            }
+        }
         int gone = reactions.size();
         reactions.removeIf(e -> e.doc.equals(doc));
         gone -= reactions.size();
@@ -191,6 +198,12 @@ public final class Interests {
         }
         int before = signals.size();
         signals.removeIf(e -> e.doc.equals(doc));
+        for (Signals.Event e : views) {
+            int i = closest(positives, e.vector);
+            if (i >= 0) {  // never below 0: the rebuild may have moved less dwell time there than the view gave
+                positives.get(i).viewTime = Math.max(0.0, positives.get(i).viewTime - e.seconds);
+            }
+        }
         replayed = null;
         return gone + before - signals.size();
     }

@@ -280,7 +280,8 @@ public final class Ranker {
 
     /**
      * Undoes every reaction to a text and every signal of it (Interests.undo): the interests are rebuilt as if it had
-     * never been liked, disliked, shown or read. Returns how many events went (0: nothing to undo).
+     * never been liked, disliked, shown or read, and each view's seconds leave the liked interest they went to.
+     * Returns how many events went (0: nothing to undo).
      */
     public synchronized int undo(String text) {
         return interests.undo(given(text));

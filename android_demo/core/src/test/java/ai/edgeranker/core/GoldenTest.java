@@ -617,6 +617,22 @@ public final class GoldenTest {
         }
     }
 
+    /**
+     * A view's seconds go to the closest liked interest; undoing the viewed text (never liked itself) takes them back
+     * and leaves another view's seconds where they are (as Python's store).
+     */
+    static void undoneViews() {
+        Interests interests = new Interests(new Interests.Config());
+        interests.feedback("liked", new float[] {1f, 0f}, true, 0.0);
+        interests.viewed("a text read", new float[] {1f, 0.1f}, 40.0, 1.0);
+        interests.viewed("another text read", new float[] {1f, 0.2f}, 25.0, 2.0);
+        check(Math.abs(interests.positives.get(0).viewTime - 65.0) <= 1e-9, "two views' seconds on the liked interest");
+        check(interests.undo("a text read") == 1 && Math.abs(interests.positives.get(0).viewTime - 25.0) <= 1e-9,
+                "undo takes a view's seconds back: " + interests.positives.get(0).viewTime);
+        check(interests.undo("another text read") == 1 && interests.positives.get(0).viewTime == 0.0,
+                "undo of the other view leaves none: " + interests.positives.get(0).viewTime);
+    }
+
     /** What Python refuses, refused here too: a NaN or far-future reaction time (a NaN last view left the interest
      * never alive), a NaN 'now', and a vector of another size after one of the right size (a partial cosine). */
     static void timesAndMixedSizes() {
@@ -842,6 +858,7 @@ public final class GoldenTest {
         tokens(golden, models, "relevance");
         splits(golden);
         sizes();
+        undoneViews();
         timesAndMixedSizes();
         documents();
         json();
