@@ -302,3 +302,16 @@ def test_undo_of_a_view_takes_its_seconds_back_from_the_interest_they_went_to(tm
     assert s.undo("read") == 1
     assert s.space("m").interests()[0][0].view_time == pytest.approx(25.0)
     assert s.undo("other") == 1 and s.space("m").interests()[0][0].view_time == 0.0
+
+
+def test_undo_of_a_liked_and_read_document_leaves_another_interests_seconds(tmp_path):
+    """The view's seconds leave the interest they went to before the rebuild drops it: another, far interest keeps
+    its own seconds."""
+    s = PreferenceStore(tmp_path / "p.db")
+    s.space("m").add_feedback("a", vec(1, 0), "like")
+    s.space("m").add_signals("view", [("a", "a text", vec(1, 0), 40.0)], None, dwell=True)
+    s.space("m").add_feedback("b", vec(0, 1), "like")
+    s.space("m").add_signals("view", [("b", "b text", vec(0, 1), 25.0)], None, dwell=True)
+    assert s.undo("a") == 2
+    (only,) = s.space("m").interests()[0]
+    assert only.view_time == pytest.approx(25.0)

@@ -360,12 +360,12 @@ class PreferenceStore:
                 "SELECT model, embedding, seconds FROM signals WHERE doc_id=? AND kind='view' AND seconds > 0",
                 (doc_id,),
             ).fetchall()
+            for model, embedding, seconds in views:  # before the rebuild, from the interests they went to
+                self._take_dwell(model, np.frombuffer(embedding, dtype=np.float32), seconds)
             gone = self._db.execute("DELETE FROM feedback WHERE doc_id=?", (doc_id,)).rowcount
             if gone:
                 self._rebuild_interests()
             gone += self._db.execute("DELETE FROM signals WHERE doc_id=?", (doc_id,)).rowcount
-            for model, embedding, seconds in views:
-                self._take_dwell(model, np.frombuffer(embedding, dtype=np.float32), seconds)
         with self._read():  # best effort: the old pages leave the WAL now unless another process is reading
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return gone
