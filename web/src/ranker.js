@@ -336,13 +336,13 @@ export class Ranker {
       return this.change((state) => {
         // a view left out (no vector under these models) has no interest to find
         const views = state.signals.filter((s) => s.id === docId && s.kind === "view" && s.seconds > 0 && !s.left);
+        for (const v of views) takeDwell(state.positives, v.vector, v.seconds); // before the replay: where they went
         const kept = state.events.filter((e) => e.id !== docId);
         let gone = state.events.length - kept.length;
         if (gone) Object.assign(state, replayed(state, kept, this.config));
         const signals = state.signals.filter((s) => s.id !== docId);
         gone += state.signals.length - signals.length;
         state.signals = signals;
-        for (const v of views) takeDwell(state.positives, v.vector, v.seconds);
         return gone;
       });
     });

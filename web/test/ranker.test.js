@@ -272,6 +272,17 @@ test("undo of a view takes its seconds back from the liked interest they went to
   assert.equal(ranker.interests().positives[0].viewTime, 0, "no signal left: the stored interests rank");
 });
 
+test("undo of a liked and read document takes its seconds from its own interest, not from a far one's", async () => {
+  const store = new MemoryStore();
+  const ranker = await fresh(store);
+  await ranker.like(FEED[0], { ts: NOW - 60 });
+  await ranker.viewed(FEED[0], 40, { ts: NOW - 50 });
+  await ranker.like(FEED[2], { ts: NOW - 40 });
+  await ranker.viewed(FEED[2], 25, { ts: NOW - 30 });
+  assert.equal(await ranker.undo(FEED[0].id), 2);
+  assert.deepEqual((await store.load()).positives.map((c) => c.viewTime), [25]);
+});
+
 test("shown and viewed refuse in words what is not a list of documents, a time or their options", async () => {
   const ranker = await fresh();
   await assert.rejects(ranker.shown(FEED[0]), /shown takes a list of documents, not one document/);

@@ -190,6 +190,12 @@ public final class Interests {
                 views.add(e);
             }
         }
+        for (Signals.Event e : views) {  // before the rebuild, from the interests they went to
+            int i = closest(positives, e.vector);
+            if (i >= 0) {
+                positives.get(i).viewTime = Math.max(0.0, positives.get(i).viewTime - e.seconds);
+            }
+        }
         int gone = reactions.size();
         reactions.removeIf(e -> e.doc.equals(doc));
         gone -= reactions.size();
@@ -198,12 +204,6 @@ public final class Interests {
         }
         int before = signals.size();
         signals.removeIf(e -> e.doc.equals(doc));
-        for (Signals.Event e : views) {
-            int i = closest(positives, e.vector);
-            if (i >= 0) {  // never below 0: the rebuild may have moved less dwell time there than the view gave
-                positives.get(i).viewTime = Math.max(0.0, positives.get(i).viewTime - e.seconds);
-            }
-        }
         replayed = null;
         return gone + before - signals.size();
     }

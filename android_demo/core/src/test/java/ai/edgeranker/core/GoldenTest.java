@@ -631,6 +631,14 @@ public final class GoldenTest {
                 "undo takes a view's seconds back: " + interests.positives.get(0).viewTime);
         check(interests.undo("another text read") == 1 && interests.positives.get(0).viewTime == 0.0,
                 "undo of the other view leaves none: " + interests.positives.get(0).viewTime);
+        // a liked and read text undone: its seconds leave its own interest, not a far one's the rebuild leaves
+        Interests two = new Interests(new Interests.Config());
+        two.feedback("a", new float[] {1f, 0f}, true, 0.0);
+        two.viewed("a", new float[] {1f, 0f}, 40.0, 1.0);
+        two.feedback("b", new float[] {0f, 1f}, true, 2.0);
+        two.viewed("b", new float[] {0f, 1f}, 25.0, 3.0);
+        check(two.undo("a") == 2 && two.positives.size() == 1 && Math.abs(two.positives.get(0).viewTime - 25.0) <= 1e-9,
+                "undo of a liked and read text leaves the other interest's seconds: " + two.positives.get(0).viewTime);
     }
 
     /** What Python refuses, refused here too: a NaN or far-future reaction time (a NaN last view left the interest
