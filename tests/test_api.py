@@ -368,3 +368,22 @@ def test_an_integer_id_is_its_decimal_string_in_every_way_in_and_swapped_models_
     assert "\n" not in str(caught.value)
     with pytest.raises(EdgeRankerError, match="--relevance relevance"):
         Ranker(semantic, None, PreferenceStore(tmp_path / "p.db")).rank([Document("a", "rivers")], query="rivers")
+
+
+def test_a_new_semantic_model_takes_the_stored_reads_and_skips_along(tiny_model, tmp_path, semantic):
+    """What the reader opened and scrolled past is kept with its text, so a model update embeds it again with the
+    likes: the skipped football story still counts against football under the new model."""
+    old = Encoder.load(tiny_model)
+    first = Ranker(old, None, PreferenceStore(tmp_path / "p.db"))
+    first.feedback({"id": "a", "text": "rivers and lakes"}, "like")
+    for _ in range(2):
+        first.shown([{"id": "s", "text": "football scores"}])
+    first.viewed({"id": "r", "text": "a lake and a river"}, 60.0)
+    first.store.close()
+    updated = Ranker(semantic, None, PreferenceStore(tmp_path / "p.db"))
+    pos, neg = updated.store.space(updated.model_key).interests()
+    assert len(pos) == 1 and len(neg) == 1 and neg[0].point.shape == (128,)  # the skip, in the new space
+    np.testing.assert_allclose(neg[0].point, semantic.encode("football scores"), atol=1e-5)
+    assert updated.store.space(updated.model_key).stale_signals() == []
+    ranked = updated.rank([{"id": "x", "text": "football match"}, {"id": "y", "text": "a lake"}], reacted="keep")
+    assert ranked.ids == ["y", "x"] and ranked[1].interest["negative_interest"] is not None

@@ -56,7 +56,8 @@ class Adoption:
         """Reactions stored under another model key (an earlier release, other models, another semantic share) are
         re-embedded from their stored text into these models' space, so a model update keeps the user's interests.
         Those these models cannot learn from, as ``feedback`` refuses them (no word, or one they cannot read), are
-        left out, once (``leave_out``): they stay stored as they are, and models that read them can take them later."""
+        left out, once (``leave_out``): they stay stored as they are, and models that read them can take them later.
+        The showings and views move the same way (``move_signals_here``)."""
         stale = self.space.stale_texts(LEARNABLE_RULE)
         textless = sum(t is None for _, t in stale)
         if textless:  # once per model key, as they are left out below (at each start of a read-only store)
@@ -78,3 +79,9 @@ class Adoption:
             log.info("re-embedding %d stored reactions for %s", len(stale), self.model_key)
             vectors = interest_vectors([t for _, t in stale])
             self.space.move_here([i for i, _ in stale], vectors)
+        # showings and views these models can learn from move too; the others stay where they are, for models
+        # that can (a read-only store replays them in no space but their own)
+        signals = [(i, t) for i, t in self.space.stale_signals() if learnable(t)]
+        if signals and not self.store.read_only:
+            log.info("re-embedding %d stored showings and views for %s", len(signals), self.model_key)
+            self.space.move_signals_here([i for i, _ in signals], interest_vectors([t for _, t in signals]))

@@ -147,6 +147,27 @@ class Space:
                 [(model, rule, e) for e in events],
             )
 
+    def stale_signals(self) -> list[tuple[int, str]]:
+        """Showings and views stored in another model's space with their text, as (signal id, text): what a model
+        update embeds again, as it does the likes."""
+        with self.store._read():
+            return self._db.execute(
+                "SELECT id, text FROM signals WHERE model != ? AND text IS NOT NULL ORDER BY id", (self.model,)
+            ).fetchall()
+
+    def move_signals_here(self, signals: list[int], vectors: np.ndarray) -> None:
+        """Give ``signals`` their vectors in ``model``'s space: after a model update what the reader opened, read and
+        scrolled past counts again instead of being lost with the old models (their dwell time moves with the
+        likes, ``move_here``)."""
+        vectors = np.asarray(vectors, dtype=np.float32)
+        if vectors.ndim != 2 or len(vectors) != len(signals):
+            raise EdgeRankerError(f"move_signals_here needs one vector per signal: {len(signals)}, {vectors.shape}")
+        with self.store._write():
+            self._db.executemany(
+                "UPDATE signals SET embedding=?, model=? WHERE id=?",
+                [(unit(v).tobytes(), self.model, i) for i, v in zip(signals, vectors)],
+            )
+
     def move_here(self, events: list[int], vectors: np.ndarray) -> None:
         """Give ``events`` their vectors in ``model``'s space and rebuild the interests: after a model update the
         user's likes count again instead of starting cold. Dwell time moves with them: an old interest's time goes
