@@ -215,3 +215,25 @@ def test_an_option_that_is_no_word_is_refused_in_words_not_by_numpy(pair, kwargs
     ranker = Ranker(*pair, PreferenceStore(":memory:"))
     with pytest.raises(EdgeRankerError, match=f"{next(iter(kwargs))} must be one of"):
         ranker.rank(docs(FOOD), **kwargs)
+
+
+@pytest.mark.parametrize("bad", [-0.1, float("nan"), "0.1", True])
+def test_a_diversity_outside_its_range_is_refused_in_words(pair, bad):
+    ranker = Ranker(*pair, PreferenceStore(":memory:"))
+    with pytest.raises(EdgeRankerError, match="the diversity weight must be a finite number >= 0"):
+        ranker.rank(docs(FOOD), diversity=bad)
+
+
+def test_diversity_reorders_a_feed_and_never_a_search(pair, monkeypatch):
+    """The rule runs for a feed ranked by the interests only: a search keeps the query rule's order."""
+    from edge_ranker.runtime import ranker as ranker_module
+
+    calls = []
+    monkeypatch.setattr(ranker_module, "diversify", lambda order, *a: calls.append(len(order)) or order)
+    ranker = Ranker(*pair, PreferenceStore(":memory:"))
+    ranker.like(FOOD[0])
+    ranker.rank(docs(FOOD), query="soup", now=NOW)
+    ranker.rank(docs(FOOD), now=NOW, diversity=0)
+    assert calls == []
+    ranker.rank(docs(FOOD), now=NOW)
+    assert calls == [len(FOOD)]

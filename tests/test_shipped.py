@@ -186,3 +186,32 @@ def test_a_liked_document_sharing_only_function_words_never_overtakes_the_answer
         r.feedback(docs[[d["id"] for d in docs].index(liked)], "like")
     ranked = [d.id for d in r.rank(docs, query=query)]
     assert all(ranked.index(answer) < ranked.index(liked) for liked in ("nudeln", "wandern", "spaetzle")), ranked
+
+
+SPACE_FEED = [
+    "NASA launches a new rocket to the Moon with four astronauts on board.",
+    "The space telescope photographed a galaxy forming in the early universe.",
+    "A private company landed a probe on the far side of the Moon.",
+    "Astronomers found water vapour on a planet orbiting a nearby star.",
+]
+COOKING_FEED = [
+    "A simple tomato soup recipe with basil and garlic, ready in twenty minutes.",
+    "How to bake bread at home with flour, water, salt and yeast.",
+    "The secret of a good risotto is to stir slowly and add the stock bit by bit.",
+]
+
+
+def test_a_reader_of_two_topics_sees_both_near_the_top_with_diversity(tmp_path):
+    """A reader who likes space and reads cooking a little: the space stories fill the top of the feed by their
+    scores; with diversity the cooking interest takes a turn in the top 3 (spec/rules/diversity.md)."""
+    r = _ranker(tmp_path)
+    r.like({"id": "l1", "text": "Astronauts walked on the Moon again after fifty years."})
+    r.like({"id": "l2", "text": "A rocket carried a new telescope into orbit around the Sun."})
+    r.like({"id": "l3", "text": "Bake a chocolate cake with butter, sugar and eggs."})
+    docs = [{"id": f"space{i}", "text": t} for i, t in enumerate(SPACE_FEED)]
+    docs += [{"id": f"food{i}", "text": t} for i, t in enumerate(COOKING_FEED)]
+    plain = r.rank(docs, diversity=0).ids
+    mixed = r.rank(docs, diversity=0.3).ids
+    assert sorted(plain) == sorted(mixed)
+    assert any(d.startswith("food") for d in mixed[:3]), mixed
+    assert [d for d in mixed if d.startswith("space")] == [d for d in plain if d.startswith("space")]

@@ -103,6 +103,8 @@ def test_the_python_runtime_uses_the_spec_constants():
         "SKIP_WEIGHT": signals.SKIP_WEIGHT,
         "DUPLICATE_COSINE": duplicates.fold.__defaults__[1],
         "FOLD_WINDOW": duplicates.fold.__defaults__[2],
+        "DIVERSITY": ranker.DIVERSITY,  # what ``rank`` takes when given no ``diversity``
+        "DIVERSITY_WINDOW": ranker.DIVERSITY_WINDOW,
     }
     spec = spec_constants.load()
     assert sorted(used) == sorted(spec), "a constant of spec/constants.json is not checked here"

@@ -22,6 +22,8 @@ def cmd_eval(a: argparse.Namespace) -> None:
         raise EdgeRankerError(f"--users, --topics-split and --seed set up {USER_FLAGS}: add {USER_FLAGS}")
     if not users and a.item_sentences != 1:
         raise EdgeRankerError(f"--item-sentences sets up {USER_FLAGS}: add {USER_FLAGS}")
+    if a.diversity is not None and not a.feed_sessions:
+        raise EdgeRankerError("--diversity sets up --feed-sessions: add --feed-sessions")
     if a.baseline is not None and not a.mixed_search:
         raise EdgeRankerError("--baseline sets up --mixed-search: add --mixed-search")
     if a.strengths and not a.personal_search:
@@ -105,7 +107,8 @@ def cmd_eval(a: argparse.Namespace) -> None:
         from edge_ranker.evaluate.feed_sessions import READERS, evaluate_feed_sessions
 
         res["feed_sessions"] = evaluate_feed_sessions(
-            data_root(a.data), semantic, relevance, a.users or READERS, a.seed or 0, a.topics_split, a.item_sentences
+            data_root(a.data), semantic, relevance, a.users or READERS, a.seed or 0, a.topics_split, a.item_sentences,
+            diversity=a.diversity,
         )
     if a.duplicates:
         from edge_ranker.evaluate.duplicates import evaluate_duplicates
@@ -218,6 +221,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help="feeds holding the same story in several languages (SIB-200 dev items), MODELS being the Ranker's "
         "SEMANTIC RELEVANCE pair: distinct stories in the top 10, the folds' precision and recall, nDCG@10 over "
         "stories, with duplicates folded and not",
+    )
+    e.add_argument(
+        "--diversity",
+        type=weight,
+        help="--feed-sessions ranks with this diversity (default: the runtime's DIVERSITY)",
     )
     e.add_argument(
         "--mixed-search",

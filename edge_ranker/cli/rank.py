@@ -140,7 +140,9 @@ def cmd_rank(a: argparse.Namespace) -> None:
     docs = _read_docs(a.docs)
     ranker = _ranker(a)
     try:
-        ranking = ranker.rank(docs, query=typed(a.query), duplicates=a.duplicates, reacted=a.reacted)
+        ranking = ranker.rank(
+            docs, query=typed(a.query), duplicates=a.duplicates, reacted=a.reacted, diversity=a.diversity
+        )
         ranked = ranking[: a.top or None]
         # what the user read ranks a feed too (implicit signals): said only where nothing personal ranked it
         personal = len(ranking) > 0 and ranking[0].personal_score is not None
@@ -262,6 +264,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         choices=["sink", "leave_out", "keep"],
         help="what becomes of the documents already liked, disliked or opened (default: sink in a feed, keep in a "
         "search)",
+    )
+    r.add_argument(
+        "--diversity",
+        type=weight,
+        help="in a feed, how much each document above it of the same liked interest lowers a document, so that "
+        "several interests show near the top (default: the runtime's DIVERSITY; 0: the scores' order)",
     )
     add_ranker_args(r)
     r.set_defaults(func=cmd_rank)

@@ -9,10 +9,15 @@ The Ranker (the path an app runs) orders them and the app shows the top ``TOP``.
 - ``implicit``: the app records what it showed (``Ranker.shown``); the reader opens the shown items of the loved
   topic and reads each for ``READ_S`` seconds (``Ranker.viewed``), and scrolls past the rest;
 - ``explicit``: the reader likes the shown items of the loved topic and dislikes those of the avoided one;
-- ``cold``: the reader does nothing.
+- ``cold``: the reader does nothing;
+- ``two_topics``: a reader of two topics, as ``implicit`` but who also opens the shown items of a ``second`` topic
+  and reads each for ``SECOND_READ_S`` seconds, a shorter while: the topic read more fills the top of a feed unless
+  the ranking lets each interest take turns (``diversity``).
 
-Reported per arm: nDCG@10 of each session's order against the loved topic, averaged over sessions 2 onward (the
-first is a cold start for everyone), and the avoided topic's share of the top 10. Dev data only.
+Reported per arm: nDCG@10 of each session's order against the loved topic (both topics for ``two_topics``),
+averaged over sessions 2 onward (the first is a cold start for everyone), the avoided topic's share of the top 10,
+and ``both_in_top3``: the share of those sessions whose top 3 holds both loved topics, of the sessions whose feed
+holds both. Dev data only.
 """
 
 from __future__ import annotations
@@ -26,8 +31,8 @@ from edge_ranker.datasets.topics import Topics, as_articles, load_topics
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.evaluate.personal import ndcg_at
 
-ARMS = ("implicit", "explicit", "cold")
-READERS, SESSIONS, NEW, POOL, TOP, READ_S = 60, 6, 15, 30, 10, 40.0
+ARMS = ("implicit", "explicit", "cold", "two_topics")
+READERS, SESSIONS, NEW, POOL, TOP, READ_S, SECOND_READ_S = 60, 6, 15, 30, 10, 40.0, 15.0
 DAY = 86_400.0
 START = 1_700_000_000.0  # the first session's unix time: fixed, so that a run's figures do not move with the clock
 
@@ -40,6 +45,7 @@ class Reader:
     loved: str
     avoided: str
     arrivals: list[list[tuple[int, str]]] = field(default_factory=list)
+    second: str = ""  # the other topic a reader of two topics reads
 
 
 class Memo:
@@ -73,11 +79,17 @@ def simulate_readers(topics: Topics, n: int, seed: int = 0) -> list[Reader]:
         order = rng.permutation(len(topics.topics))[: SESSIONS * NEW]
         items = [(int(i), str(rng.choice(langs))) for i in order]
         readers.append(Reader(loved, avoided, [items[s * NEW : (s + 1) * NEW] for s in range(SESSIONS)]))
+    second = np.random.default_rng((seed, 1))  # its own stream: the one-topic readers stay as they were
+    for r in readers:
+        r.second = str(second.choice([t for t in names if t not in (r.loved, r.avoided)]))
     return readers
 
 
-def _session_scores(topics: Topics, reader: Reader, arm: str, semantic: object, relevance: object) -> list[tuple]:
-    """Each session's (nDCG@10, avoided share of the top 10) for one reader in one arm, through a fresh Ranker."""
+def _session_scores(
+    topics: Topics, reader: Reader, arm: str, semantic: object, relevance: object, diversity: float | None = None
+) -> list[tuple]:
+    """Each session's (nDCG@10, avoided share of the top 10, both loved topics in the top 3: 1, 0 or NaN when the
+    feed lacks one) for one reader in one arm, through a fresh Ranker."""
     from edge_ranker.runtime.documents import Document
     from edge_ranker.runtime.ranker import Ranker
     from edge_ranker.runtime.store import PreferenceStore
@@ -90,19 +102,23 @@ def _session_scores(topics: Topics, reader: Reader, arm: str, semantic: object, 
             now = START + s * DAY
             feed = (arriving + waiting)[:POOL]
             docs = [Document(f"{i}-{lang}", topics.texts[lang][i]) for i, lang in feed]
-            ranked = ranker.rank(docs, now=now)
+            ranked = ranker.rank(docs, now=now, diversity=diversity)
             position = {d: k for k, d in enumerate(ranked.ids)}
             order = sorted(range(len(feed)), key=lambda k: position[docs[k].id])
-            relevant = np.array([topics.topics[feed[k][0]] == reader.loved for k in order], dtype=np.float64)
-            avoided = np.mean([topics.topics[feed[k][0]] == reader.avoided for k in order[:TOP]])
-            out.append((ndcg_at(relevant, TOP), float(avoided)))
+            topic = [topics.topics[feed[k][0]] for k in order]
+            loved = {reader.loved, reader.second} if arm == "two_topics" else {reader.loved}
+            relevant = np.array([t in loved for t in topic], dtype=np.float64)
+            avoided = np.mean([t == reader.avoided for t in topic[:TOP]])
+            both = float(loved <= set(topic[:3])) if len(loved) == 2 and loved <= set(topic) else math.nan
+            out.append((ndcg_at(relevant, TOP), float(avoided), both))
             shown = order[:TOP]
             gone = set()  # what the reader opened or dismissed leaves the feed; the rest waits for the next session
-            if arm == "implicit":
+            if arm in ("implicit", "two_topics"):
                 ranker.shown([docs[k] for k in shown], ts=now + 1)
-                gone = {k for k in shown if topics.topics[feed[k][0]] == reader.loved}
+                gone = {k for k in shown if topics.topics[feed[k][0]] in loved}
                 for k in sorted(gone):
-                    ranker.viewed(docs[k], READ_S, ts=now + 2)
+                    seconds = READ_S if topics.topics[feed[k][0]] == reader.loved else SECOND_READ_S
+                    ranker.viewed(docs[k], seconds, ts=now + 2)
             elif arm == "explicit":
                 gone = {k for k in shown if topics.topics[feed[k][0]] in (reader.loved, reader.avoided)}
                 for k in sorted(gone):
@@ -114,19 +130,22 @@ def _session_scores(topics: Topics, reader: Reader, arm: str, semantic: object, 
 
 def evaluate_feed_sessions(
     data_root: str, semantic: object, relevance: object | None, readers: int = READERS, seed: int = 0,
-    split: str = "dev", item_sentences: int = 1, arms: tuple[str, ...] = ARMS,
+    split: str = "dev", item_sentences: int = 1, arms: tuple[str, ...] = ARMS, diversity: float | None = None,
 ) -> dict:
-    """``{arm: {"ndcg@10", "ndcg@10_se", "avoided_in_top10", "per_session"}}`` on the same readers, plus the
-    settings. ``item_sentences`` > 1: article-length items (``as_articles``)."""
+    """``{arm: {"ndcg@10", "ndcg@10_se", "avoided_in_top10", "per_session"}}`` on the same readers (``two_topics``
+    also ``both_in_top3``), plus the settings. ``item_sentences`` > 1: article-length items (``as_articles``);
+    ``diversity``: the Ranker's (None: its default)."""
     topics = load_topics(data_root, split)
     if item_sentences != 1:
         topics = as_articles(topics, item_sentences)
     people = simulate_readers(topics, readers, seed)
     semantic, relevance = Memo(semantic), (Memo(relevance) if relevance is not None else None)
     out: dict = {"readers": readers, "sessions": SESSIONS, "new": NEW, "pool": POOL, "read_s": READ_S,
-                 "split": split, "item_sentences": item_sentences, "seed": seed}
+                 "split": split, "item_sentences": item_sentences, "seed": seed, "diversity": diversity}
     for arm in arms:
-        scores = np.array([_session_scores(topics, r, arm, semantic, relevance) for r in people])  # (readers, S, 2)
+        scores = np.array(
+            [_session_scores(topics, r, arm, semantic, relevance, diversity) for r in people]
+        )  # (readers, sessions, 3)
         later = scores[:, 1:, 0].mean(axis=1)
         out[arm] = {
             "ndcg@10": float(later.mean()),
@@ -134,4 +153,7 @@ def evaluate_feed_sessions(
             "avoided_in_top10": float(scores[:, 1:, 1].mean()),
             "per_session": [round(float(x), 4) for x in scores[:, :, 0].mean(axis=0)],
         }
+        if arm == "two_topics":
+            both = scores[:, 1:, 2]
+            out[arm]["both_in_top3"] = float(np.nanmean(both)) if np.isfinite(both).any() else math.nan
     return out

@@ -26,7 +26,16 @@ import numpy as np
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.adoption import Adoption
 from edge_ranker.runtime.cache import CACHE_VECTORS, TermCache, VectorCache
-from edge_ranker.runtime.constants import LEXICAL_WEIGHT, PERSONAL_WEIGHT, RRF_K, SEMANTIC_QUERY_WEIGHT, SEMANTIC_SHARE
+from edge_ranker.runtime.constants import (
+    DIVERSITY,
+    DIVERSITY_WINDOW,
+    LEXICAL_WEIGHT,
+    PERSONAL_WEIGHT,
+    RRF_K,
+    SEMANTIC_QUERY_WEIGHT,
+    SEMANTIC_SHARE,
+)
+from edge_ranker.runtime.diversity import diversify
 from edge_ranker.runtime.documents import Document, Unlearnable, decimal_id, documents, integer_id, reacted, unique_ids
 from edge_ranker.runtime.duplicates import FOLDS, REACTED, fold, last, sink
 from edge_ranker.runtime.encoder import Encoder, clean_text, model_key, text_list
@@ -306,6 +315,7 @@ class Ranker:
         personal_weight: float | None = None,
         duplicates: str = "fold",
         reacted: str | None = None,
+        diversity: float | None = None,
     ) -> Ranking:
         """Rank ``docs`` (``Document``s, dicts with ``id``, ``text``, optional ``published``, ``(id, text)`` pairs or
         plain texts, whose ids are then their positions) by the stored
@@ -320,14 +330,19 @@ class Ranker:
         cosine reaches ``DUPLICATE_COSINE``: the same story in another language or other words) after all the others,
         marked ``duplicate_of`` the id kept in place; "keep" ranks it by its score. ``reacted``: what becomes of the
         documents the user liked, disliked or opened: "sink" after the others, "leave_out" out of the ranking,
-        "keep" where their scores put them; default "sink" for a feed and "keep" for a search (spec/rules)."""
+        "keep" where their scores put them; default "sink" for a feed and "keep" for a search (spec/rules).
+        ``diversity``: in a feed (no query), how much each document above it closest to the same liked interest
+        lowers a document's personal score as the top ``DIVERSITY_WINDOW`` are placed, so that a reader of several
+        topics sees each near the top (default ``DIVERSITY``; 0: the scores' order; spec/rules/diversity.md)."""
+        diversity = DIVERSITY if diversity is None else _check_weight("diversity", diversity)
         if not isinstance(duplicates, str) or duplicates not in FOLDS:  # an array would be compared word by word
             raise EdgeRankerError(f"duplicates must be one of {', '.join(map(repr, FOLDS))}, got {duplicates!r}")
         if reacted is not None and (not isinstance(reacted, str) or reacted not in REACTED):
             raise EdgeRankerError(f"reacted must be one of {', '.join(map(repr, REACTED))}, got {reacted!r}")
         with one_blas_thread():
             return self._rank(
-                documents(docs), query, now, semantic_vectors, passage_vectors, personal_weight, duplicates, reacted
+                documents(docs), query, now, semantic_vectors, passage_vectors, personal_weight, duplicates, reacted,
+                diversity,
             )
 
     def _rank(
@@ -340,6 +355,7 @@ class Ranker:
         personal_weight: float | None,
         duplicates: str,
         reacted: str | None,
+        diversity: float,
     ) -> Ranking:
         """``rank``'s work, its options checked."""
         if not docs:
@@ -374,6 +390,9 @@ class Ranker:
         parts = self._parts(docs, personal, search, wordless, known, strength)
         total = np.sum(list(parts.values()), axis=0)
         order, folded = np.argsort(-total, kind="stable"), None
+        if diversity and personal is not None and search.score is None:  # a feed: its interests' topics take turns
+            group = np.where(known, personal.positive_coi, -1)
+            order = diversify(order, np.where(known, personal.score, -np.inf), group, diversity, DIVERSITY_WINDOW)
         if folding:  # only documents the models read: an unread text's vector sits close to many by chance
             emb = self._embed(self.semantic, texts, None) if emb is None else emb
             order, folded = fold(order, emb, known)

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from edge_ranker.errors import EdgeRankerError
+from edge_ranker.runtime.diversity import diversify
 from edge_ranker.runtime.documents import documents, unique_ids
 from edge_ranker.runtime.duplicates import fold, sink
 from edge_ranker.runtime.encoder import split_windows
@@ -118,6 +119,10 @@ FUNCTIONS: dict[str, Callable[[dict], Any]] = {
     "matched": lambda i: matched(i["query"], _feed(i["docs"])),
     "coverage": lambda i: coverage(i["query"], _feed(i["docs"])),
     "language": lambda i: Bag.of(i["terms"]).lang,
+    "diversify": lambda i: diversify(
+        np.asarray(i["order"], np.int64), np.asarray(i["score"], float), np.asarray(i["group"], np.int64),
+        i["weight"], i["window"],
+    ),
     "decay": lambda i: decay(i["last_view"], i["now"], _config(i.get("config", {}))),
     "interests": _interests,
     "implicit": _implicit,
@@ -215,6 +220,20 @@ def definitions() -> list[tuple[str, str, str, str, dict, float]]:
          {"query": ["train", "strike", "zug", "streik"], "docs": [["train"], ["strike", "today"]]}, CLOSE),
         ("bm25", "coverage-of-no-terms", "a query without terms covers 1: nothing says it is in another language",
          "coverage", {"query": [], "docs": [["train"]]}, CLOSE),
+        ("diversity", "weight-zero-keeps-the-order", "at weight 0 the order is the scores'", "diversify",
+         {"order": [0, 1, 2, 3], "score": [0.9, 0.8, 0.7, 0.6], "group": [0, 0, 1, 1], "weight": 0.0, "window": 30},
+         EXACT),
+        ("diversity", "the-second-interest-takes-a-turn", "each document of a group above lowers the next",
+         "diversify", {"order": [0, 1, 2, 3, 4, 5], "score": [0.9, 0.85, 0.8, 0.7, 0.6, 0.5],
+                       "group": [0, 0, 0, 1, 1, -1], "weight": 0.3, "window": 30}, EXACT),
+        ("diversity", "group-none-is-never-lowered", "a document of no liked interest (-1) keeps its score",
+         "diversify", {"order": [0, 1, 2, 3], "score": [0.9, 0.85, 0.8, 0.75], "group": [-1, -1, -1, 0],
+                       "weight": 0.2, "window": 30}, EXACT),
+        ("diversity", "ties-to-the-better-ranked", "equal lowered scores: the better ranked goes first", "diversify",
+         {"order": [2, 0, 1], "score": [0.5, 0.5, 0.7], "group": [1, 2, 0], "weight": 0.2, "window": 30}, EXACT),
+        ("diversity", "only-the-window", "past the window the order is kept", "diversify",
+         {"order": [0, 1, 2, 3], "score": [0.9, 0.8, 0.7, 0.6], "group": [0, 0, 1, 1], "weight": 0.5, "window": 2},
+         EXACT),
         ("stopwords", "language-most-held", "a text's language: the one whose function words it holds most",
          "language", {"terms": GERMAN}, EXACT),
         ("stopwords", "language-tie-first", "a tie goes to the first language in LANGUAGES order", "language",
