@@ -221,6 +221,8 @@ export class Ranker {
       duplicates?: "fold" | "keep";
       /** What becomes of the documents the user liked, disliked or opened; default "sink" for a feed, "keep" for a search. */
       reacted?: "sink" | "leave_out" | "keep" | null;
+      /** In a feed, how much each document above it of the same liked interest lowers a document (default DIVERSITY, 0.05; 0: the scores' order). */
+      diversity?: number | null;
     },
   ): Promise<Ranked[]>;
 }

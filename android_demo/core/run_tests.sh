@@ -44,6 +44,14 @@ java -jar build/edge-ranker-core.jar rank "$out/twice.jsonl" --duplicates merge 
 [ "$status" = 2 ] && grep -qx "edge-ranker-core: error: duplicates must be one of 'fold', 'keep', got 'merge'" "$out/err" \
   || { echo "FAIL Main rank --duplicates merge: exit $status, $(head -c 300 "$out/err")" >&2; exit 1; }
 echo "Main rank: an unknown --duplicates refused"
+status=0
+java -jar build/edge-ranker-core.jar rank "$out/twice.jsonl" --diversity -0.5 2> "$out/err" || status=$?
+[ "$status" = 2 ] && grep -qx "edge-ranker-core: error: the diversity weight must be a finite number >= 0, got -0.5" "$out/err" \
+  || { echo "FAIL Main rank --diversity -0.5: exit $status, $(head -c 300 "$out/err")" >&2; exit 1; }
+(cd ../.. && java -jar android_demo/core/build/edge-ranker-core.jar rank edge_ranker/demo/feed.jsonl \
+  --history edge_ranker/demo/history.json --diversity 0 | wc -l | grep -qx 24) \
+  || { echo "FAIL Main rank --diversity 0 on the demo feed" >&2; exit 1; }
+echo "Main rank: --diversity taken, a negative one refused"
 # bench reads its feed once, so standard input works: a row per model and length
 (cd ../.. && java -jar android_demo/core/build/edge-ranker-core.jar bench --runs 1 --feed - < edge_ranker/demo/feed.jsonl \
   | grep -cE '^(semantic|relevance) ' | grep -qx 4) || { echo "FAIL Main bench on a feed from standard input" >&2; exit 1; }

@@ -55,3 +55,7 @@ export const SKIP_WEIGHT = 0.25;
 export const DUPLICATE_COSINE = 0.75;
 /** the documents at the top of a ranking that fold: more than a reader pages through, and one matrix product of them costs well under a millisecond (spec/rules/duplicates.md) */
 export const FOLD_WINDOW = 300;
+/** how much each document above it of the same liked interest lowers a document of a feed: on the feed benchmark it lifted readers of two topics and of one (spec/rules/diversity.md) */
+export const DIVERSITY = 0.05;
+/** the documents at the top of a feed that diversity re-ranks: three screens of ten, from which the top ten draw (spec/rules/diversity.md) */
+export const DIVERSITY_WINDOW = 30;

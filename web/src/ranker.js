@@ -5,11 +5,13 @@
 // within it). Without a query the interests order the feed; with neither, the newest come first. Each result's
 // contributions add up to its score. Beside the likes and dislikes, the store keeps what the app showed (shown) and
 // what the user opened and read (viewed): with such signals, the interests are replayed from the weighted reactions
-// they make (signals.js, spec/rules/implicit.md). After the scores, a document of the same story as one ranked above
-// it follows all the others, marked duplicateOf (duplicates.js), and the documents the user liked, disliked or opened
-// go after the others or out of the ranking (a feed's default), or stay where their scores put them (a search's).
+// they make (signals.js, spec/rules/implicit.md). After the scores, a feed's top documents take turns among the
+// reader's liked interests (diversity.js), a document of the same story as one ranked above it follows all the
+// others, marked duplicateOf (duplicates.js), and the documents the user liked, disliked or opened go after the
+// others or out of the ranking (a feed's default), or stay where their scores put them (a search's).
 import { DAY, MAX_VIEW_S, SEMANTIC_SHARE, UNKNOWN_LIMIT } from "./constants.js";
 import { documentId, documents, reacted } from "./documents.js";
+import { DIVERSITY, diversify } from "./diversity.js";
 import { FOLDS, REACTED, choice, fold, last, sink } from "./duplicates.js";
 import { Encoder } from "./encoder.js";
 import { EdgeRankerError, Unlearnable } from "./errors.js";
@@ -48,7 +50,9 @@ class Cache extends Map {
 
 function weight(name, value) {
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-    throw new EdgeRankerError(`the ${name} weight must be a finite number >= 0, got ${show(value)}`);
+    const python = { NaN: "nan", Infinity: "inf", "-Infinity": "-inf" }; // as Python's repr writes them
+    const got = typeof value === "number" && !Number.isFinite(value) ? python[String(value)] : show(value);
+    throw new EdgeRankerError(`the ${name} weight must be a finite number >= 0, got ${got}`);
   }
   return value;
 }
@@ -391,16 +395,20 @@ export class Ranker {
    * reaches DUPLICATE_COSINE: the story in another language or other words) after all the others, marked duplicateOf
    * the id kept in place; "keep" ranks it by its score. `reacted`: what becomes of the documents the user liked,
    * disliked or opened: "sink" after the others, "leave_out" out of the ranking, "keep" where their scores put them;
-   * by default "sink" for a feed and "keep" for a search (spec/rules/duplicates.md, reacted.md).
+   * by default "sink" for a feed and "keep" for a search (spec/rules/duplicates.md, reacted.md). `diversity`: in a
+   * feed (no query) ranked by the interests, how much each document above it closest to the same liked interest
+   * lowers a document's personal score as the top DIVERSITY_WINDOW are placed again, so that a reader of several
+   * topics sees each near the top (default DIVERSITY; 0: the scores' order; spec/rules/diversity.md).
    */
   rank(docs, options) {
     return this.inTurn(async () => {
-      const { query, now, personalWeight, duplicates = "fold", reacted: how } =
-        given(options, "rank", ["query", "now", "personalWeight", "duplicates", "reacted"]);
+      const { query, now, personalWeight, duplicates = "fold", reacted: how, diversity } =
+        given(options, "rank", ["query", "now", "personalWeight", "duplicates", "reacted", "diversity"]);
+      const turns = diversity === undefined || diversity === null ? DIVERSITY : weight("diversity", diversity);
       choice("duplicates", FOLDS, duplicates);
       if (how !== undefined && how !== null) choice("reacted", REACTED, how);
       await this.refresh();
-      return this.ranked(docs, query, now, personalWeight, duplicates, how ?? null);
+      return this.ranked(docs, query, now, personalWeight, duplicates, how ?? null, turns);
     });
   }
 
@@ -410,7 +418,7 @@ export class Ranker {
     return new Set([...this.state.events.map((e) => e.id), ...views.map((s) => s.id)]);
   }
 
-  async ranked(docs, query, now, personalWeight, duplicates = "fold", how = null) {
+  async ranked(docs, query, now, personalWeight, duplicates = "fold", how = null, diversity = DIVERSITY) {
     const items = documents(docs);
     const at = seconds("now", now, clock());
     const strength = personalWeight === undefined ? this.personalWeight : weight("personal", personalWeight);
@@ -448,6 +456,11 @@ export class Ranker {
     }
     const total = parts.map((p) => Object.values(p).reduce((a, b) => a + b, 0));
     let order = fusion.order(total);
+    if (diversity > 0 && personal && !search.score) { // a feed: its interests' topics take turns
+      const score = personal.map((p, i) => (known[i] ? p.score : -Infinity));
+      const group = personal.map((p, i) => (known[i] && p.positiveInterest !== null ? p.positiveInterest : -1));
+      order = diversify(order, score, group, diversity);
+    }
     let folded = null;
     if (folding) { // only documents the models read: an unread text's vector sits close to many by chance
       const vectors = await this.vectors(this.semantic, "s", texts);

@@ -381,3 +381,27 @@ test("an unknown duplicates or reacted option is refused in Python's words", asy
   await refused({ duplicates: null }, "duplicates must be one of 'fold', 'keep', got null");
   assert.equal((await ranker.rank(FOOD, { reacted: null })).length, 4, "reacted null: the default");
 });
+
+test("diversity: a feed's liked interests take turns at the top; 0 is the scores' order; a search is never re-ranked", async () => {
+  const ranker = await fresh();
+  const feed = [...FOOD, ...SPORT];
+  await ranker.like(FOOD[0], { ts: NOW });
+  await ranker.like(SPORT[0], { ts: NOW });
+  const plain = await ranker.rank(feed, { now: NOW, ...SCORES_ONLY, diversity: 0 });
+  assert.ok(plain.every((r, i) => i === 0 || plain[i - 1].score >= r.score), "0: by the scores");
+  // the two liked documents tie at the top (a personal score of 1.5 each): their order is the floats', as in Python
+  assert.deepEqual(ids(plain).slice(2), ["s2", "s4", "f4", "f3", "f2", "s3"], "as Python");
+  const turns = await ranker.rank(feed, { now: NOW, ...SCORES_ONLY });
+  assert.deepEqual(ids(turns).slice(2), ["s2", "f4", "s4", "f3", "f2", "s3"], "the default: food's f4 takes a turn, as Python");
+  assert.deepEqual(turns.map((r) => r.score), ids(turns).map((id) => plain.find((p) => p.id === id).score), "the scores are unchanged");
+  assert.deepEqual(ids(await ranker.rank(feed, { now: NOW, ...SCORES_ONLY, diversity: null })), ids(turns), "null: the default");
+  const interest = (r) => r.interest.positiveInterest;
+  const strong = await ranker.rank(feed, { now: NOW, ...SCORES_ONLY, diversity: 1 });
+  assert.ok(strong.slice(1, 6).every((r, i) => interest(r) !== interest(strong[i])), "a weight of 1: the interests alternate while scores allow");
+  const search = (diversity) => ranker.rank(feed, { query: "tomato pasta", now: NOW, diversity });
+  assert.deepEqual(ids(await search(5)), ids(await search(0)));
+  const refused = (diversity, words) => assert.rejects(ranker.rank(FOOD, { diversity }), (e) => e instanceof EdgeRankerError && e.message === words);
+  await refused(-0.1, "the diversity weight must be a finite number >= 0, got -0.1");
+  await refused(Number.NaN, "the diversity weight must be a finite number >= 0, got nan");
+  await refused(Infinity, "the diversity weight must be a finite number >= 0, got inf");
+});

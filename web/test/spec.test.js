@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 import { moduleText, SOURCE as STOPWORDS } from "../scripts/stopwords-table.js";
 import * as constants from "../src/constants.js";
+import * as diversity from "../src/diversity.js";
 import { documents } from "../src/documents.js";
 import * as duplicates from "../src/duplicates.js";
 import * as fusion from "../src/fusion.js";
@@ -89,6 +90,7 @@ const FUNCTIONS = {
     return { order, duplicate_of: duplicateOf };
   },
   sink: (i) => duplicates.sink(i.order, i.reacted, i.how, i.folded, i.end),
+  diversify: (i) => diversity.diversify(i.order, i.score, i.group, i.weight, i.window),
 };
 
 function close(got, want, tolerance, where) {
@@ -165,6 +167,20 @@ function foldWindow() {
   return duplicateOf[window - 1] === 0 && duplicateOf[window] === -1 ? window : `not ${window}`;
 }
 
+/**
+ * How many documents diversify re-ranks by default, found by what it does: of DIVERSITY_WINDOW + 1 documents of one
+ * interest and equal scores, the last of the window, of a second interest, takes the second place, and the one past
+ * it does not; else a value that names no constant.
+ */
+function diversityWindow() {
+  const window = SPEC_CONSTANTS.DIVERSITY_WINDOW.value;
+  const second = (other) => {
+    const order = Array.from({ length: window + 1 }, (_, i) => i);
+    return diversity.diversify(order, order.map(() => 1), order.map((i) => (i === other ? 1 : 0)), 1)[1];
+  };
+  return second(window - 1) === window - 1 && second(window) === 1 ? window : `not ${window}`;
+}
+
 test("the modules rank with the spec's constants", () => {
   const used = {
     PERSONAL_WEIGHT: fusion.PERSONAL_WEIGHT,
@@ -185,6 +201,8 @@ test("the modules rank with the spec's constants", () => {
     SKIP_WEIGHT: signals.SKIP_WEIGHT,
     DUPLICATE_COSINE: foldingCosine(),
     FOLD_WINDOW: foldWindow(),
+    DIVERSITY: diversity.DIVERSITY,
+    DIVERSITY_WINDOW: diversityWindow(),
   };
   for (const [name, value] of Object.entries(used)) assert.equal(value, SPEC_CONSTANTS[name].value, name);
 });

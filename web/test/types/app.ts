@@ -11,7 +11,7 @@ export async function feed(): Promise<string[]> {
   await ranker.viewed({ id: "c", text: "A story about Mars" }, 12.5, { ts: 1_750_000_100 });
   const read = ranker.history().map((h) => ("signal" in h ? `${h.reaction} ${h.seconds}s` : `${h.reaction} #${h.event}`));
   const ranked: Ranked[] = await ranker.rank(["one", { id: 2, text: "two" }], { query: "moon", personalWeight: 4 });
-  const feed = await ranker.rank(["one", "two"], { duplicates: "keep", reacted: "leave_out" });
+  const feed = await ranker.rank(["one", "two"], { duplicates: "keep", reacted: "leave_out", diversity: 0.1 });
   const folded: string | null = feed[0].duplicateOf;
   const why: number | undefined = ranked[0].contributions.query;
   const weight: number = (ranked[0].interest?.positiveWeight ?? 0) + kept + read.length;

@@ -19,7 +19,7 @@ export async function app(): Promise<string[]> {
     store: new KeyValueStore(storage, { key: "user-1" }),
   });
   await ranker.like(["a", "A story about the Moon"]);
-  const ranked = await ranker.rank(["one", "two"], { query: "moon" });
+  const ranked = await ranker.rank(["one", "two"], { query: "moon", diversity: 0 });
   await ranker.erase();
   return ranked.map((r) => `${r.id} ${r.score} ${backend}`);
 }

@@ -19,11 +19,12 @@ import java.util.Map;
  * The core from a command line, for desktop JVM apps and scripts:
  * <pre>
  * rank FEED.jsonl [--query Q] [--history HISTORY.json] [--top N] [--models DIR] [--duplicates fold|keep]
- *         [--reacted sink|leave_out|keep]
+ *         [--reacted sink|leave_out|keep] [--diversity W]
  *     documents (JSONL: id, text, published) ranked, one JSON line each, as `edge-ranker rank` prints them;
  *     HISTORY.json ({"likes": [{"text": ...}], "dislikes": [...]}, as edge_ranker/demo/history.json) is
  *     replayed a day ago, as `edge-ranker demo` does, since the JVM core keeps no preference database;
- *     --duplicates (default fold) and --reacted (default sink without a query, keep with one) as Ranker.rank's
+ *     --duplicates (default fold), --reacted (default sink without a query, keep with one) and --diversity
+ *     (default Constants.DIVERSITY; 0: the scores' order) as Ranker.rank's
  * bench [--runs N] [--models DIR] [--feed FEED.jsonl]
  *     p50/p90 of the forward pass, one thread, for a 16- and a 128-token input of each model, cut from the feed's
  *     texts (default edge_ranker/demo/feed.jsonl, from the repository root)
@@ -38,7 +39,7 @@ public final class Main {
         if (args.length == 0 || !(args[0].equals("rank") || args[0].equals("bench"))) {
             System.err.println("edge-ranker-core: usage: rank FEED.jsonl [--query Q] [--history HISTORY.json] "
                     + "[--top N] [--models DIR] [--duplicates fold|keep] [--reacted sink|leave_out|keep] "
-                    + "| bench [--runs N] [--models DIR] [--feed FEED.jsonl]");
+                    + "[--diversity W] | bench [--runs N] [--models DIR] [--feed FEED.jsonl]");
             System.exit(2);
         }
         try {
@@ -93,6 +94,18 @@ public final class Main {
         throw new IllegalArgumentException(name + " must be a whole number >= " + min + ", got " + value);
     }
 
+    /** A number option (fallback when not given), or an error that names it; its range is the caller's to check. */
+    static double weight(String value, String name, double fallback) {
+        if (value == null) {
+            return fallback;
+        }
+        try {
+            return Double.parseDouble(value.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be a finite number >= 0, got " + value);
+        }
+    }
+
     private static String option(List<String> args, String name, String fallback) {
         int i = args.indexOf(name);
         if (i < 0) {
@@ -112,7 +125,9 @@ public final class Main {
         int top = count(option(args, "--top", "0"), "--top", 0);
         String duplicates = option(args, "--duplicates", Duplicates.FOLD);
         String reacted = option(args, "--reacted", null);
-        Duplicates.check("duplicates", Duplicates.FOLDS, duplicates);  // before the models load
+        double diversity = weight(option(args, "--diversity", null), "--diversity", Diversity.WEIGHT);
+        Ranker.checkDiversity(diversity);  // before the models load, as the others
+        Duplicates.check("duplicates", Duplicates.FOLDS, duplicates);
         if (reacted != null) {
             Duplicates.check("reacted", Duplicates.REACTED, reacted);
         }
@@ -126,7 +141,8 @@ public final class Main {
         if (history != null) {
             replay(ranker, history, now - Constants.DAY);
         }
-        List<Ranker.Ranked> ranked = ranker.rank(docs, query, now, duplicates, reacted);
+        List<Ranker.Ranked> ranked = ranker.rank(docs, query, now, ranker.personalWeight, duplicates, reacted,
+                diversity);
         StringBuilder out = new StringBuilder();
         for (Ranker.Ranked r : ranked.subList(0, top > 0 ? Math.min(top, ranked.size()) : ranked.size())) {
             out.append(Json.write(r.toMap())).append('\n');

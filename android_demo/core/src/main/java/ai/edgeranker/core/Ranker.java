@@ -18,9 +18,10 @@ import java.util.function.Function;
  * Fusion.queryScores); their fusion (with a query, its score plus the interests' lift, Fusion.personalLift; without
  * one, the interests' order; cold start without either: newest first, then input order); the results. A document
  * without a word goes last in each order (Lexical.hasWord); one the models cannot read (Readable) goes last for the
- * interests, and its cosines to a query are neutral, as are all when the query is such a text. After the scores
- * (Duplicates), a document of the same story as one ranked above it follows all the others, marked duplicateOf
- * (duplicates "fold", the default), and the documents the user liked, disliked or opened go after the others or out
+ * interests, and its cosines to a query are neutral, as are all when the query is such a text. After the scores, a
+ * feed's top documents take turns among the reader's liked interests (Diversity), then (Duplicates) a document of
+ * the same story as one ranked above it follows all the others, marked duplicateOf (duplicates "fold", the
+ * default), and the documents the user liked, disliked or opened go after the others or out
  * of the ranking (reacted "sink", a feed's default, or "leave_out"; "keep", a search's default). Document vectors,
  * terms and whether a text has a word or can be read are cached by text (Cache, up to a budget of bytes), so a feed
  * is read once. The interests learn from likes and dislikes (feedback) and from what the user opened, read and
@@ -310,9 +311,23 @@ public final class Ranker {
      * reacted: what becomes of the documents the user liked, disliked or opened (their texts, Interests.reacted):
      * "sink" after the others, "leave_out" out of the ranking, "keep" where their scores put them; null: "sink" for a
      * feed and "keep" for a search (spec/rules/duplicates.md, reacted.md). Refused in Python's words otherwise.
+     * A feed's top Constants.DIVERSITY_WINDOW take turns among the interests by Diversity.WEIGHT (as the next one).
      */
     public synchronized List<Ranked> rank(List<Document> docs, String query, double now, double weight,
             String duplicates, String reacted) {
+        return rank(docs, query, now, weight, duplicates, reacted, Diversity.WEIGHT);
+    }
+
+    /**
+     * As rank(docs, query, now, weight, duplicates, reacted). diversity: in a feed (no query) ranked by the
+     * interests, how much each document above it closest to the same liked interest lowers a document's personal
+     * score as the top Constants.DIVERSITY_WINDOW are placed again, so that a reader of several topics sees each near
+     * the top (Diversity; default Diversity.WEIGHT, Constants.DIVERSITY; 0: the scores' order; a search is never
+     * re-ranked by it; spec/rules/diversity.md). Refused in Python's words unless a finite number >= 0.
+     */
+    public synchronized List<Ranked> rank(List<Document> docs, String query, double now, double weight,
+            String duplicates, String reacted, double diversity) {
+        checkDiversity(diversity);
         String fold = duplicates == null ? Duplicates.FOLD : duplicates;
         Duplicates.check("duplicates", Duplicates.FOLDS, fold);
         if (reacted != null) {
@@ -331,6 +346,15 @@ public final class Ranker {
         Search search = q.isEmpty() ? new Search() : search(q, docs, flags.unread);
         Fused fused = fuse(docs, personal, search, flags, weight);
         int[] order = Arrays.stream(Fusion.order(fused.total)).mapToInt(Integer::intValue).toArray();
+        if (diversity > 0 && personal != null && search.score == null) {  // a feed: its interests' topics take turns
+            double[] score = new double[n];
+            int[] group = new int[n];
+            for (int i = 0; i < n; i++) {
+                score[i] = flags.known[i] ? personal[i].score : Double.NEGATIVE_INFINITY;
+                group[i] = flags.known[i] ? personal[i].positive : -1;
+            }
+            order = Diversity.diversify(order, score, group, diversity);
+        }
         int[] folded = null;
         if (folding) {  // only documents the models read: an unread text's vector sits close to many by chance
             float[][] vectors = new float[n][];
@@ -569,6 +593,11 @@ public final class Ranker {
         checkWeight("personal", personalWeight);
         checkWeight("lexical", lexicalWeight);
         checkWeight("semantic query", semanticQueryWeight);
+    }
+
+    /** rank's diversity, refused in Python's words unless a finite number >= 0 (Main checks --diversity with it). */
+    static void checkDiversity(double diversity) {
+        checkWeight("diversity", diversity);
     }
 
     private static void checkWeight(String name, double weight) {

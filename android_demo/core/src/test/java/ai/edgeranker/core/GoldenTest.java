@@ -234,10 +234,14 @@ public final class GoldenTest {
                     total = searched(scores, pscore, Lexical.matched(words, bags), docs, weight);
                 }
             }
-            if (total == null) {  // a feed: the interests' order
+            boolean feed = total == null;
+            if (feed) {  // a feed: the interests' order
                 total = Fusion.rrf(wordlessLast(pscore, docs, true), k);
             }
             Integer[] order = Fusion.order(total);
+            if (feed) {  // then its interests' topics take turns at the top, as the Ranker's default
+                order = diversified(order, pscore, personal, docs);
+            }
             List<String[]> expected = rows(golden.resolve("expected_" + name + ".tsv"));
             check(expected.size() == order.length, name + ": document count");
             for (int r = 0; r < expected.size(); r++) {
@@ -254,6 +258,21 @@ public final class GoldenTest {
                 check(near(semantic == null ? null : semantic[j], e[6]), name + " semantic cosine of " + e[1]);
             }
         }
+    }
+
+    /**
+     * A feed's order by the scores with its top Constants.DIVERSITY_WINDOW re-ranked by Diversity at the default
+     * weight, as the Ranker does: a document without a word or unreadable has no score and no interest there.
+     */
+    static Integer[] diversified(Integer[] order, double[] pscore, Interests.PersonalScore[] personal,
+            List<String[]> docs) {
+        double[] score = wordlessLast(pscore, docs, true);  // -inf where the interests cannot judge
+        int[] group = new int[score.length];
+        for (int i = 0; i < group.length; i++) {
+            group[i] = score[i] == Double.NEGATIVE_INFINITY ? -1 : personal[i].positive;
+        }
+        int[] plain = Arrays.stream(order).mapToInt(Integer::intValue).toArray();
+        return Arrays.stream(Diversity.diversify(plain, score, group, Diversity.WEIGHT)).boxed().toArray(Integer[]::new);
     }
 
     /** The personal weight a case ranks at: 0 for "alone", a case's own where the scenario gives one, else pw. */
@@ -426,6 +445,18 @@ public final class GoldenTest {
         check(ids(ranker.rank(docs, "tomato soup", now, Duplicates.KEEP, null)).equals(
                 ids(ranker.rank(docs, "tomato soup", now, Duplicates.KEEP, Duplicates.KEEP))),
                 "a search keeps the reacted documents by default");
+        // diversity (spec/rules/diversity.md): 0 is the scores' order; a search is never re-ranked by it
+        List<Ranker.Ranked> plain = ranker.rank(docs, null, now, ranker.personalWeight, Duplicates.KEEP,
+                Duplicates.KEEP, 0.0);
+        boolean byScores = true;
+        for (int r = 1; r < plain.size(); r++) {
+            byScores &= plain.get(r - 1).score >= plain.get(r).score;
+        }
+        check(byScores, "diversity 0 ranks a feed in its scores' order");
+        check(!ids(plain).equals(byScore), "the default diversity re-ranks the steps' feed");
+        check(ids(ranker.rank(docs, "tomato soup", now, ranker.personalWeight, Duplicates.KEEP, Duplicates.KEEP, 5.0))
+                .equals(ids(ranker.rank(docs, "tomato soup", now, ranker.personalWeight, Duplicates.KEEP,
+                        Duplicates.KEEP, 0.0))), "a search is never re-ranked by diversity");
         List<Ranker.Document> told = new ArrayList<>(docs);
         told.add(new Ranker.Document("space-de-2", "Das neue Teleskop der NASA hat Bilder einer fernen Galaxie "
                 + "aufgenommen, in der Sterne entstehen.", null));
@@ -515,6 +546,10 @@ public final class GoldenTest {
                 () -> big.rank(docs, null, now, "merge", null)));
         wrong.add(Map.entry("reacted must be one of 'sink', 'keep', 'leave_out', got 'hide'",
                 () -> big.rank(docs, "football", now, Duplicates.FOLD, "hide")));
+        wrong.add(Map.entry("the diversity weight must be a finite number >= 0, got -0.1",
+                () -> big.rank(docs, null, now, 0.5, null, null, -0.1)));
+        wrong.add(Map.entry("the diversity weight must be a finite number >= 0, got nan",
+                () -> big.rank(docs, null, now, 0.5, null, null, Double.NaN)));
         wrong.add(Map.entry("cacheBytes must be 1 or more", () -> new Ranker(semantic, relevance, big.interests, 0)));
         wrong.add(Map.entry("a Ranker needs a semantic Encoder", () -> new Ranker(null, relevance, big.interests)));
         for (Map.Entry<String, Runnable> w : wrong) {

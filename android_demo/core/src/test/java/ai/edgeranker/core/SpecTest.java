@@ -18,8 +18,8 @@ import java.util.stream.Stream;
  * spec/cases/RULE/CASE.json (generated from the Python reference by spec/tools/cases.py), its function run by the
  * core's own implementation and compared within the case's tolerance, or its refusal's words compared exactly with
  * the IllegalArgumentException's message; then Constants.java against spec/constants.json, and the values the classes
- * rank with (Fusion.SINK, the Interests.Config defaults, a new Ranker's weights, the bounds and weights the rules use)
- * against it by name, so that a setting changed in the JVM alone fails naming it. Prints one line per failure
+ * rank with (Fusion.SINK, Diversity.WEIGHT, the Interests.Config defaults, a new Ranker's weights, the bounds and
+ * weights the rules use) against it by name, so that a setting changed in the JVM alone fails naming it. Prints one line per failure
  * ("FAIL rule R, case C: ..." or "FAIL constant NAME: ...") and the totals; exits non-zero on any failure.
  * Usage: SpecTest SPEC_DIR
  */
@@ -317,6 +317,8 @@ public final class SpecTest {
             Map.entry("split_windows", SpecTest::splitWindows),
             Map.entry("check", SpecTest::check),
             Map.entry("fold", SpecTest::fold),
+            Map.entry("diversify", i -> json(Diversity.diversify(ints(i.get("order")), doubles(i.get("score")),
+                    ints(i.get("group")), num(i.get("weight")), (int) whole(i.get("window"))))),
             Map.entry("sink", i -> json(Duplicates.sink(ints(i.get("order")), bools(i.get("reacted")),
                     (String) i.get("how"), ints(i.get("folded")), bools(i.get("end"))))));
 
@@ -479,6 +481,22 @@ public final class SpecTest {
         }
     }
 
+    /**
+     * The second place Diversity.diversify(order, score, group, 1.0) gives of window + 1 documents of equal scores,
+     * all of interest 0 but the one at other, of interest 1.
+     */
+    static int diversifiedSecond(int window, int other) {
+        int[] order = new int[window + 1];
+        double[] score = new double[window + 1];
+        int[] group = new int[window + 1];
+        for (int k = 0; k <= window; k++) {
+            order[k] = k;
+            score[k] = 1.0;
+            group[k] = k == other ? 1 : 0;
+        }
+        return Diversity.diversify(order, score, group, 1.0)[1];
+    }
+
     static void constants(Path spec) throws Exception {
         Map<String, Double> values = new LinkedHashMap<>();
         Json.object(Files.readString(spec.resolve("constants.json"))).forEach((name, entry) ->
@@ -513,6 +531,7 @@ public final class SpecTest {
         same("LEXICAL_WEIGHT", "a new Ranker's lexicalWeight", defaults.lexicalWeight, values);
         same("SEMANTIC_QUERY_WEIGHT", "a new Ranker's semanticQueryWeight", defaults.semanticQueryWeight, values);
         same("RRF_K", "a new Ranker's k", defaults.k, values);
+        same("DIVERSITY", "Diversity.WEIGHT (Ranker.rank's default diversity)", Diversity.WEIGHT, values);
         // and the bounds and weights the rules use, by what the classes do with them
         double limit = values.get("UNKNOWN_LIMIT");
         holds("UNKNOWN_LIMIT", "Readable reads a text of " + limit + " unknown words and not one of more",
@@ -586,6 +605,12 @@ public final class SpecTest {
         Duplicates.Fold past = Duplicates.fold(ranked, same);
         holds("FOLD_WINDOW", "of " + (window + 1) + " copies of one text, the " + window + "th folds and the next does "
                 + "not", past.duplicateOf[window - 1] == 0 && past.duplicateOf[window] == -1);
+        // of DIVERSITY_WINDOW + 1 documents of one interest, the last of the window of another takes a turn at the
+        // second place, and past the window it does not
+        int turns = (int) (double) values.get("DIVERSITY_WINDOW");
+        holds("DIVERSITY_WINDOW", "the " + turns + "th document of a feed, of a second interest, takes a turn near "
+                + "the top, and the next does not", diversifiedSecond(turns, turns - 1) == turns - 1
+                && diversifiedSecond(turns, turns) == 1);
         Path wide = spec.resolve("golden/wide");
         long schema = (long) (double) values.get("MANIFEST_SCHEMA_VERSION");
         holds("MANIFEST_SCHEMA_VERSION", "a manifest of schema " + (schema + 1) + " is refused as newer",
