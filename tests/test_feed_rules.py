@@ -237,3 +237,17 @@ def test_diversity_reorders_a_feed_and_never_a_search(pair, monkeypatch):
     assert calls == []
     ranker.rank(docs(FOOD), now=NOW)
     assert calls == [len(FOOD)]
+
+
+def test_a_huge_diversity_takes_strict_turns_and_never_repeats_or_lifts_an_unread_document(pair):
+    """A weight that overflows lowers a document to the lowest score, not below the placed ones: each document once,
+    and one the models cannot read still last."""
+    from edge_ranker.runtime.diversity import diversify
+
+    got = diversify(np.arange(5), np.array([0.9, -np.inf, 0.8, 0.7, 0.6]), np.array([0, -1, 0, 1, 1]), 1e308, 30)
+    assert got.tolist() == [0, 3, 2, 4, 1]
+    ranker = Ranker(*pair, PreferenceStore(":memory:"))
+    ranker.like(FOOD[0])
+    feed = [*docs(FOOD), Document("emoji", "🎉🎉")]
+    ids = ranker.rank(feed, now=NOW, diversity=1e308, duplicates="keep", reacted="keep").ids
+    assert sorted(ids) == sorted(d.id for d in feed) and ids[-1] == "emoji"

@@ -30,6 +30,7 @@ import numpy as np
 from edge_ranker.datasets.topics import Topics, as_articles, load_topics
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.evaluate.personal import ndcg_at
+from edge_ranker.runtime.constants import DIVERSITY
 
 ARMS = ("implicit", "explicit", "cold", "two_topics")
 READERS, SESSIONS, NEW, POOL, TOP, READ_S, SECOND_READ_S = 60, 6, 15, 30, 10, 40.0, 15.0
@@ -79,7 +80,7 @@ def simulate_readers(topics: Topics, n: int, seed: int = 0) -> list[Reader]:
         order = rng.permutation(len(topics.topics))[: SESSIONS * NEW]
         items = [(int(i), str(rng.choice(langs))) for i in order]
         readers.append(Reader(loved, avoided, [items[s * NEW : (s + 1) * NEW] for s in range(SESSIONS)]))
-    second = np.random.default_rng((seed, 1))  # its own stream: the one-topic readers stay as they were
+    second = np.random.default_rng((seed, 1))  # a stream of its own: the one-topic readers do not depend on it
     for r in readers:
         r.second = str(second.choice([t for t in names if t not in (r.loved, r.avoided)]))
     return readers
@@ -141,7 +142,8 @@ def evaluate_feed_sessions(
     people = simulate_readers(topics, readers, seed)
     semantic, relevance = Memo(semantic), (Memo(relevance) if relevance is not None else None)
     out: dict = {"readers": readers, "sessions": SESSIONS, "new": NEW, "pool": POOL, "read_s": READ_S,
-                 "split": split, "item_sentences": item_sentences, "seed": seed, "diversity": diversity}
+                 "split": split, "item_sentences": item_sentences, "seed": seed,
+                 "diversity": DIVERSITY if diversity is None else diversity}
     for arm in arms:
         scores = np.array(
             [_session_scores(topics, r, arm, semantic, relevance, diversity) for r in people]

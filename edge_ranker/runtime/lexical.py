@@ -59,8 +59,9 @@ def _function_table() -> tuple[np.ndarray, np.ndarray]:
     """The function words' hashes, sorted, and beside each the languages it is a function word of, one bit each
     in ``LANGUAGES`` order ("in": English, German, Italian, Portuguese, Dutch)."""
     bits: dict[int, int] = {}
+    listed = function_words()
     for i, lang in enumerate(LANGUAGES):
-        for h in _hashes(function_words()[lang]).tolist():
+        for h in _hashes(listed[lang]).tolist():
             bits[h] = bits.get(h, 0) | 1 << i
     ids = np.array(sorted(bits), dtype=np.int64)
     return ids, np.array([bits[h] for h in ids.tolist()], dtype=np.int64)

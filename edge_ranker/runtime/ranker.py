@@ -65,7 +65,6 @@ PROGRESS_FROM = 2_000  # texts to embed before a progress bar is worth showing (
 # again.
 
 
-
 def _pair(docs: object) -> bool:
     """Whether ``docs`` is one ``(id, text)`` document: a tuple of an id and a text, not a sequence of two texts."""
     return (
@@ -390,8 +389,11 @@ class Ranker:
         parts = self._parts(docs, personal, search, wordless, known, strength)
         total = np.sum(list(parts.values()), axis=0)
         order, folded = np.argsort(-total, kind="stable"), None
+        how = reacted or ("keep" if search.score is not None else "sink")
+        mask = self._reacted(ids) if how != "keep" else None
         if diversity and personal is not None and search.score is None:  # a feed: its interests' topics take turns
-            group = np.where(known, personal.positive_coi, -1)
+            taking = known if mask is None else known & ~mask  # a document that sinks takes no topic's turn
+            group = np.where(taking, personal.positive_coi, -1)
             order = diversify(order, np.where(known, personal.score, -np.inf), group, diversity, DIVERSITY_WINDOW)
         if folding:  # only documents the models read: an unread text's vector sits close to many by chance
             emb = self._embed(self.semantic, texts, None) if emb is None else emb
@@ -401,8 +403,7 @@ class Ranker:
         end = wordless | (unread if personal is not None and search.score is None else False)
         if folding:
             order = last(order, end)
-        how = reacted or ("keep" if search.score is not None else "sink")
-        if how != "keep" and (mask := self._reacted(ids)) is not None:
+        if mask is not None:
             order = sink(order, mask, how, folded if folded is not None else np.full(n, -1), end)
         log.debug("ranked %d documents (%s)", n, ", ".join(parts))
         return Ranking(

@@ -69,7 +69,7 @@ def masked(query: list[str], feed: lexical.TermIndex, langs: np.ndarray, stops: 
     n = len(feed)
     wanted = np.unique(lexical._hashes(query))
     if not wanted.size or not n:
-        return np.zeros(n), np.zeros(n), 1.0
+        return np.zeros(n), np.zeros(n), 1.0, np.ones(len(LANGS) + 1)
     hit = np.flatnonzero(np.isin(feed.ids, wanted))
     owner = np.searchsorted(feed.ends, hit, side="right")
     term = np.searchsorted(wanted, feed.ids[hit])

@@ -345,8 +345,9 @@ class PreferenceStore:
     def undo(self, doc_id: str) -> int:
         """Undo every reaction to ``doc_id`` and every signal of it (its showings and views): the events go and the
         interests are rebuilt from the others, as if it had never been liked, disliked, shown or read; each view's
-        seconds leave the liked interest closest to it, as they went there. Returns how many events went (0: nothing
-        to undo)."""
+        seconds leave the liked interest now closest to it, never below 0: where ``viewed`` put them, unless the
+        interests changed in between (the store keeps no record of which interest took them). Returns how many
+        events went (0: nothing to undo)."""
         check_id(doc_id, blank_ok=True)
         with self._write():
             texts = self._db.execute(

@@ -163,6 +163,9 @@ class Space:
         if vectors.ndim != 2 or len(vectors) != len(signals):
             raise EdgeRankerError(f"move_signals_here needs one vector per signal: {len(signals)}, {vectors.shape}")
         with self.store._write():
+            cois = self.store._interests(self.model, True) or self.store._interests(self.model, False)
+            if len(vectors):
+                check_size(cois, vectors[0], self.model)  # the size of the reactions already in this space
             self._db.executemany(
                 "UPDATE signals SET embedding=?, model=? WHERE id=?",
                 [(unit(v).tobytes(), self.model, i) for i, v in zip(signals, vectors)],
