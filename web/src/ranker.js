@@ -456,9 +456,13 @@ export class Ranker {
     }
     const total = parts.map((p) => Object.values(p).reduce((a, b) => a + b, 0));
     let order = fusion.order(total);
+    const treat = how ?? (search.score ? "keep" : "sink");
+    const seen = treat === "keep" ? new Set() : this.reactedIds();
+    const mask = seen.size ? items.map((d) => seen.has(d.id)) : null; // sunk or left out as reacted to (null: none)
     if (diversity > 0 && personal && !search.score) { // a feed: its interests' topics take turns
       const score = personal.map((p, i) => (known[i] ? p.score : -Infinity));
-      const group = personal.map((p, i) => (known[i] && p.positiveInterest !== null ? p.positiveInterest : -1));
+      const taking = known.map((k, i) => k && !(mask && mask[i])); // a document that sinks takes no topic's turn
+      const group = personal.map((p, i) => (taking[i] && p.positiveInterest !== null ? p.positiveInterest : -1));
       order = diversify(order, score, group, diversity);
     }
     let folded = null;
@@ -470,9 +474,7 @@ export class Ranker {
     // ranks an unreadable document by its words
     const end = texts.map((_, i) => wordless[i] || Boolean(personal && !search.score && unread[i]));
     if (folding) order = last(order, end);
-    const treat = how ?? (search.score ? "keep" : "sink");
-    const seen = treat === "keep" ? new Set() : this.reactedIds();
-    if (seen.size) order = sink(order, items.map((d) => seen.has(d.id)), treat, folded ?? items.map(() => -1), end);
+    if (mask) order = sink(order, mask, treat, folded ?? items.map(() => -1), end);
     return order.map((i, r) => ({
       id: items[i].id,
       score: total[i],

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
 import { EdgeRankerError, Encoder, MemoryStore, Ranker, Unlearnable } from "../src/index.js";
+import { diversify } from "../src/diversity.js";
 import { READ_WEIGHT, SKIP_WEIGHT, readWeight } from "../src/signals.js";
 import { MODELS } from "./golden.js";
 
@@ -404,4 +405,28 @@ test("diversity: a feed's liked interests take turns at the top; 0 is the scores
   await refused(-0.1, "the diversity weight must be a finite number >= 0, got -0.1");
   await refused(Number.NaN, "the diversity weight must be a finite number >= 0, got nan");
   await refused(Infinity, "the diversity weight must be a finite number >= 0, got inf");
+});
+
+test("a huge diversity takes strict turns, never repeats a document and never lifts an unscored one", async () => {
+  // a weight whose products overflow: a lowered score is the lowest finite number, not below the placed ones' mark
+  assert.deepEqual(diversify([0, 1, 2, 3, 4], [0.9, -Infinity, 0.8, 0.7, 0.6], [0, -1, 0, 1, 1], 1e308, 30), [0, 3, 2, 4, 1], "as Python");
+  assert.deepEqual(diversify([4, 1, 0, 2, 3, 5], [0.9, Number.NaN, 0.8, -Infinity, 0.7, 0.1], [0, 0, 0, 1, 0, 2], 0, 4), [4, 0, 2, 1, 3, 5],
+    "at 0, the window's unscored documents follow its scored ones, in their order");
+  const ranker = await fresh();
+  await ranker.like(FOOD[0], { ts: NOW });
+  const feed = [...FOOD, { id: "emoji", text: "\u{1F389}\u{1F389}" }];
+  const got = ids(await ranker.rank(feed, { now: NOW, ...SCORES_ONLY, diversity: 1e308 }));
+  assert.deepEqual([...got].sort(), ids(feed).sort(), "every document once");
+  assert.deepEqual(got, ["f1", "f4", "f3", "f2", "emoji"], "the emoji-only one last, as Python");
+});
+
+test("a document the feed sinks or leaves out as reacted takes no topic's turn", async () => {
+  const ranker = await fresh();
+  await ranker.like(FOOD[0], { ts: NOW });
+  await ranker.like(SPORT[0], { ts: NOW });
+  const feed = [...FOOD, ...SPORT.slice(1)];
+  // kept, the liked f1 takes food's turn at the top and lowers f4 below s4
+  assert.deepEqual(ids(await ranker.rank(feed, { now: NOW, ...SCORES_ONLY })).slice(0, 4), ["f1", "s2", "s4", "f4"], "as Python");
+  assert.deepEqual(ids(await ranker.rank(feed, { now: NOW, duplicates: "keep" })), ["s2", "f4", "s4", "f3", "f2", "s3", "f1"], "sunk, as Python");
+  assert.deepEqual(ids(await ranker.rank(feed, { now: NOW, duplicates: "keep", reacted: "leave_out" })), ["s2", "f4", "s4", "f3", "f2", "s3"], "left out, as Python");
 });

@@ -8,8 +8,9 @@ import java.util.Map;
  * order a feed by each document's personal score, so the topic the reader spent the most time on fills the top and a
  * second one starts below it. diversify re-ranks the head of the feed greedily: each next place goes to the document
  * whose personal score, less the weight for every document above it closest to the same liked interest, is the
- * highest (ties: the better ranked). At weight 0 the order is the scores'; a document close to no liked interest
- * (group -1) is never lowered; the rest of the feed keeps its order. Orders are document indices, best first.
+ * highest (ties: the better ranked). At weight 0 the order is the scores'; a document of no group (-1) is never
+ * lowered, and one without a finite score (the models cannot read it) follows the others within the window; the rest
+ * of the feed keeps its order. Orders are document indices, best first.
  */
 public final class Diversity {
     /** What Ranker.rank lowers by when given no diversity (spec's DIVERSITY). */
@@ -26,36 +27,56 @@ public final class Diversity {
     /**
      * order (document indices, best first) with its first window documents re-ranked: each next the one of the
      * highest score less weight times the documents of its group (its closest liked interest, -1 for none: never
-     * lowered) placed above it; ties go to the better ranked. score and group are by document index; a score not
-     * finite (a document the models cannot read) makes the lowest of candidates, still placed in turn.
+     * lowered) placed above it; ties go to the better ranked. score and group are by document index. The documents
+     * of the window without a finite score (the models cannot read them) are taken out first and follow the others
+     * within the window, in their order; a lowered score that overflows counts as the lowest finite number, so a
+     * huge weight gives strict turns and each document is placed once.
      */
     public static int[] diversify(int[] order, double[] score, int[] group, double weight, int window) {
         int w = Math.min(Math.max(window, 0), order.length);
-        if (!(weight > 0) || w < 2) {
-            return order.clone();
-        }
-        double[] left = new double[w];
-        int[] slot = new int[w];  // each head document's group as a slot of counts; -1: none, never counted
-        Map<Integer, Integer> slots = new HashMap<>();
+        int[] head = new int[w];  // the window's documents with a finite score, in their order
+        int[] unscored = new int[w];  // and those without, in theirs
+        int h = 0;
+        int u = 0;
         for (int k = 0; k < w; k++) {
             int i = order[k];
-            left[k] = Double.isFinite(score[i]) ? score[i] : -1e300;  // picked ones are -inf: this one still counts
-            slot[k] = group[i] >= 0 ? slots.computeIfAbsent(group[i], g -> slots.size()) : -1;
+            if (Double.isFinite(score[i])) {
+                head[h++] = i;
+            } else {
+                unscored[u++] = i;
+            }
+        }
+        int[] out = order.clone();
+        System.arraycopy(unscored, 0, out, h, u);
+        if (!(weight > 0) || h < 2) {
+            System.arraycopy(head, 0, out, 0, h);
+            return out;
+        }
+        int[] slot = new int[h];  // each scored document's group as a slot of counts; -1: none, never counted
+        Map<Integer, Integer> slots = new HashMap<>();
+        for (int k = 0; k < h; k++) {
+            int g = group[head[k]];
+            slot[k] = g >= 0 ? slots.computeIfAbsent(g, x -> slots.size()) : -1;
         }
         double[] counts = new double[slots.size()];
-        int[] out = order.clone();
-        for (int place = 0; place < w; place++) {
+        boolean[] placed = new boolean[h];
+        for (int place = 0; place < h; place++) {
             int best = -1;
-            double bestValue = Double.NEGATIVE_INFINITY;
-            for (int k = 0; k < w; k++) {
-                double v = left[k] - (slot[k] >= 0 ? weight * counts[slot[k]] : 0.0);
+            double bestValue = 0.0;
+            for (int k = 0; k < h; k++) {
+                if (placed[k]) {
+                    continue;
+                }
+                // a huge weight lowers to -inf: clamped to the lowest finite number, still a candidate
+                double v = Math.max(score[head[k]] - (slot[k] >= 0 ? weight * counts[slot[k]] : 0.0),
+                        -Double.MAX_VALUE);
                 if (best < 0 || v > bestValue) {  // strictly higher: the first of equals, the better ranked
                     best = k;
                     bestValue = v;
                 }
             }
-            out[place] = order[best];
-            left[best] = Double.NEGATIVE_INFINITY;
+            out[place] = head[best];
+            placed[best] = true;
             if (slot[best] >= 0) {
                 counts[slot[best]]++;
             }

@@ -19,7 +19,8 @@ import java.util.function.Function;
  * one, the interests' order; cold start without either: newest first, then input order); the results. A document
  * without a word goes last in each order (Lexical.hasWord); one the models cannot read (Readable) goes last for the
  * interests, and its cosines to a query are neutral, as are all when the query is such a text. After the scores, a
- * feed's top documents take turns among the reader's liked interests (Diversity), then (Duplicates) a document of
+ * feed's top documents take turns among the reader's liked interests (Diversity; a document reacted to that sinks
+ * or is left out takes no turn), then (Duplicates) a document of
  * the same story as one ranked above it follows all the others, marked duplicateOf (duplicates "fold", the
  * default), and the documents the user liked, disliked or opened go after the others or out
  * of the ranking (reacted "sink", a feed's default, or "leave_out"; "keep", a search's default). Document vectors,
@@ -346,12 +347,22 @@ public final class Ranker {
         Search search = q.isEmpty() ? new Search() : search(q, docs, flags.unread);
         Fused fused = fuse(docs, personal, search, flags, weight);
         int[] order = Arrays.stream(Fusion.order(fused.total)).mapToInt(Integer::intValue).toArray();
+        String how = reacted != null ? reacted : search.score != null ? Duplicates.KEEP : Duplicates.SINK;
+        Set<String> seen = how.equals(Duplicates.KEEP) ? Set.of() : interests.reacted();
+        boolean[] mask = null;  // the documents sunk or left out as already reacted to (null: none)
+        if (!seen.isEmpty()) {
+            mask = new boolean[n];
+            for (int i = 0; i < n; i++) {
+                mask[i] = seen.contains(docs.get(i).text);
+            }
+        }
         if (diversity > 0 && personal != null && search.score == null) {  // a feed: its interests' topics take turns
             double[] score = new double[n];
             int[] group = new int[n];
             for (int i = 0; i < n; i++) {
+                boolean taking = flags.known[i] && (mask == null || !mask[i]);  // one that sinks takes no turn
                 score[i] = flags.known[i] ? personal[i].score : Double.NEGATIVE_INFINITY;
-                group[i] = flags.known[i] ? personal[i].positive : -1;
+                group[i] = taking ? personal[i].positive : -1;
             }
             order = Diversity.diversify(order, score, group, diversity);
         }
@@ -374,13 +385,7 @@ public final class Ranker {
         if (folding) {
             order = Duplicates.last(order, end);
         }
-        String how = reacted != null ? reacted : search.score != null ? Duplicates.KEEP : Duplicates.SINK;
-        Set<String> seen = how.equals(Duplicates.KEEP) ? Set.of() : interests.reacted();
-        if (!seen.isEmpty()) {
-            boolean[] mask = new boolean[n];
-            for (int i = 0; i < n; i++) {
-                mask[i] = seen.contains(docs.get(i).text);
-            }
+        if (mask != null) {
             int[] none = new int[n];
             Arrays.fill(none, -1);
             order = Duplicates.sink(order, mask, how, folded != null ? folded : none, end);

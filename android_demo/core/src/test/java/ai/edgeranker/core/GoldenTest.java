@@ -412,9 +412,10 @@ public final class GoldenTest {
     }
 
     /**
-     * The steps' user's feed past the scores (spec/rules/reacted.md, duplicates.md), against byScore (its order by
-     * the scores alone, expected_steps.tsv): the documents liked, disliked or opened left out, or after the others
-     * and before what the scores put last (a feed's default), and kept for a search; with a German telling of
+     * The steps' user's feed past the scores (spec/rules/reacted.md, duplicates.md, diversity.md), against byScore
+     * (its order by the scores alone in turns, expected_steps.tsv): the documents liked, disliked or opened take no
+     * topic's turn and are left out, or follow the others and come before what the scores put last (a feed's
+     * default; the order Python's Ranker gives), and are kept for a search; with a German telling of
      * space-en-1 added, the fold (the default): each duplicate after every kept document that is not last, marked
      * with a kept document ranked above it, the kept documents in their order by the scores.
      */
@@ -425,20 +426,44 @@ public final class GoldenTest {
         for (Ranker.Document d : docs) {
             byId.put(d.id, d);
         }
+        // the scores' order (diversity 0) in turns, where a document that sinks takes no topic's turn (group -1)
+        List<Ranker.Ranked> plain = ranker.rank(docs, null, now, ranker.personalWeight, Duplicates.KEEP,
+                Duplicates.KEEP, 0.0);
+        int[] at = new int[plain.size()];
+        double[] score = new double[plain.size()];
+        int[] group = new int[plain.size()];
+        for (int r = 0; r < plain.size(); r++) {
+            Ranker.Ranked x = plain.get(r);
+            String text = byId.get(x.id).text;
+            at[r] = r;
+            score[r] = ranker.learnable(text) ? x.personalScore : Double.NEGATIVE_INFINITY;
+            group[r] = ranker.learnable(text) && !reacted.contains(text) ? x.interest.positive : -1;
+        }
+        List<String> turns = new ArrayList<>();
+        for (int r : Diversity.diversify(at, score, group, Diversity.WEIGHT)) {
+            turns.add(plain.get(r).id);
+        }
+        check(!turns.equals(byScore), "the reacted documents take no turn: the others' order is not the scores' "
+                + "in turns of every document");
         List<String> others = new ArrayList<>();
         List<String> seen = new ArrayList<>();
         List<String> last = new ArrayList<>();  // no word, or unreadable: the interests put them last
-        for (String id : byScore) {
+        for (String id : turns) {
             String text = byId.get(id).text;
             (!ranker.learnable(text) ? last : reacted.contains(text) ? seen : others).add(id);
         }
         List<String> sunk = new ArrayList<>(others);
         sunk.addAll(seen);
         sunk.addAll(last);
-        List<String> left = new ArrayList<>(byScore);
+        List<String> left = new ArrayList<>(turns);
         left.removeIf(id -> reacted.contains(byId.get(id).text));
         check(ids(ranker.rank(docs, null, now, Duplicates.KEEP, null)).equals(sunk),
                 "a feed sinks the reacted documents by default: " + seen);
+        check(sunk.equals(List.of("space-tr-1", "space-pl-1", "space-fr-1", "space-es-1", "space-ru-1", "tech-en-1",
+                "finance-de-1", "finance-en-1", "football-it-1", "cooking-en-1", "tech-nl-1", "cooking-fr-1",
+                "cooking-nl-1", "space-de-1", "climate-en-1", "cooking-es-1", "climate-es-1", "football-pt-1",
+                "finance-ru-1", "football-tr-1", "football-en-1", "football-de-1", "space-en-1", "cooking-it-1",
+                "no-words", "thai")), "the reacted documents sunk, as Python's Ranker sinks them: " + sunk);
         check(ids(ranker.rank(docs, null, now, Duplicates.KEEP, Duplicates.SINK)).equals(sunk), "reacted 'sink'");
         check(ids(ranker.rank(docs, null, now, Duplicates.KEEP, Duplicates.LEAVE_OUT)).equals(left),
                 "reacted 'leave_out' leaves them out");
@@ -446,8 +471,6 @@ public final class GoldenTest {
                 ids(ranker.rank(docs, "tomato soup", now, Duplicates.KEEP, Duplicates.KEEP))),
                 "a search keeps the reacted documents by default");
         // diversity (spec/rules/diversity.md): 0 is the scores' order; a search is never re-ranked by it
-        List<Ranker.Ranked> plain = ranker.rank(docs, null, now, ranker.personalWeight, Duplicates.KEEP,
-                Duplicates.KEEP, 0.0);
         boolean byScores = true;
         for (int r = 1; r < plain.size(); r++) {
             byScores &= plain.get(r - 1).score >= plain.get(r).score;
@@ -489,6 +512,42 @@ public final class GoldenTest {
                 + "together: " + under);
         check(ids(scored).size() == folded.size() && scored.stream().allMatch(x -> x.duplicateOf == null),
                 "duplicates 'keep' folds nothing");
+    }
+
+    /**
+     * A weight whose products overflow (spec/cases/diversity/a-huge-weight-takes-strict-turns.json): each document
+     * placed once, a lowered score clamped to the lowest finite number, and one without a finite score (the models
+     * cannot read it) after the scored ones, not lifted above the lowered ones; through the Ranker, a feed with an
+     * emoji-only document at diversity 1e308 lists every document once, the emoji one last (as Python's
+     * test_a_huge_diversity_takes_strict_turns_and_never_repeats_or_lifts_an_unread_document).
+     */
+    static void hugeDiversity(Path golden, Encoder semantic, Encoder relevance) throws Exception {
+        int[] got = Diversity.diversify(new int[] {0, 1, 2, 3, 4},
+                new double[] {0.9, Double.NEGATIVE_INFINITY, 0.8, 0.7, 0.6}, new int[] {0, -1, 0, 1, 1}, 1e308, 30);
+        check(Arrays.equals(got, new int[] {0, 3, 2, 4, 1}), "diversify at 1e308 with an unscored document: "
+                + Arrays.toString(got) + ", as Python's [0, 3, 2, 4, 1]");
+        got = Diversity.diversify(new int[] {4, 1, 0, 2, 3, 5},
+                new double[] {0.9, Double.NaN, 0.8, Double.NEGATIVE_INFINITY, 0.7, 0.1}, new int[] {0, 0, 0, 1, 0, 2},
+                0.0, 4);
+        check(Arrays.equals(got, new int[] {4, 0, 2, 1, 3, 5}), "at weight 0 the unscored documents of the window "
+                + "follow the scored ones, in their order: " + Arrays.toString(got));
+        double now = Double.parseDouble(settings(golden.resolve("scenario.tsv")).get("now"));
+        Ranker ranker = new Ranker(semantic, relevance, new Interests(new Interests.Config()));
+        List<Ranker.Document> feed = new ArrayList<>();
+        for (String[] d : rows(golden.resolve("documents.tsv"))) {
+            String text = b64(d[3]);
+            if (ranker.learnable(text)) {
+                feed.add(new Ranker.Document(d[0], text, null));
+            }
+        }
+        feed.add(new Ranker.Document("emoji", "\uD83C\uDF89\uD83C\uDF89", null));
+        ranker.feedback(feed.get(0).text, true, now - 60);
+        List<String> ids = ids(ranker.rank(feed, null, now, ranker.personalWeight, Duplicates.KEEP, Duplicates.KEEP,
+                1e308));
+        List<String> want = feed.stream().map(d -> d.id).sorted().collect(Collectors.toList());
+        List<String> once = ids.stream().sorted().collect(Collectors.toList());
+        check(once.equals(want) && ids.get(ids.size() - 1).equals("emoji"),
+                "diversity 1e308: every document once, the emoji-only one last: " + ids);
     }
 
     /**
@@ -741,6 +800,8 @@ public final class GoldenTest {
         check(Double.isNaN((Double) Json.parse("NaN")) && Json.parse("[Infinity, -Infinity]")
                 .equals(List.of(Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY)), "NaN and Infinity");
         check(Json.parse("9".repeat(4300)) instanceof java.math.BigInteger, "4300 digits");
+        check(Json.parse("[1e308, 1e+308, -1E308]").equals(List.of(1e308, 1e308, -1e308)),
+                "1e308 (a spec case's weight) is the largest double's neighbour, not Infinity");
         check(Json.parse("[".repeat(Json.MAX_DEPTH) + "]".repeat(Json.MAX_DEPTH)) instanceof List, "nesting allowed");
         // nesting past MAX_DEPTH is refused in words, not by a StackOverflowError an app's catch would miss
         for (String bad : new String[] {"01", "-01", "+1", ".5", "1.", "1.5e", "-", "--1", "1-2", "9".repeat(4301),
@@ -920,6 +981,7 @@ public final class GoldenTest {
         ranking(golden);
         rankingFromTexts(golden, semantic, relevance);
         rankerGuards(golden, semantic, relevance);
+        hugeDiversity(golden, semantic, relevance);
         System.out.println(passed + " passed, " + failed + " failed");
         System.exit(failed == 0 ? 0 : 1);
     }
