@@ -268,6 +268,9 @@ def write_steps(ranker: Ranker, docs: list[Document], history: dict, now: float,
     (out / "steps.tsv").write_text("".join(lines), encoding="ascii")
     ranked = ranker.rank([Document(d.id, d.text, d.published) for d in docs], now=now, **SCORES_ONLY)
     (out / "expected_steps.tsv").write_text(_ranking_rows(ranked), encoding="ascii")
+    # the same feed as an app ranks it: the reacted documents sunk, taking no topic's turn (spec/rules/diversity.md)
+    sunk = ranker.rank([Document(d.id, d.text, d.published) for d in docs], now=now, duplicates="keep")
+    (out / "expected_steps_sunk.tsv").write_text(_ranking_rows(sunk), encoding="ascii")
 
 
 def write_adopted(
