@@ -79,6 +79,7 @@ def test_vectors_within_tolerance(fresh, name, columns):
         "expected_blind.tsv",
         "expected_sinking.tsv",
         "expected_steps.tsv",
+        "expected_steps_sunk.tsv",
         "expected_cold.tsv",
         "expected_adopted.tsv",
     ],
