@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import random
 
-import pytest
 from conftest import SYLLABLES
 
 from edge_ranker.datasets.topics import SIB_LANGS
@@ -46,14 +45,24 @@ def test_every_arm_is_measured_on_the_same_readers_and_a_reader_of_two_topics_ha
     assert all(len(r.arrivals) == SESSIONS and all(len(s) == NEW for s in r.arrivals) for r in readers)
 
 
-def test_diversity_moves_the_two_topic_readers_feed(tmp_path, tiny_model):
-    """The weight reaches the Ranker: a large one reorders the feeds of readers with several interests."""
+def test_the_benchmark_ranks_with_the_diversity_it_is_given(tmp_path, tiny_model, monkeypatch):
+    """The weight reaches every feed the readers see (a tiny model's interests may all be one, so the spy, not the
+    figures, says so); None ranks with the runtime's default, and the report says which."""
+    from edge_ranker.runtime import ranker as ranker_module
+    from edge_ranker.runtime.constants import DIVERSITY
+
+    seen: list[float] = []
+    real = ranker_module.diversify
+    monkeypatch.setattr(ranker_module, "diversify", lambda o, s, g, w, n: seen.append(w) or real(o, s, g, w, n))
     root = write_sib(tmp_path)
     enc = Encoder.load(tiny_model)
-    plain = evaluate_feed_sessions(str(root), enc, None, readers=4, arms=("two_topics",), diversity=0.0)
-    strong = evaluate_feed_sessions(str(root), enc, None, readers=4, arms=("two_topics",), diversity=5.0)
-    assert plain["two_topics"]["per_session"] != strong["two_topics"]["per_session"]
-    assert plain["two_topics"]["per_session"][0] == pytest.approx(strong["two_topics"]["per_session"][0])  # cold
+    strong = evaluate_feed_sessions(str(root), enc, None, readers=2, arms=("two_topics",), diversity=5.0)
+    assert seen and set(seen) == {5.0} and strong["diversity"] == 5.0
+    seen.clear()
+    plain = evaluate_feed_sessions(str(root), enc, None, readers=2, arms=("two_topics",), diversity=0.0)
+    assert seen == [] and plain["diversity"] == 0.0
+    default = evaluate_feed_sessions(str(root), enc, None, readers=2, arms=("two_topics",))
+    assert set(seen) == {DIVERSITY} and default["diversity"] == DIVERSITY
 
 
 def test_the_cli_refuses_a_diversity_without_feed_sessions_in_one_line():
