@@ -1,6 +1,6 @@
 // Each language's function words, as spec/stopwords/stopwords.tsv lists them (spec/rules/stopwords.md, Python's
 // stopwords.py): the words every text of a language holds, which a query shares with a document without either being
-// about anything. The list is a module scripts/stopwords-table.js writes, so that no engine reads a file for it.
+// about anything. The list is a module scripts/spec-tables.js writes, so that no engine reads a file for it.
 import TABLE from "./stopwords-table.js";
 
 /** The languages of the list, in the order a tie between them is decided in. */

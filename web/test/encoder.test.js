@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { test } from "node:test";
-import { moduleText, SOURCE } from "../scripts/unicode-table.js";
+import { moduleText, TABLES } from "../scripts/spec-tables.js";
 import { Encoder, EdgeRankerError } from "../src/index.js";
 import { modelKey } from "../src/sources.js";
 import { splitWindows } from "../src/tokenizer.js";
@@ -20,8 +20,8 @@ const BACKENDS = ["ort", "js"];
 const loaded = (name, backend) => (encoders[`${name} ${backend}`] ??= Encoder.load(folder(name), { backend }));
 
 test("the Unicode table is the JVM core's", async () => {
-  const mine = await readFile(new URL("../src/unicode-table.js", import.meta.url), "utf8");
-  assert.equal(mine, moduleText(await readFile(SOURCE, "utf8")), "run: node scripts/unicode-table.js");
+  const mine = await readFile(TABLES.unicode.target, "utf8");
+  assert.equal(mine, moduleText("unicode", await readFile(TABLES.unicode.source, "utf8")), "run: node scripts/spec-tables.js");
 });
 
 for (const backend of BACKENDS) {

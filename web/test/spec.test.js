@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
-import { moduleText, SOURCE as STOPWORDS } from "../scripts/stopwords-table.js";
+import { moduleText, TABLES } from "../scripts/spec-tables.js";
 import * as constants from "../src/constants.js";
 import * as diversity from "../src/diversity.js";
 import { documents } from "../src/documents.js";
@@ -130,9 +130,9 @@ for (const [rule, name] of cases) {
 }
 
 test("the function words are spec/stopwords' list, in its languages' order", () => {
-  const mine = readFileSync(new URL("../src/stopwords-table.js", import.meta.url), "utf8");
-  const tsv = readFileSync(STOPWORDS, "utf8");
-  assert.equal(mine, moduleText(tsv), "run: node scripts/stopwords-table.js");
+  const mine = readFileSync(TABLES.stopwords.target, "utf8");
+  const tsv = readFileSync(TABLES.stopwords.source, "utf8");
+  assert.equal(mine, moduleText("stopwords", tsv), "run: node scripts/spec-tables.js");
   const listed = [...new Set(tsv.split("\n").filter((l) => l && !l.startsWith("#")).map((l) => l.split("\t")[0]))];
   assert.deepEqual(listed, LANGUAGES);
 });
