@@ -92,6 +92,17 @@ def _document(doc: object, position: int) -> Document:
     )
 
 
+def one_pair(docs: object) -> bool:
+    """Whether ``docs`` is one ``(id, text)`` document, a tuple of an id and a text, rather than a sequence of two
+    texts: what a call taking a list of documents refuses where a call taking one document takes it."""
+    return (
+        isinstance(docs, tuple)
+        and len(docs) == 2
+        and isinstance(docs[1], (str, bytes))
+        and (isinstance(docs[0], (str, bytes)) or integer_id(docs[0]))
+    )
+
+
 def integer_id(value: object) -> bool:
     """Whether ``value`` is an integer, numpy's included (ids often come from a numpy or pandas column), not a bool."""
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))

@@ -36,7 +36,16 @@ from edge_ranker.runtime.constants import (
     SEMANTIC_SHARE,
 )
 from edge_ranker.runtime.diversity import diversify
-from edge_ranker.runtime.documents import Document, Unlearnable, decimal_id, documents, integer_id, reacted, unique_ids
+from edge_ranker.runtime.documents import (
+    Document,
+    Unlearnable,
+    decimal_id,
+    documents,
+    integer_id,
+    one_pair,
+    reacted,
+    unique_ids,
+)
 from edge_ranker.runtime.duplicates import FOLDS, REACTED, fold, last, sink
 from edge_ranker.runtime.encoder import Encoder, clean_text, model_key, text_list
 from edge_ranker.runtime.fusion import (
@@ -64,13 +73,6 @@ PROGRESS_FROM = 2_000  # texts to embed before a progress bar is worth showing (
 # spec/rules/semantic-share.md), is part of the stored model key, so interests stored under another share are embedded
 # again.
 
-
-def _pair(docs: object) -> bool:
-    """Whether ``docs`` is one ``(id, text)`` document: a tuple of an id and a text, not a sequence of two texts."""
-    return (
-        isinstance(docs, tuple) and len(docs) == 2 and isinstance(docs[1], (str, bytes))
-        and (isinstance(docs[0], (str, bytes)) or integer_id(docs[0]))
-    )
 
 class Ranker:
     """Ranks documents by the user's stored likes and dislikes and an optional query, and records the reactions.
@@ -251,7 +253,7 @@ class Ranker:
         showings were kept."""
         if isinstance(docs, (str, bytes, dict, Document)):
             raise EdgeRankerError("shown takes a list of documents, not one document")
-        if _pair(docs):  # like(("id", "text")) takes it as one document; shown must not read two texts from it
+        if one_pair(docs):  # like(("id", "text")) takes it as one document; shown must not read two texts from it
             raise EdgeRankerError(
                 "shown takes a list of documents; a tuple of an id and a text is one (id, text) document: pass a list "
                 "([(id, text)], or [text, text] for two texts)"

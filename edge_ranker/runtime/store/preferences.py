@@ -32,7 +32,7 @@ import numpy as np
 from edge_ranker.errors import EdgeRankerError
 from edge_ranker.runtime.cache import text_hash
 from edge_ranker.runtime.documents import check_id
-from edge_ranker.runtime.interests import CoI, CoIConfig, closest
+from edge_ranker.runtime.interests import CoI, CoIConfig
 from edge_ranker.runtime.store import sqlite as store_sqlite
 from edge_ranker.runtime.store.export import everything, write_export
 from edge_ranker.runtime.store.files import (
@@ -362,7 +362,7 @@ class PreferenceStore:
                 (doc_id,),
             ).fetchall()
             for model, embedding, seconds in views:  # before the rebuild, from the interests they went to
-                self._take_dwell(model, np.frombuffer(embedding, dtype=np.float32), seconds)
+                self.space(model)._undo_dwell(np.frombuffer(embedding, dtype=np.float32), seconds)
             gone = self._db.execute("DELETE FROM feedback WHERE doc_id=?", (doc_id,)).rowcount
             if gone:
                 self._rebuild_interests()
@@ -370,14 +370,6 @@ class PreferenceStore:
         with self._read():  # best effort: the old pages leave the WAL now unless another process is reading
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return gone
-
-    def _take_dwell(self, model: str, emb: np.ndarray, seconds: float) -> None:
-        """Inside a write: ``seconds`` back from the liked interest closest to ``emb`` (``Space._add_dwell`` gave
-        them there), never below 0."""
-        cois = self._interests(model, True)
-        i, _ = closest(cois, emb) if cois and cois[0].point.size == emb.size else (-1, 0.0)
-        if i >= 0:
-            self._db.execute("UPDATE interests SET view_time = MAX(0, view_time - ?) WHERE id=?", (seconds, cois[i].id))
 
     def _rebuild_interests(self) -> None:
         rebuild(self._db, self.config, self.path)

@@ -258,6 +258,14 @@ class Space:
         if i >= 0:
             self._db.execute("UPDATE interests SET view_time = view_time + ? WHERE id=?", (seconds, cois[i].id))
 
+    def _undo_dwell(self, emb: np.ndarray, seconds: float) -> None:
+        """Inside a write: ``seconds`` back from the liked interest closest to ``emb``, where ``_add_dwell`` gave
+        them, never below 0; nothing when no liked interest has ``emb``'s size (an undo takes what it can)."""
+        cois = self.store._interests(self.model, True)
+        i, _ = closest(cois, emb) if cois and cois[0].point.size == emb.size else (-1, 0.0)
+        if i >= 0:
+            self._db.execute("UPDATE interests SET view_time = MAX(0, view_time - ?) WHERE id=?", (seconds, cois[i].id))
+
     def load_vectors(self, role: str, hashes: list[bytes]) -> dict[bytes, np.ndarray]:
         """The stored vectors among ``hashes`` (text hashes) for ``model`` and ``role``."""
         model = self.model
