@@ -111,25 +111,6 @@ def test_contrastive_matches_hand_computation():
     assert v == pytest.approx(-math.log(math.e / (math.e + 1)))
 
 
-def test_translation_matches_hand_computation_and_skips_texts_without_a_translation():
-    """Rows 0 and 1 are one group (a sentence and its translation), row 2 a group of one: each of rows 0 and 1
-    ranks the other against row 2, itself excluded; row 2 has no positive and adds nothing."""
-    s = torch.tensor([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]])
-    v = loss("translation", s, s, torch.tensor([0, 0, 1]), temperature=1.0).item()
-    row0 = -math.log(math.exp(0.6) / (math.exp(0.6) + math.exp(0.0)))
-    row1 = -math.log(math.exp(0.6) / (math.exp(0.6) + math.exp(0.8)))
-    assert v == pytest.approx((row0 + row1) / 2, rel=1e-6)
-    assert loss("translation", s, s, torch.arange(3)).item() == 0.0  # no translations in the batch
-
-
-def test_translation_is_lower_when_a_group_s_texts_lie_together():
-    g = torch.tensor([0, 0, 1, 1, 2, 2])
-    base = torch.nn.functional.normalize(torch.randn(3, 8, generator=torch.Generator().manual_seed(0)), dim=-1)
-    together = base.repeat_interleave(2, dim=0)
-    apart = together[torch.tensor([0, 2, 4, 1, 3, 5])]
-    assert loss("translation", together, base, g).item() < loss("translation", apart, base, g).item()
-
-
 def test_judged_matches_hand_computation_skips_unjudged_rows_and_masks_the_rows_own_target():
     s = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
     t = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
