@@ -30,7 +30,7 @@ FEEDS, STORIES, TWICE, LIKES, TOP = 100, 45, 15, 5, 10
 SWEEP = (0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8)
 
 
-def _feed(rng: np.random.Generator, n_items: int, langs: list[str]) -> list[tuple[int, str]]:
+def story_feed(rng: np.random.Generator, n_items: int, langs: list[str]) -> list[tuple[int, str]]:
     """(story, language) documents in a random order: ``STORIES`` stories, ``TWICE`` of them in 2 or 3 languages."""
     stories = rng.choice(n_items, STORIES, replace=False)
     docs = []
@@ -89,7 +89,7 @@ def evaluate_duplicates(
     for _ in range(feeds):
         topic = str(rng.choice(topics))
         liked = rng.choice([i for i, t in enumerate(train.topics) if t == topic], LIKES, replace=False)
-        feed = _feed(rng, len(dev.topics), langs)
+        feed = story_feed(rng, len(dev.topics), langs)
         docs = [Document(f"{k}", dev.texts[lang][s]) for k, (s, lang) in enumerate(feed)]
         relevant = {s for s, _ in feed if dev.topics[s] == topic}
         with PreferenceStore(":memory:") as store:

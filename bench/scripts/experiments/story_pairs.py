@@ -24,7 +24,7 @@ from importlib import resources
 import numpy as np
 
 from edge_ranker.datasets.topics import load_topics
-from edge_ranker.evaluate.duplicates import STORIES, TWICE
+from edge_ranker.evaluate.duplicates import story_feed
 from edge_ranker.evaluate.encoders import resolve_encoder
 from edge_ranker.paths import cache_root
 
@@ -78,11 +78,7 @@ def margin_rows(sem: dict[str, np.ndarray], topics: list[str], langs: list[str],
     rng = np.random.default_rng(seed)
     found: dict[tuple[str, int], tuple[list[float], list[float]]] = {}
     for _ in range(100):
-        stories = rng.choice(len(topics), STORIES, replace=False)
-        docs = []
-        for k, s in enumerate(stories):
-            copies = 1 if k >= TWICE else int(rng.integers(2, 4))
-            docs += [(int(s), str(lang)) for lang in rng.choice(langs, copies, replace=False)]
+        docs = story_feed(rng, len(topics), langs)
         v = np.stack([sem[lang][s] for s, lang in docs])
         iu = np.triu_indices(len(docs), 1)
         same = np.array([docs[i][0] == docs[j][0] for i, j in zip(*iu)])
@@ -118,8 +114,8 @@ def main() -> None:
         "| at their 99.9th pct |\n|---|---|---|---|"
     )
     vectors: dict[str, dict[str, np.ndarray]] = {}
-    for name in dict.fromkeys([*a.models, *(a.pair or [])]):
-        enc = resolve_encoder(name, cache_root(None))
+    encoders = {name: resolve_encoder(name, cache_root(None)) for name in dict.fromkeys([*a.models, *(a.pair or [])])}
+    for name, enc in encoders.items():
         vectors[name] = {lang: np.asarray(enc.encode(dev.texts[lang], role="passage")) for lang in langs}
         vectors[name] = {lang: v / np.linalg.norm(v, axis=1, keepdims=True) for lang, v in vectors[name].items()}
         f = np.asarray(enc.encode(feed, role="passage"))
@@ -136,8 +132,9 @@ def main() -> None:
         report("mean of the two", lambda ps: (cosine(s)(ps) + cosine(r)(ps)) / 2, same, other, (fs + fr) / 2)
         report("min of the two", lambda ps: np.minimum(cosine(s)(ps), cosine(r)(ps)), same, other, np.minimum(fs, fr))
         train = load_topics(a.data, "train")
-        enc = resolve_encoder(a.pair[0], cache_root(None))
-        mean = {lang: np.asarray(enc.encode(train.texts[lang], role="passage")).mean(0) for lang in langs}
+        mean = {
+            lang: np.asarray(encoders[a.pair[0]].encode(train.texts[lang], role="passage")).mean(0) for lang in langs
+        }
         centred = {lang: s[lang] - mean[lang] for lang in langs}
         centred = {lang: v / np.linalg.norm(v, axis=1, keepdims=True) for lang, v in centred.items()}
         fc = s["feed"] - np.stack([mean[lang] for lang in feed_langs])
